@@ -1,0 +1,67 @@
+// Schemas shared by every resource area. Int64 values cross the wire as bare JSON
+// integers (the lossless JSON codec gives them to us as bigint when they exceed 2^53),
+// or as "exact int64 strings" where the spec says so.
+import { Type, Kind, TypeRegistry, FormatRegistry, type TSchema, type TUnsafe, type Static } from '@sinclair/typebox';
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+TypeRegistry.Set('Int64', (schema: { minimum?: number }, value: unknown) => {
+  let v: bigint;
+  if (typeof value === 'bigint') v = value;
+  else if (typeof value === 'number' && Number.isInteger(value)) v = BigInt(value);
+  else return false;
+  if (v < INT64_MIN || v > INT64_MAX) return false;
+  if (schema.minimum !== undefined && v < BigInt(schema.minimum)) return false;
+  return true;
+});
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+FormatRegistry.Set('uuid', (v) => UUID_RE.test(v));
+FormatRegistry.Set('int64', (v) => /^-?[0-9]{1,19}$/.test(v) && BigInt(v) >= INT64_MIN && BigInt(v) <= INT64_MAX);
+FormatRegistry.Set('password', () => true);
+FormatRegistry.Set('date-time', (v) => !Number.isNaN(Date.parse(v)));
+FormatRegistry.Set('uri', (v) => { try { new URL(v); return true; } catch { return false; } });
+
+export type Int64Value = number | bigint;
+
+/**
+ * An int64 JSON integer. Values up to 2^53 arrive as number, larger ones as bigint;
+ * handlers normalise with `BigInt(x)`. In the contract it is `{type: integer, format: int64}`.
+ */
+export function Int64(options: { minimum?: number; description?: string } = {}): TUnsafe<Int64Value> {
+  return Type.Unsafe<Int64Value>({ [Kind]: 'Int64', type: 'integer', format: 'int64', ...options });
+}
+
+/** An exact int64 string, e.g. "1700000000123456789". */
+export const Int64String = (options: { description?: string } = {}) =>
+  Type.String({ pattern: '^-?[0-9]+$', format: 'int64', ...options });
+
+export const Uuid = (options: { description?: string } = {}) => Type.String({ format: 'uuid', ...options });
+
+export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+/** Any JSON value (object, array, string, number, integer, boolean, null). */
+export const AnyJson = (options: { description?: string } = {}) => Type.Unknown(options);
+
+export const CAPABILITIES = [
+  'read', 'annotate', 'enter', 'approve', 'amend', 'model-edit', 'registry-manage',
+  'calc-author', 'display-author', 'display-publish', 'episode-manage', 'redact', 'admin',
+] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+export const CapabilitySchema = Type.Union(CAPABILITIES.map((c) => Type.Literal(c)), { $id: 'Capability' });
+
+export const ErrorEnvelope = Type.Object({
+  error: Type.String({ description: 'Human-readable message' }),
+  code: Type.String({ description: 'Stable machine-readable code; see x-error-codes' }),
+  correlation_id: Uuid(),
+  details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+}, { $id: 'ErrorEnvelope', additionalProperties: true });
+export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
+
+export const CursorPage = <T extends TSchema>(item: T) => Type.Object({
+  items: Type.Array(item),
+  next_cursor: Nullable(Type.String()),
+}, { additionalProperties: false });
+
+export const Limit = (max: number) => Type.Integer({ minimum: 1, maximum: max });

@@ -1,0 +1,127 @@
+// One small query interface over node-postgres (DATABASE_URL) and embedded PGlite
+// (the default, persisted under the data directory). Both backends return int8 as
+// bigint and bytea as Buffer, so callers never see which one they run on.
+import pg from 'pg';
+import { mkdir, open, readFile, unlink } from 'node:fs/promises';
+import type { PGlite } from '@electric-sql/pglite';
+
+export type SqlParam = string | number | bigint | boolean | null | Buffer | Uint8Array | Date | unknown[] | Record<string, unknown>;
+
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(text: string, params?: SqlParam[]): Promise<QueryResult<T>>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'pg' | 'pglite';
+  /** Runs fn in one transaction; rolls back if it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Cheap liveness probe for /v1/model/healthz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+pg.types.setTypeParser(20, (v: string) => BigInt(v)); // int8 as bigint, like PGlite
+
+// pg serialises bigint through toString, which is exact; JSON params need it too.
+function normaliseParams(params: SqlParam[] | undefined): unknown[] | undefined {
+  if (!params) return params;
+  return params.map((p) => (p !== null && typeof p === 'object' && !(p instanceof Date) && !(p instanceof Uint8Array)
+    ? JSON.stringify(p, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
+    : p));
+}
+
+export function fromPool(pool: pg.Pool): Db {
+  pool.on('error', () => { /* idle client dropped (e.g. database dropped); the next query reconnects */ });
+  const wrap = <T>(r: pg.QueryResult): QueryResult<T> => ({ rows: r.rows as T[], rowCount: r.rowCount ?? 0 });
+  return {
+    kind: 'pg',
+    async query<T>(text: string, params?: SqlParam[]) {
+      return wrap<T>(await pool.query(text, normaliseParams(params)));
+    },
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const out = await fn({ query: async <R>(t: string, p?: SqlParam[]) => wrap<R>(await client.query(t, normaliseParams(p))) });
+        await client.query('COMMIT');
+        return out;
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw e;
+      } finally {
+        client.release();
+      }
+    },
+    async ping() { await pool.query('SELECT 1'); },
+    close: () => pool.end(),
+  };
+}
+
+function fromPGlite(db: PGlite, release: () => Promise<void>): Db {
+  const fixRow = (row: Record<string, unknown>) => {
+    for (const k in row) { const v = row[k]; if (v instanceof Uint8Array && !Buffer.isBuffer(v)) row[k] = Buffer.from(v.buffer, v.byteOffset, v.byteLength); }
+    return row;
+  };
+  const wrap = <T>(r: { rows: unknown[]; affectedRows?: number }): QueryResult<T> => ({
+    rows: (r.rows as Record<string, unknown>[]).map(fixRow) as T[],
+    rowCount: r.rows.length || (r.affectedRows ?? 0),
+  });
+  // PGlite is single-connection: a transaction holds it, so other queries queue behind it (as on one pg client).
+  return {
+    kind: 'pglite',
+    async query<T>(text: string, params?: SqlParam[]) { return wrap<T>(await db.query(text, normaliseParams(params))); },
+    transaction<T>(fn: (tx: Queryable) => Promise<T>) {
+      return db.transaction((tx) => fn({ query: async <R>(t: string, p?: SqlParam[]) => wrap<R>(await tx.query(t, normaliseParams(p))) }));
+    },
+    async ping() { await db.query('SELECT 1'); },
+    async close() { await db.close(); await release(); },
+  };
+}
+
+/**
+ * PGlite has no cross-process lock on its data directory and two processes corrupt it,
+ * so we hold a pid lock file; a stale lock (dead pid) is taken over.
+ */
+async function lockDataDir(dir: string): Promise<() => Promise<void>> {
+  const lock = `${dir}.lock`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fh = await open(lock, 'wx');
+      await fh.writeFile(String(process.pid));
+      await fh.close();
+      return async () => { await unlink(lock).catch(() => undefined); };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const pid = Number(await readFile(lock, 'utf8').catch(() => '0'));
+      let alive = false;
+      if (pid > 0 && pid !== process.pid) { try { process.kill(pid, 0); alive = true; } catch { alive = false; } }
+      if (alive) throw new Error(`the embedded model at ${dir} is in use by process ${pid}`);
+      await unlink(lock).catch(() => undefined);
+    }
+  }
+  throw new Error(`could not lock the embedded model at ${dir}`);
+}
+
+/** Opens Postgres when a URL is given, else embedded PGlite under dataDir ('memory://' for tests). */
+export async function openDb(opts: { url?: string; pgliteDir: string; poolSize?: number }): Promise<Db> {
+  if (opts.url) return fromPool(new pg.Pool({ connectionString: opts.url, max: opts.poolSize ?? 10 }));
+  const { PGlite } = await import('@electric-sql/pglite');
+  if (opts.pgliteDir.startsWith('memory://')) {
+    const db = await PGlite.create(opts.pgliteDir, { parsers: { 20: (v: string) => BigInt(v) } });
+    return fromPGlite(db, async () => undefined);
+  }
+  await mkdir(opts.pgliteDir, { recursive: true });
+  const release = await lockDataDir(opts.pgliteDir);
+  try {
+    const db = await PGlite.create(opts.pgliteDir, { parsers: { 20: (v: string) => BigInt(v) } });
+    return fromPGlite(db, release);
+  } catch (e) {
+    await release();
+    throw e;
+  }
+}
