@@ -14,6 +14,8 @@ export interface QueryResult<T> {
 
 export interface Queryable {
   query<T = Record<string, unknown>>(text: string, params?: SqlParam[]): Promise<QueryResult<T>>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
 }
 
 export interface Db extends Queryable {
@@ -47,7 +49,10 @@ export function fromPool(pool: pg.Pool): Db {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const out = await fn({ query: async <R>(t: string, p?: SqlParam[]) => wrap<R>(await client.query(t, normaliseParams(p))) });
+        const out = await fn({
+          query: async <R>(t: string, p?: SqlParam[]) => wrap<R>(await client.query(t, normaliseParams(p))),
+          exec: async (sql: string) => { await client.query(sql); },
+        });
         await client.query('COMMIT');
         return out;
       } catch (e) {
@@ -57,6 +62,7 @@ export function fromPool(pool: pg.Pool): Db {
         client.release();
       }
     },
+    async exec(sql: string) { await pool.query(sql); },
     async ping() { await pool.query('SELECT 1'); },
     close: () => pool.end(),
   };
@@ -76,8 +82,12 @@ function fromPGlite(db: PGlite, release: () => Promise<void>): Db {
     kind: 'pglite',
     async query<T>(text: string, params?: SqlParam[]) { return wrap<T>(await db.query(text, normaliseParams(params))); },
     transaction<T>(fn: (tx: Queryable) => Promise<T>) {
-      return db.transaction((tx) => fn({ query: async <R>(t: string, p?: SqlParam[]) => wrap<R>(await tx.query(t, normaliseParams(p))) }));
+      return db.transaction((tx) => fn({
+        query: async <R>(t: string, p?: SqlParam[]) => wrap<R>(await tx.query(t, normaliseParams(p))),
+        exec: async (sql: string) => { await tx.exec(sql); },
+      }));
     },
+    async exec(sql: string) { await db.exec(sql); },
     async ping() { await db.query('SELECT 1'); },
     async close() { await db.close(); await release(); },
   };

@@ -1,0 +1,54 @@
+// Query strings arrive as text; the route's query schema says what each parameter is.
+// Coercion is by that schema only (int64 through BigInt, so 19-digit times stay exact),
+// and anything that does not look like its type is left as text for the validator to
+// reject with the parameter's name.
+import { Kind, type TSchema } from '@sinclair/typebox';
+
+const INT_RE = /^-?(0|[1-9][0-9]*)$/;
+const NUM_RE = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+
+function coerce(schema: TSchema | undefined, raw: string): unknown {
+  if (!schema) return raw;
+  const kind = schema[Kind] as string | undefined;
+  switch (kind) {
+    case 'Int64': {
+      if (!INT_RE.test(raw)) return raw;
+      const b = BigInt(raw);
+      return b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(b) : b;
+    }
+    case 'Integer': return INT_RE.test(raw) ? Number(raw) : raw;
+    case 'Number': return NUM_RE.test(raw) ? Number(raw) : raw;
+    case 'Boolean': return raw === 'true' ? true : raw === 'false' ? false : raw;
+    case 'Union': {
+      // e.g. Nullable(Integer) or a union of literals: try members until one coerces
+      for (const member of (schema as unknown as { anyOf: TSchema[] }).anyOf) {
+        const v = coerce(member, raw);
+        if (v !== raw) return v;
+      }
+      return raw;
+    }
+    default: return raw;
+  }
+}
+
+/** Parses the raw query string against an object schema. Repeated keys become arrays only where the schema says array. */
+export function parseQuery(raw: string | undefined, schema: TSchema | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  if (!raw) return { ...out };
+  const props = (schema as unknown as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {};
+  for (const [key, value] of new URLSearchParams(raw)) {
+    if (key === '__proto__' || key === 'constructor' || key === 'prototype') continue; // validator reports it as unknown below
+    const prop = Object.prototype.hasOwnProperty.call(props, key) ? props[key] : undefined;
+    if (prop && prop[Kind] === 'Array') {
+      const items = (prop as unknown as { items: TSchema }).items;
+      const list = (out[key] as unknown[] | undefined) ?? [];
+      list.push(coerce(items, value));
+      out[key] = list;
+    } else if (key in out) {
+      out[key] = [out[key], coerce(prop, value)].flat(); // repeated scalar: the validator rejects the array
+    } else {
+      out[key] = coerce(prop, value);
+    }
+  }
+  return { ...out };
+}

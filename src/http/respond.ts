@@ -1,0 +1,60 @@
+// Writing responses through uWebSockets.js. Every write after the handler's synchronous
+// part is corked, and nothing is written to a response the client aborted or that was
+// already ended (either would throw inside uWS and kill the process).
+import type { HttpResponse } from 'uWebSockets.js';
+import type { Headers } from './route.js';
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 302: 'Found', 303: 'See Other', 304: 'Not Modified',
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  406: 'Not Acceptable', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+const statusLine = (status: number) => `${status} ${STATUS_TEXT[status] ?? 'Status'}`;
+
+/** A uWS response with the flags that keep us from touching it after abort or end. */
+export interface LiveResponse extends HttpResponse {
+  aborted?: boolean;
+  done?: boolean;
+}
+
+export function writeResponse(
+  res: LiveResponse,
+  status: number,
+  headers: Headers,
+  body: Uint8Array | string | null,
+  opts: { closeConnection?: boolean } = {},
+): boolean {
+  if (res.aborted || res.done) return false;
+  res.done = true;
+  res.cork(() => {
+    res.writeStatus(statusLine(status));
+    for (const [k, v] of headers) res.writeHeader(k, v);
+    if (body === null) { res.endWithoutBody(); return; }
+    if (typeof body === 'string' || body.byteLength < 64 * 1024) { res.end(body, opts.closeConnection); return; }
+    streamLarge(res, body);
+  });
+  return true;
+}
+
+// Large bodies go out with backpressure: tryEnd, then onWritable with offsets relative
+// to the write offset taken before the first try.
+function streamLarge(res: LiveResponse, body: Uint8Array): void {
+  const total = body.byteLength;
+  const base = res.getWriteOffset();
+  const [ok, done] = res.tryEnd(body, total);
+  if (done || ok) return;
+  res.onWritable((offset) => {
+    if (res.aborted) return true;
+    const [ok2] = res.tryEnd(body.subarray(offset - base), total);
+    return ok2;
+  });
+}
+
+/** Starts a chunked streaming response (SSE) and returns nothing; later writes must cork. */
+export function startStream(res: LiveResponse, status: number, headers: Headers): void {
+  res.cork(() => {
+    res.writeStatus(statusLine(status));
+    for (const [k, v] of headers) res.writeHeader(k, v);
+  });
+}

@@ -1,0 +1,18 @@
+// Every operation of the service, area by area. The router, the validators, the
+// authorization matrix test and the OpenAPI contract all read this one list.
+import type { AnyRoute } from '../route.js';
+import { buildContract } from '../openapi.js';
+import { serviceRoutes } from './service/routes.js';
+import { operationsRoutes } from './operations/routes.js';
+
+export const CONTRACT_VERSION = '0.1.0';
+
+export function allRoutes(): AnyRoute[] {
+  let contract: unknown = null;
+  const routes: AnyRoute[] = [
+    ...operationsRoutes(),
+  ];
+  routes.push(...serviceRoutes(() => contract));
+  contract = buildContract(routes, { version: CONTRACT_VERSION });
+  return routes;
+}

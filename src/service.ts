@@ -1,0 +1,65 @@
+// Builds the running service from a Config: model database (migrated), access control,
+// idempotency, operations, the HTTP front end; and tears it down in reverse order.
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { ServiceContext, ServiceParts } from './service-context.js';
+import type { AccessControl } from './auth/access-types.js';
+import { openDb, type Db } from './model/db.js';
+import { migrate } from './model/migrate.js';
+import { createIdempotencyStore } from './http/idempotency.js';
+import { OperationsCatalogue } from './operations/catalogue.js';
+import { startHttpServer, type HttpServer } from './http/server.js';
+import { allRoutes } from './http/routes/index.js';
+import { createAccessControl } from './auth/index.js';
+import { join } from 'node:path';
+
+export interface RunningService {
+  context: ServiceContext;
+  http: HttpServer;
+  /** Graceful stop: stop accepting, finish in-flight requests, close the parts, the model. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const IDEMPOTENCY_PURGE_MS = 10 * 60_000;
+
+export async function startService(config: Config, log: Logger): Promise<RunningService> {
+  const closers: Array<() => Promise<void>> = [];
+  let db: Db | null = null;
+  try {
+    db = await openDb({ url: config.databaseUrl, pgliteDir: join(config.dataDir, 'model') });
+    const model = db;
+    closers.push(() => model.close());
+    const applied = await migrate(db);
+    if (applied.length) log.info({ applied }, 'model migrations applied');
+
+    const access: AccessControl = await createAccessControl({ db, config, log });
+    const context: ServiceContext = {
+      config, log, db, access,
+      idempotency: createIdempotencyStore(db),
+      operations: new OperationsCatalogue(db),
+      parts: {} as ServiceParts,
+    };
+    const purge = setInterval(() => { context.idempotency.purgeExpired().catch((e) => log.warn({ err: e }, 'idempotency purge failed')); }, IDEMPOTENCY_PURGE_MS);
+    purge.unref();
+    closers.push(async () => clearInterval(purge));
+
+    const http = await startHttpServer(context, allRoutes());
+    let stopped: Promise<void> | null = null;
+    return {
+      context,
+      http,
+      stop(graceMs = 10_000) {
+        stopped ??= (async () => {
+          await http.close(graceMs);
+          for (const close of closers.reverse()) {
+            try { await close(); } catch (e) { log.warn({ err: e }, 'error while closing'); }
+          }
+        })();
+        return stopped;
+      },
+    };
+  } catch (e) {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    throw e;
+  }
+}
