@@ -1,0 +1,248 @@
+// Sealed chunks: encode a run of points of one series into a self-describing,
+// checksummed byte string, and decode it back into caller-owned columns.
+//
+// Layout (FORMAT.md): 100-byte header with its own CRC32, then the time, value and
+// quality sections, then a CRC32 of everything before it. Decoders verify the trailing
+// CRC before reading any column, so a damaged chunk yields ChunkCorruptError and never a
+// wrong value; header-only readers verify the header CRC only.
+
+import { invalid } from '../../http/errors.js';
+import { ChunkReader, ChunkWriter } from './byte-io.js';
+import {
+  computeStats, finishHeader, HEADER_BYTES, parseHeader, TRAILER_BYTES, verifyChunkChecksum, writeHeader,
+  type HeaderStats,
+} from './chunk-header.js';
+import type { ChunkHeader, PointColumns, ValueType } from './chunk-types.js';
+import { decodeIntColumnTo, encodeIntColumn } from './int-column.js';
+import { scratchColumn, ScratchSlot } from './scratch.js';
+import { decodeTimes, encodeTimes } from './time-column.js';
+import { decodeValues, decodeValuesNumeric, encodeValues } from './value-columns.js';
+
+export { FORMAT_VERSION, readInt64Extremes } from './chunk-header.js';
+
+/**
+ * Byte budget of one sealed chunk. lmdb-js stores a value above ~1.9 KB in overflow pages
+ * of 4 KiB; a value of at most 4,000 B (plus its 24-byte key) takes exactly one page, so
+ * chunks filled to this budget use ~98% of the pages they occupy (STACK-NOTES §3).
+ * Measured in bench/codec.ts on the shared dataset: see docs/decisions/codec.md.
+ */
+export const CHUNK_BYTE_BUDGET = 4000;
+
+/**
+ * Upper bound on points per chunk, whatever the byte size: bounds decode scratch and the
+ * work of a read that needs one point. Constant series would otherwise put days in one
+ * chunk. 8,192 points is 2.3 h at 1 s.
+ */
+export const MAX_CHUNK_POINTS = 8192;
+
+const MAX_OFFSET = 2 ** 53;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+/** With the u flag a class of surrogates matches only unpaired ones. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+const writer = new ChunkWriter();
+const stats: HeaderStats = { minIdx: 0, maxIdx: 0, good: 0, uncertain: 0, bad: 0 };
+
+function valueColumnLength(cols: PointColumns): number {
+  switch (cols.type) {
+    case 'float64': return cols.f64 === null ? -1 : cols.f64.length;
+    case 'int64': return cols.i64 === null ? -1 : cols.i64.length;
+    case 'boolean': return cols.u8 === null ? -1 : cols.u8.length;
+    case 'enum': return cols.ord === null ? -1 : cols.ord.length;
+    case 'string': return cols.str === null ? -1 : cols.str.length;
+  }
+}
+
+const COLUMN_NAME: Record<ValueType, string> = { float64: 'f64', int64: 'i64', boolean: 'u8', enum: 'ord', string: 'str' };
+
+/** Refuses columns a chunk cannot hold exactly; the write path refuses such points before this. */
+function validate(cols: PointColumns, n: number): void {
+  if (!Number.isInteger(n) || n < 1) throw invalid('points.count', `must be an integer >= 1, got ${n}`);
+  if (!(cols.type in COLUMN_NAME)) throw invalid('points.type', `unknown value type ${String(cols.type)}`);
+  const name = COLUMN_NAME[cols.type];
+  const cap = valueColumnLength(cols);
+  if (cap < n) throw invalid(`points.${name}`, cap < 0 ? `missing for type ${cols.type}` : `holds ${cap} values, count is ${n}`);
+  if (cols.tsOffset.length < n) throw invalid('points.tsOffset', `holds ${cols.tsOffset.length} values, count is ${n}`);
+  if (cols.quality.length < n) throw invalid('points.quality', `holds ${cols.quality.length} values, count is ${n}`);
+  const o = cols.tsOffset;
+  if (!Number.isSafeInteger(o[0])) throw invalid('points.tsOffset[0]', `not an exact integer: ${o[0]}`);
+  for (let i = 1; i < n; i++) {
+    if (!Number.isSafeInteger(o[i]) || !(o[i] > o[i - 1])) {
+      throw invalid(`points.tsOffset[${i}]`, `must be an integer greater than the previous offset, got ${o[i]} after ${o[i - 1]}`);
+    }
+  }
+  if (!(o[n - 1] - o[0] < MAX_OFFSET)) throw invalid('points.tsOffset', 'a chunk must span less than 2^53 ns');
+  const first = cols.tsBase + BigInt(o[0]);
+  const last = cols.tsBase + BigInt(o[n - 1]);
+  if (first < INT64_MIN || last > INT64_MAX) throw invalid('points.tsBase', 'times fall outside the int64 range');
+  if (cols.type === 'float64') {
+    const f = cols.f64 as Float64Array;
+    for (let i = 0; i < n; i++) if (!Number.isFinite(f[i])) throw invalid(`points.f64[${i}]`, `non-finite value ${f[i]}`);
+  } else if (cols.type === 'boolean') {
+    const b = cols.u8 as Uint8Array;
+    for (let i = 0; i < n; i++) if (b[i] > 1) throw invalid(`points.u8[${i}]`, `boolean must be 0 or 1, got ${b[i]}`);
+  } else if (cols.type === 'string') {
+    const s = cols.str as string[];
+    for (let i = 0; i < n; i++) {
+      if (typeof s[i] !== 'string') throw invalid(`points.str[${i}]`, 'not a string');
+      // Lone surrogates have no UTF-8 form; storing them would not round-trip.
+      if (LONE_SURROGATE.test(s[i])) throw invalid(`points.str[${i}]`, 'contains a lone UTF-16 surrogate');
+    }
+  }
+}
+
+/** Encodes cols[0..count) as one sealed chunk (a fresh copy). */
+export function encodeChunk(cols: PointColumns): Uint8Array {
+  const n = cols.count;
+  validate(cols, n);
+  const w = writer;
+  w.reset();
+  computeStats(cols, n, stats);
+  const o0 = cols.tsOffset[0];
+  writeHeader(w, cols, n, cols.tsBase + BigInt(o0), stats);
+  const rel = scratchColumn(ScratchSlot.TimeOffsets, n);
+  // Offsets relative to the first point are exact: both are safe integers less than 2^53 apart.
+  for (let i = 0; i < n; i++) rel[i] = cols.tsOffset[i] - o0;
+  encodeTimes(w, rel, n);
+  const valuesAt = w.pos;
+  encodeValues(w, cols, n);
+  const qualityAt = w.pos;
+  const q = scratchColumn(ScratchSlot.ValueNumbers, n);
+  for (let i = 0; i < n; i++) q[i] = cols.quality[i];
+  encodeIntColumn(w, q, n);
+  finishHeader(w, valuesAt, qualityAt);
+  return w.finish();
+}
+
+/**
+ * Encodes a prefix of cols that fits in maxBytes, for sealing a head into chunks of at
+ * most CHUNK_BYTE_BUDGET bytes: the whole run (up to MAX_CHUNK_POINTS) when it fits,
+ * otherwise a prefix filling at least ~95% of the budget (or the longest found by halving
+ * for tiny budgets). Always at least one point, even if that one point is larger.
+ */
+export function encodeChunkPrefix(cols: PointColumns, maxBytes: number = CHUNK_BYTE_BUDGET): { bytes: Uint8Array; count: number } {
+  const total = Math.min(cols.count, MAX_CHUNK_POINTS);
+  const view: PointColumns = { ...cols, count: total };
+  let bytes = encodeChunk(view);
+  if (bytes.length <= maxBytes || total === 1) return { bytes, count: total };
+  // Size grows almost linearly with points: a few proportional steps land near the budget.
+  let best: { bytes: Uint8Array; count: number } | null = null;
+  let tooMany = total;
+  let count = total;
+  for (let step = 0; step < 6; step++) {
+    const next = Math.max(1, Math.floor((count * maxBytes * 0.98) / bytes.length));
+    count = Math.min(next, tooMany - 1);
+    if (best !== null && count <= best.count) break;
+    view.count = count;
+    bytes = encodeChunk(view);
+    if (bytes.length <= maxBytes) {
+      best = { bytes, count };
+      if (bytes.length >= maxBytes * 0.95) break;
+    } else tooMany = count;
+    if (count === 1) break;
+  }
+  while (best === null) {
+    count = Math.max(1, count >> 1);
+    view.count = count;
+    bytes = encodeChunk(view);
+    if (bytes.length <= maxBytes || count === 1) best = { bytes, count };
+  }
+  return best;
+}
+
+/** O(1): the header, after checking its own checksum, version and the chunk's length. */
+export function readChunkHeader(bytes: Uint8Array): ChunkHeader {
+  return parseHeader(bytes);
+}
+
+export function chunkTimeRange(bytes: Uint8Array): { firstTs: bigint; lastTs: bigint } {
+  const h = parseHeader(bytes);
+  return { firstTs: h.firstTs, lastTs: h.lastTs };
+}
+
+let alignedCopy = new Uint8Array(8192);
+
+/** A reader over the whole chunk with a word view; copies unaligned input into a reused buffer. */
+function openChunk(bytes: Uint8Array): { h: ChunkHeader; bytes: Uint8Array; words: Uint32Array } {
+  const h = parseHeader(bytes);
+  verifyChunkChecksum(bytes);
+  let b = bytes;
+  if ((bytes.byteOffset & 3) !== 0) {
+    if (alignedCopy.length < bytes.length) alignedCopy = new Uint8Array(Math.ceil((bytes.length * 1.5) / 8) * 8);
+    alignedCopy.set(bytes);
+    b = alignedCopy.subarray(0, bytes.length);
+  }
+  return { h, bytes: b, words: new Uint32Array(b.buffer, b.byteOffset, b.length >>> 2) };
+}
+
+function sectionEnds(bytes: Uint8Array): { valuesAt: number; qualityAt: number; end: number } {
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { valuesAt: v.getUint32(88, true), qualityAt: v.getUint32(92, true), end: bytes.length - TRAILER_BYTES };
+}
+
+function finishSection(r: ChunkReader, what: string): void {
+  if (r.pos !== r.end) r.fail(`${what} section has ${r.end - r.pos} unread bytes`);
+}
+
+function checkCapacity(field: string, length: number, count: number): void {
+  if (length < count) throw invalid(field, `capacity ${length} is less than the chunk's ${count} points`);
+}
+
+/** Fills out (capacity >= count) with the chunk's points; out.tsBase becomes the first time. Returns count. */
+export function decodeChunk(bytes: Uint8Array, out: PointColumns): number {
+  const c = openChunk(bytes);
+  const n = c.h.count;
+  checkCapacity('out.tsOffset', out.tsOffset.length, n);
+  checkCapacity('out.quality', out.quality.length, n);
+  const needed = c.h.type;
+  const cap = valueColumnLength({ ...out, type: needed });
+  if (needed !== 'string') checkCapacity(`out.${COLUMN_NAME[needed]}`, cap, n);
+  else if (out.str === null) throw invalid('out.str', 'missing for a string chunk');
+  const s = sectionEnds(c.bytes);
+  let r = new ChunkReader(c.bytes, c.words, HEADER_BYTES, s.valuesAt);
+  decodeTimes(r, n, out.tsOffset);
+  finishSection(r, 'time');
+  r = new ChunkReader(c.bytes, c.words, s.valuesAt, s.qualityAt);
+  decodeValues(r, needed, n, out);
+  finishSection(r, 'value');
+  r = new ChunkReader(c.bytes, c.words, s.qualityAt, s.end);
+  decodeIntColumnTo(r, n, out.quality);
+  finishSection(r, 'quality');
+  out.type = needed;
+  out.count = n;
+  out.tsBase = c.h.firstTs;
+  return n;
+}
+
+/** Fills tsOut with offsets from the chunk's first time (readChunkHeader(bytes).firstTs). Returns count. */
+export function decodeTimesOnly(bytes: Uint8Array, tsOut: Float64Array): number {
+  const c = openChunk(bytes);
+  const n = c.h.count;
+  checkCapacity('tsOut', tsOut.length, n);
+  const s = sectionEnds(c.bytes);
+  const r = new ChunkReader(c.bytes, c.words, HEADER_BYTES, s.valuesAt);
+  decodeTimes(r, n, tsOut);
+  finishSection(r, 'time');
+  return n;
+}
+
+/**
+ * Times (offsets from the chunk's first time) and the numeric view of the values: int64
+ * as the nearest double, boolean 0/1, enum ordinal. String chunks have no numeric view.
+ */
+export function decodeNumericInto(bytes: Uint8Array, tsOut: Float64Array, f64Out: Float64Array): number {
+  const c = openChunk(bytes);
+  const n = c.h.count;
+  if (c.h.type === 'string') throw invalid('chunk', 'a string chunk has no numeric view');
+  checkCapacity('tsOut', tsOut.length, n);
+  checkCapacity('f64Out', f64Out.length, n);
+  const s = sectionEnds(c.bytes);
+  let r = new ChunkReader(c.bytes, c.words, HEADER_BYTES, s.valuesAt);
+  decodeTimes(r, n, tsOut);
+  finishSection(r, 'time');
+  r = new ChunkReader(c.bytes, c.words, s.valuesAt, s.qualityAt);
+  decodeValuesNumeric(r, c.h.type, n, f64Out);
+  finishSection(r, 'value');
+  return n;
+}

@@ -1,0 +1,289 @@
+// One integer column codec shared by times, decimal-scaled floats, float parts, int64
+// fast path, booleans, enum ordinals, string dictionary indexes and quality.
+//
+// Input: integers held in a Float64Array, |x| < 2^52 (so every intermediate below stays
+// an exact double). The encoder measures the exact size of three layouts and writes the
+// smallest:
+//   RLE        runs of equal values: cheap for setpoints, states, enums, quality.
+//   FOR        blocks of 128 values, each stored as (value - block min) bit-packed at
+//              the block's width: cheap for jittered timestamps around a grid, noise.
+//   FOR_DELTA  the same over first differences: cheap for wandering analog values and
+//              counters. Allowed only when |x| < 2^51 so differences stay exact.
+// Layouts are drawn in FORMAT.md ("Integer column").
+
+import { ChunkReader, ChunkWriter, TWO_32 } from './byte-io.js';
+import { scratchColumn, ScratchSlot } from './scratch.js';
+
+export const INT_COLUMN_LIMIT = 2 ** 52;
+const DELTA_LIMIT = 2 ** 51;
+export const BLOCK = 128;
+
+export const IntMode = { Rle: 0, For: 1, ForDelta: 2 } as const;
+
+function bitWidth(range: number): number {
+  if (range < TWO_32) return 32 - Math.clz32(range);
+  return 64 - Math.clz32(Math.floor(range / TWO_32));
+}
+
+function varintLen(v: number): number {
+  let n = 1;
+  while (v >= 128) {
+    v = Math.floor(v / 128);
+    n++;
+  }
+  return n;
+}
+
+const svarintLen = (v: number): number => varintLen(v >= 0 ? v * 2 : -v * 2 - 1);
+
+function wordsFor(len: number, w: number): number {
+  return w <= 32 ? Math.ceil((len * w) / 32) : len + Math.ceil((len * (w - 32)) / 32);
+}
+
+/** Bytes of the FOR block headers and payload for src[s..s+n), excluding padding. */
+function forSize(src: Float64Array, s: number, n: number): number {
+  let size = 0;
+  for (let b = 0; b < n; b += BLOCK) {
+    const len = Math.min(BLOCK, n - b);
+    let min = src[s + b];
+    let max = min;
+    for (let j = 1; j < len; j++) {
+      const v = src[s + b + j];
+      if (v < min) min = v;
+      else if (v > max) max = v;
+    }
+    size += 1 + svarintLen(min) + 4 * wordsFor(len, bitWidth(max - min));
+  }
+  return size;
+}
+
+function rleSize(x: Float64Array, n: number): number {
+  let size = 0;
+  let runs = 0;
+  let prev = 0;
+  let i = 0;
+  while (i < n) {
+    const v = x[i];
+    let j = i + 1;
+    while (j < n && x[j] === v) j++;
+    size += svarintLen(v - prev) + varintLen(j - i);
+    runs++;
+    prev = v;
+    i = j;
+  }
+  return size + varintLen(runs);
+}
+
+/** Encodes x[0..n) (n >= 1) as the smallest of the three layouts. */
+export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): void {
+  let maxAbs = 0;
+  for (let i = 0; i < n; i++) {
+    const a = Math.abs(x[i]);
+    if (a > maxAbs) maxAbs = a;
+  }
+  if (!(maxAbs < INT_COLUMN_LIMIT)) throw new Error(`BUG: integer column value ${maxAbs} outside +-2^52`);
+  // Padding before the payload words is at most 3 bytes; count it fully so ties favour RLE.
+  const forBytes = forSize(x, 0, n) + 3;
+  let best: number = IntMode.For;
+  let bestSize = forBytes;
+  let deltas: Float64Array | null = null;
+  if (maxAbs < DELTA_LIMIT) {
+    const rle = rleSize(x, n);
+    if (rle <= bestSize) {
+      best = IntMode.Rle;
+      bestSize = rle;
+    }
+    if (n > 1) {
+      deltas = scratchColumn(ScratchSlot.IntDeltas, n);
+      for (let i = 1; i < n; i++) deltas[i - 1] = x[i] - x[i - 1];
+      const d = svarintLen(x[0]) + forSize(deltas, 0, n - 1) + 3;
+      if (d < bestSize) {
+        best = IntMode.ForDelta;
+        bestSize = d;
+      }
+    }
+  }
+  w.u8(best);
+  if (best === IntMode.Rle) writeRle(w, x, n);
+  else if (best === IntMode.For) writeFor(w, x, n);
+  else {
+    w.svarint(x[0]);
+    writeFor(w, deltas as Float64Array, n - 1);
+  }
+}
+
+function writeRle(w: ChunkWriter, x: Float64Array, n: number): void {
+  let runs = 0;
+  for (let i = 1; i <= n; i++) if (i === n || x[i] !== x[i - 1]) runs++;
+  w.varint(runs);
+  let prev = 0;
+  let i = 0;
+  while (i < n) {
+    const v = x[i];
+    let j = i + 1;
+    while (j < n && x[j] === v) j++;
+    w.svarint(v - prev);
+    w.varint(j - i);
+    prev = v;
+    i = j;
+  }
+}
+
+function writeFor(w: ChunkWriter, src: Float64Array, n: number): void {
+  const blocks = Math.ceil(n / BLOCK);
+  // Two passes: all block headers first, then the aligned payload words, so the decoder
+  // walks headers with a byte cursor and payload with a word cursor.
+  let totalWords = 0;
+  const mins = scratchColumn(ScratchSlot.BlockMeta, blocks * 2);
+  for (let k = 0; k < blocks; k++) {
+    const s = k * BLOCK;
+    const len = Math.min(BLOCK, n - s);
+    let min = src[s];
+    let max = min;
+    for (let j = 1; j < len; j++) {
+      const v = src[s + j];
+      if (v < min) min = v;
+      else if (v > max) max = v;
+    }
+    const width = bitWidth(max - min);
+    mins[2 * k] = min;
+    mins[2 * k + 1] = width;
+    w.u8(width);
+    w.svarint(min);
+    totalWords += wordsFor(len, width);
+  }
+  let at = w.reserveWords(totalWords);
+  const words = w.words;
+  for (let k = 0; k < blocks; k++) {
+    const s = k * BLOCK;
+    const len = Math.min(BLOCK, n - s);
+    const width = mins[2 * k + 1];
+    packBlock(words, at, src, s, len, mins[2 * k], width);
+    at += wordsFor(len, width);
+  }
+}
+
+function packBlock(words: Uint32Array, at: number, src: Float64Array, s: number, len: number, min: number, width: number): void {
+  if (width === 0) return;
+  const lowWidth = width <= 32 ? width : 32;
+  let bit = 0;
+  for (let j = 0; j < len; j++) {
+    const v = src[s + j] - min;
+    const lo = width <= 32 ? v : v % TWO_32;
+    const wi = at + (bit >>> 5);
+    const sh = bit & 31;
+    words[wi] |= lo << sh;
+    if (sh + lowWidth > 32) words[wi + 1] |= lo >>> (32 - sh);
+    bit += lowWidth;
+  }
+  if (width <= 32) return;
+  // Wide values: a plane of low words (above) then the high bits packed at width - 32.
+  const hiWidth = width - 32;
+  const hiAt = at + len;
+  bit = 0;
+  for (let j = 0; j < len; j++) {
+    const hi = Math.floor((src[s + j] - min) / TWO_32);
+    const wi = hiAt + (bit >>> 5);
+    const sh = bit & 31;
+    words[wi] |= hi << sh;
+    if (sh + hiWidth > 32) words[wi + 1] |= hi >>> (32 - sh);
+    bit += hiWidth;
+  }
+}
+
+/** Decodes n values into out[0..n). */
+export function decodeIntColumn(r: ChunkReader, n: number, out: Float64Array): void {
+  const mode = r.u8('integer column mode');
+  if (mode === IntMode.Rle) readRle(r, n, out);
+  else if (mode === IntMode.For) readFor(r, n, out, 0);
+  else if (mode === IntMode.ForDelta) {
+    out[0] = r.svarint('first value');
+    if (n > 1) {
+      readFor(r, n - 1, out, 1);
+      let acc = out[0];
+      for (let i = 1; i < n; i++) {
+        acc += out[i];
+        out[i] = acc;
+      }
+    }
+  } else r.fail(`unknown integer column mode ${mode}`);
+}
+
+/** Decodes into a narrower typed column: runs fill it directly, packed layouts go through scratch. */
+export function decodeIntColumnTo(r: ChunkReader, n: number, out: Uint32Array | Int32Array | Uint8Array): void {
+  if (r.pos < r.end && r.bytes[r.pos] === IntMode.Rle) {
+    r.pos++;
+    readRle(r, n, out);
+    return;
+  }
+  const tmp = scratchColumn(ScratchSlot.IntTyped, n);
+  decodeIntColumn(r, n, tmp);
+  out.set(tmp.subarray(0, n));
+}
+
+function readRle(r: ChunkReader, n: number, out: Float64Array | Uint32Array | Int32Array | Uint8Array): void {
+  const runs = r.varint('run count');
+  let pos = 0;
+  let v = 0;
+  for (let k = 0; k < runs; k++) {
+    v += r.svarint('run value');
+    const len = r.varint('run length');
+    if (len === 0 || pos + len > n) r.fail(`run of ${len} points overflows ${n} points`);
+    out.fill(v, pos, pos + len);
+    pos += len;
+  }
+  if (pos !== n) r.fail(`runs cover ${pos} of ${n} points`);
+}
+
+function readFor(r: ChunkReader, n: number, out: Float64Array, o: number): void {
+  const blocks = Math.ceil(n / BLOCK);
+  const meta = scratchColumn(ScratchSlot.BlockMeta, blocks * 2);
+  let totalWords = 0;
+  for (let k = 0; k < blocks; k++) {
+    const width = r.u8('block width');
+    if (width > 53) r.fail(`block width ${width} > 53`);
+    meta[2 * k] = r.svarint('block minimum');
+    meta[2 * k + 1] = width;
+    totalWords += wordsFor(Math.min(BLOCK, n - k * BLOCK), width);
+  }
+  let at = r.takeWords(totalWords, 'packed block words');
+  const words = r.words;
+  for (let k = 0; k < blocks; k++) {
+    const s = k * BLOCK;
+    const len = Math.min(BLOCK, n - s);
+    const width = meta[2 * k + 1];
+    const min = meta[2 * k];
+    if (width === 0) out.fill(min, o + s, o + s + len);
+    else if (width <= 32) unpackNarrow(words, at, out, o + s, len, min, width);
+    else unpackWide(words, at, out, o + s, len, min, width);
+    at += wordsFor(len, width);
+  }
+}
+
+function unpackNarrow(words: Uint32Array, at: number, out: Float64Array, o: number, len: number, min: number, width: number): void {
+  const mask = width === 32 ? -1 : (1 << width) - 1;
+  let bit = 0;
+  for (let j = 0; j < len; j++) {
+    const wi = at + (bit >>> 5);
+    const sh = bit & 31;
+    let v = words[wi] >>> sh;
+    if (sh + width > 32) v |= words[wi + 1] << (32 - sh);
+    out[o + j] = min + ((v & mask) >>> 0);
+    bit += width;
+  }
+}
+
+function unpackWide(words: Uint32Array, at: number, out: Float64Array, o: number, len: number, min: number, width: number): void {
+  const hiWidth = width - 32;
+  const mask = (1 << hiWidth) - 1;
+  const hiAt = at + len;
+  let bit = 0;
+  for (let j = 0; j < len; j++) {
+    const wi = hiAt + (bit >>> 5);
+    const sh = bit & 31;
+    let hi = words[wi] >>> sh;
+    if (sh + hiWidth > 32) hi |= words[wi + 1] << (32 - sh);
+    out[o + j] = min + (((hi & mask) >>> 0) * TWO_32 + words[at + j]);
+    bit += hiWidth;
+  }
+}
