@@ -33,6 +33,8 @@ export interface RequestCredentials {
   authorization: string | undefined;
   cookie: string | undefined;
   remoteAddress: string;
+  /** The request's correlation id, so refusals can be found in the log (optional: the ingest worker has none). */
+  correlationId?: string;
 }
 
 export interface AccessControl {
