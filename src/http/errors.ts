@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   'too-many-requests': { status: 429, meaning: 'Too many attempts; retry after the Retry-After header.' },
   'internal': { status: 500, meaning: 'An unexpected fault; the correlation id finds it in the log.' },
   'operations-catalogue-failed': { status: 500, meaning: 'The operations catalogue could not be read.' },
+  'identity-provider-unavailable': { status: 503, meaning: 'The configured OpenID Connect provider could not be reached; local login still works.' },
   'model-unavailable': { status: 503, meaning: 'The model database is not configured or not reachable.' },
   'capacity-exhausted': { status: 503, meaning: 'Read or render capacity is exhausted; retry later.' },
   'shutting-down': { status: 503, meaning: 'The service is stopping and accepts no new work.' },
