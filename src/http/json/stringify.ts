@@ -35,6 +35,23 @@ function resolve(value: unknown, key: string | number): unknown {
   return value;
 }
 
+/**
+ * Quoted member names with their colon, cached: responses repeat a few names thousands
+ * of times and a Map hit is ~2x cheaper than JSON.stringify(name) (measured 2025, node 20).
+ * Bounded so names that come from data (property keys) cannot grow it without limit.
+ */
+const quotedNames = new Map<string, string>();
+const QUOTED_NAMES_LIMIT = 2048;
+
+function quotedName(name: string): string {
+  let q = quotedNames.get(name);
+  if (q === undefined) {
+    q = JSON.stringify(name) + ':';
+    if (quotedNames.size < QUOTED_NAMES_LIMIT && name.length <= 64) quotedNames.set(name, q);
+  }
+  return q;
+}
+
 class JsonWriter {
   out = '';
   private readonly ancestors: object[] = [];
@@ -90,8 +107,7 @@ class JsonWriter {
       if (member === undefined) continue;
       if (!first) this.out += ',';
       first = false;
-      this.out += JSON.stringify(key);
-      this.out += ':';
+      this.out += quotedName(key);
       this.write(member);
     }
     this.out += '}';

@@ -1,0 +1,98 @@
+// Throughput of the JSON codec next to V8's JSON.parse / JSON.stringify on fixed bodies
+// generated from a seed before timing. Run: node --import tsx bench/json.ts [--json]
+import { parseJson, stringifyJson } from '../src/http/json.js';
+
+const SEED = 20240611;
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A model-listing style body: objects with uuids, names, paths, numbers, flags, small arrays. */
+function apiBody(targetBytes: number): string {
+  const rnd = mulberry32(SEED);
+  const hex = () => Math.floor(rnd() * 0xffffffff).toString(16).padStart(8, '0');
+  const items: unknown[] = [];
+  let size = 0;
+  while (size < targetBytes) {
+    const item = {
+      attribute_id: `${hex()}-${hex().slice(0, 4)}-4${hex().slice(0, 3)}-8${hex().slice(0, 3)}-${hex()}${hex().slice(0, 4)}`,
+      name: `Pump ${Math.floor(rnd() * 1000)} discharge pressure`,
+      path: `/site/area ${Math.floor(rnd() * 20)}/unit ${Math.floor(rnd() * 50)}`,
+      continuity_class: rnd() < 0.5 ? 'continuous' : 'stepped',
+      retired: rnd() < 0.1,
+      tx_id: Math.floor(rnd() * 1e9),
+      limits: { lo: Math.round(rnd() * 1000) / 10, hi: Math.round(rnd() * 10000) / 10 },
+      overridden_fields: rnd() < 0.3 ? ['name', 'display_unit_id'] : [],
+      display_unit_id: null,
+    };
+    size += JSON.stringify(item).length + 1;
+    items.push(item);
+  }
+  return JSON.stringify({ items, cursor: null });
+}
+
+/** A point-write body: ns timestamps beyond 2^53, so the exact (bigint) path runs. */
+function pointsBody(targetBytes: number): string {
+  const rnd = mulberry32(SEED + 1);
+  const parts: string[] = [];
+  let t = 1700000000123456789n;
+  let size = 0;
+  while (size < targetBytes) {
+    t += BigInt(1_000_000 + Math.floor(rnd() * 1000));
+    const p = `{"t":${t},"v":${(rnd() * 100).toFixed(3)},"q":192}`;
+    parts.push(p);
+    size += p.length + 1;
+  }
+  return `{"series":"0b6c8f5e-3c1a-4d2b-9a7e-1f2e3d4c5b6a","points":[${parts.join(',')}]}`;
+}
+
+function time(fn: () => void, bytes: number): number {
+  for (let i = 0; i < 5; i++) fn(); // warm up
+  const runs: number[] = [];
+  for (let r = 0; r < 7; r++) {
+    const t0 = process.hrtime.bigint();
+    fn();
+    runs.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  runs.sort((a, b) => a - b);
+  const ms = runs[3]; // median
+  return bytes / 1e6 / (ms / 1000);
+}
+
+const results: Record<string, { bytes: number; candidate_mb_s: number; baseline_mb_s: number; ratio: number }> = {};
+
+function row(name: string, bytes: number, candidate: () => void, baseline: () => void): void {
+  const c = time(candidate, bytes);
+  const b = time(baseline, bytes);
+  results[name] = { bytes, candidate_mb_s: round(c), baseline_mb_s: round(b), ratio: round(b / c) };
+}
+
+const round = (x: number) => Math.round(x * 100) / 100;
+
+const api = apiBody(1 << 20);
+const apiBuf = Buffer.from(api);
+const points = pointsBody(1 << 20);
+const pointsBuf = Buffer.from(points);
+const apiValue = parseJson(apiBuf);
+const pointsValue = parseJson(pointsBuf);
+const pointsAsNumbers = JSON.parse(points) as unknown;
+
+row('parse api body (fast path)', apiBuf.length, () => parseJson(apiBuf), () => JSON.parse(apiBuf.toString('utf8')));
+row('parse points body (exact bigint path)', pointsBuf.length, () => parseJson(pointsBuf), () => JSON.parse(pointsBuf.toString('utf8')));
+row('stringify api body', apiBuf.length, () => stringifyJson(apiValue), () => JSON.stringify(apiValue));
+row('stringify points body (bigint vs number)', pointsBuf.length, () => stringifyJson(pointsValue), () => JSON.stringify(pointsAsNumbers));
+
+if (process.argv.includes('--json')) {
+  console.log(JSON.stringify({ bench: 'json', seed: SEED, node: process.version, results }));
+} else {
+  console.log(`seed ${SEED}, node ${process.version}; baseline = JSON.parse(buf.toString()) / JSON.stringify; ratio = baseline speed / ours`);
+  console.table(Object.fromEntries(Object.entries(results).map(([k, v]) => [k, { KiB: Math.round(v.bytes / 1024), 'ours MB/s': v.candidate_mb_s, 'V8 MB/s': v.baseline_mb_s, 'x slower': v.ratio }])));
+}
