@@ -10,6 +10,7 @@ import { createIdempotencyStore } from './http/idempotency.js';
 import { OperationsCatalogue } from './operations/catalogue.js';
 import { startHttpServer, type HttpServer } from './http/server.js';
 import { allRoutes } from './http/routes/index.js';
+import type { AnyRoute } from './http/route.js';
 import { createAccessControl } from './auth/index.js';
 import { join } from 'node:path';
 
@@ -22,7 +23,12 @@ export interface RunningService {
 
 const IDEMPOTENCY_PURGE_MS = 10 * 60_000;
 
-export async function startService(config: Config, log: Logger): Promise<RunningService> {
+export interface StartOptions {
+  /** Additional operations served beside the product's (used by tests of the pipeline itself). */
+  extraRoutes?: AnyRoute[];
+}
+
+export async function startService(config: Config, log: Logger, opts: StartOptions = {}): Promise<RunningService> {
   const closers: Array<() => Promise<void>> = [];
   let db: Db | null = null;
   try {
@@ -43,7 +49,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     purge.unref();
     closers.push(async () => clearInterval(purge));
 
-    const http = await startHttpServer(context, allRoutes());
+    const http = await startHttpServer(context, [...allRoutes(), ...(opts.extraRoutes ?? [])]);
     let stopped: Promise<void> | null = null;
     return {
       context,

@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { parseJson } from '../../src/http/json.js';
+import type { AnyRoute } from '../../src/http/route.js';
 
 export interface TestService {
   url: string;
@@ -38,7 +39,7 @@ export async function freshDatabase(t: Test): Promise<string | undefined> {
   return u.toString();
 }
 
-export async function startTestService(t: Test, opts: { env?: Record<string, string>; logLevel?: string } = {}): Promise<TestService> {
+export async function startTestService(t: Test, opts: { env?: Record<string, string>; logLevel?: string; extraRoutes?: AnyRoute[] } = {}): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'historian-test-'));
   const databaseUrl = await freshDatabase(t);
   const config = loadConfig({
@@ -52,7 +53,7 @@ export async function startTestService(t: Test, opts: { env?: Record<string, str
     ...opts.env,
   });
   const log = pino({ level: opts.logLevel ?? process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const service = await startService(config, log);
+  const service = await startService(config, log, { extraRoutes: opts.extraRoutes });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
