@@ -5,15 +5,25 @@
 // JSON.stringify would turn it into null, {} or no output at all.
 import { ServiceError } from '../errors.js';
 
-/** Deeper than this is certainly a runaway structure; the limit keeps recursion far from the JS stack limit. */
-const MAX_WRITE_DEPTH = 5000;
+/**
+ * Deeper than this is a runaway structure (request bodies are limited to 64 levels).
+ * The writer recurses; 1000 levels stay well inside the default stack even when the
+ * caller is already deep (5000 overflowed inside a tap subtest).
+ */
+const MAX_WRITE_DEPTH = 1000;
 
 /** Writes a value as JSON text. */
 export function stringifyJson(value: unknown): string {
   const writer = new JsonWriter();
   const resolved = resolve(value, '');
   if (resolved === undefined) throw new ServiceError('internal', 'stringifyJson: the value is undefined; there is nothing to write');
-  writer.write(resolved);
+  try {
+    writer.write(resolved);
+  } catch (e) {
+    // A caller already near the stack limit can still overflow below MAX_WRITE_DEPTH.
+    if (e instanceof RangeError && /call stack/i.test(e.message)) throw new ServiceError('internal', 'stringifyJson: the value nests too deep for the stack');
+    throw e;
+  }
   return writer.out;
 }
 

@@ -83,7 +83,10 @@ t.test('non-finite numbers, functions, symbols, cycles, runaway depth and a top-
   internalError(() => stringifyJson(cyclic), /cycle/);
   let deep: unknown[] = [];
   for (let i = 0; i < 100_000; i++) deep = [deep];
-  internalError(() => stringifyJson(deep), /nests deeper than 5000/);
+  internalError(() => stringifyJson(deep), /nests deeper than 1000/);
+  let ok: unknown[] = [];
+  for (let i = 0; i < 999; i++) ok = [ok];
+  t.equal(stringifyJson(ok), '['.repeat(1000) + ']'.repeat(1000), '1000 levels are written');
   const shared = { x: 1 };
   t.equal(stringifyJson([shared, shared]), '[{"x":1},{"x":1}]', 'a value reached twice without a cycle is fine');
   t.end();
