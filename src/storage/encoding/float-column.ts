@@ -73,10 +73,8 @@ export function decodeFloats(r: ChunkReader, n: number, out: Float64Array): void
   if (mode === FloatMode.Decimal) {
     const k = r.u8('decimal scale');
     if (k > MAX_DECIMALS) r.fail(`decimal scale ${k} > ${MAX_DECIMALS}`);
-    decodeIntColumn(r, n, out);
-    if (k === 0) return;
-    const p = POW10[k];
-    for (let i = 0; i < n; i++) out[i] = out[i] / p;
+    // m / 10^k is the correctly rounded quotient the encoder checked against each value.
+    decodeIntColumn(r, n, out, POW10[k]);
     return;
   }
   if (mode !== FloatMode.Split) r.fail(`unknown float column mode ${mode}`);
