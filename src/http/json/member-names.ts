@@ -7,7 +7,7 @@
 import { fail } from './fail.js';
 import { hashName, stringText } from './lexeme.js';
 
-/** Above this many members, linear comparison costs more than decoding into a Set (tuned by eye on bench/json.ts, 2024 box). */
+/** Above this many members an object switches from linear hash comparison to a Set of decoded names (a round number, not tuned: typical API objects have fewer). */
 const LINEAR_LIMIT = 16;
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
