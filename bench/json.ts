@@ -55,15 +55,15 @@ function pointsBody(targetBytes: number): string {
 }
 
 function time(fn: () => void, bytes: number): number {
-  for (let i = 0; i < 5; i++) fn(); // warm up
+  for (let i = 0; i < 10; i++) fn(); // warm up
   const runs: number[] = [];
-  for (let r = 0; r < 7; r++) {
+  for (let r = 0; r < 21; r++) {
     const t0 = process.hrtime.bigint();
     fn();
     runs.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
   runs.sort((a, b) => a - b);
-  const ms = runs[3]; // median
+  const ms = runs[10]; // median of 21: the box is shared, the mean would carry the noise
   return bytes / 1e6 / (ms / 1000);
 }
 
