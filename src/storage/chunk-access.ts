@@ -1,0 +1,87 @@
+// Finding and decoding a series' sealed chunks and its head inside a ReadView.
+// A series' data = sealed chunks (disjoint, keyed by first time) followed by one head:
+// the head holds every point later than the last sealed point (`sealedEnd`).
+import { ServiceError } from '../http/errors.js';
+import { decodeChunk, readChunkHeader } from './encoding/chunk.js';
+import { ChunkCorruptError, type ChunkHeader, type PointColumns } from './encoding/chunk-types.js';
+import { chunkKey, INT64_MAX, INT64_MIN, readTime, uuidOf } from './keys.js';
+import { allocColumns } from './point-runs.js';
+import type { ReadView, SeriesEnv } from './series-env.js';
+
+export interface StoredChunk {
+  key: Buffer;
+  start: bigint;
+  bytes: Buffer;
+}
+
+function corrupt(series: Buffer, start: bigint | null, e: unknown): never {
+  const byteLength = e instanceof ChunkCorruptError ? e.byteLength : 0;
+  throw new ServiceError('chunk-corrupt', `series ${uuidOf(series)} chunk ${start ?? 'head'}: ${(e as Error).message}`, {
+    series: uuidOf(series), chunk_start_ns: start === null ? null : start.toString(), byte_length: byteLength,
+  });
+}
+
+export function headerOf(series: Buffer, start: bigint | null, bytes: Uint8Array): ChunkHeader {
+  try {
+    return readChunkHeader(bytes);
+  } catch (e) {
+    corrupt(series, start, e);
+  }
+}
+
+/** Decodes a whole chunk into fresh columns (copies: the LMDB buffer may be reused). */
+export function decodeColumns(series: Buffer, start: bigint | null, bytes: Uint8Array): PointColumns {
+  const h = headerOf(series, start, bytes);
+  const cols = allocColumns(h.type, h.count);
+  try {
+    cols.count = decodeChunk(bytes, cols);
+  } catch (e) {
+    corrupt(series, start, e);
+  }
+  return cols;
+}
+
+function entry(key: Buffer, bytes: Buffer): StoredChunk {
+  return { key, start: readTime(key, 16), bytes };
+}
+
+/** The chunk with the greatest start <= t. */
+export function floorChunk(view: ReadView, series: Buffer, t: bigint): StoredChunk | null {
+  for (const { key, value } of view.env.chunks.getRange({ start: chunkKey(series, t), end: chunkKey(series, INT64_MIN), inclusiveEnd: true, reverse: true, limit: 1, transaction: view.txn })) {
+    return entry(key, value);
+  }
+  return null;
+}
+
+/** The first chunk with start > t (or >= t when inclusive). */
+export function nextChunk(view: ReadView, series: Buffer, t: bigint, inclusive = false): StoredChunk | null {
+  for (const { key, value } of view.env.chunks.getRange({ start: chunkKey(series, t), end: chunkKey(series, INT64_MAX), inclusiveEnd: true, exclusiveStart: !inclusive, limit: 1, transaction: view.txn })) {
+    return entry(key, value);
+  }
+  return null;
+}
+
+/** Chunks whose start lies in [from, to] in time order, plus the chunk before `from` when it may reach into the range. */
+export function* chunksCovering(view: ReadView, series: Buffer, from: bigint, to: bigint): Generator<StoredChunk> {
+  const before = floorChunk(view, series, from);
+  let startKey = chunkKey(series, from);
+  if (before) {
+    yield before;
+    if (before.start === from) startKey = before.key;
+  }
+  for (const { key, value } of view.env.chunks.getRange({ start: startKey, end: chunkKey(series, to), inclusiveEnd: true, exclusiveStart: before !== null && before.start === from, transaction: view.txn })) {
+    yield entry(key, value);
+  }
+}
+
+/** Every chunk of a series in time order. */
+export function* allChunks(view: ReadView, series: Buffer, reverse = false): Generator<StoredChunk> {
+  const lo = chunkKey(series, INT64_MIN), hi = chunkKey(series, INT64_MAX);
+  for (const { key, value } of view.env.chunks.getRange({ start: reverse ? hi : lo, end: reverse ? lo : hi, inclusiveEnd: true, reverse, transaction: view.txn })) {
+    yield entry(key, value);
+  }
+}
+
+export function putChunkInTxn(env: SeriesEnv, series: Buffer, start: bigint, bytes: Uint8Array): void {
+  env.chunks.putSync(chunkKey(series, start), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+}

@@ -1,0 +1,101 @@
+// Walking the points of one series over a time range, chunk by chunk then the head,
+// inside a ReadView. The building block of raw reads, rollup repair, gaps and render.
+import type { PointColumns } from './encoding/chunk-types.js';
+import { chunksCovering, decodeColumns, floorChunk, headerOf, nextChunk } from './chunk-access.js';
+import { readHead } from './head-record.js';
+import { allocTimed, copyValue, numericAt, timeAt, type TimedPoints } from './point-runs.js';
+import type { ReadView } from './series-env.js';
+
+const SAFE = 2 ** 53;
+
+/** First index whose time is >= t. */
+export function lowerBoundCols(c: PointColumns, t: bigint): number {
+  const d = t - c.tsBase;
+  if (d <= 0n) return 0;
+  if (d >= BigInt(SAFE)) return c.count;
+  const x = Number(d);
+  let lo = 0, hi = c.count;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (c.tsOffset[mid] < x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Calls visit(cols, i0, i1) for each run holding points in [from, to), in time order;
+ * points i0..i1-1 of cols are inside. visit returns false to stop early.
+ */
+export function scanRange(view: ReadView, series: Buffer, from: bigint, to: bigint, visit: (cols: PointColumns, i0: number, i1: number) => boolean): void {
+  if (to <= from) return;
+  for (const c of chunksCovering(view, series, from, to - 1n)) {
+    const h = headerOf(series, c.start, c.bytes);
+    if (h.lastTs < from) continue;
+    if (h.firstTs >= to) return;
+    const cols = decodeColumns(series, c.start, c.bytes);
+    const i0 = lowerBoundCols(cols, from), i1 = lowerBoundCols(cols, to);
+    if (i1 > i0 && !visit(cols, i0, i1)) return;
+  }
+  const head = readHead(view, series).cols;
+  if (head && head.count > 0) {
+    const i0 = lowerBoundCols(head, from), i1 = lowerBoundCols(head, to);
+    if (i1 > i0) visit(head, i0, i1);
+  }
+}
+
+/** Every point in [from, to) with absolute times. */
+export function collectTimed(view: ReadView, series: Buffer, type: TimedPoints['type'], from: bigint, to: bigint): TimedPoints {
+  const runs: { cols: PointColumns; i0: number; i1: number }[] = [];
+  let n = 0;
+  scanRange(view, series, from, to, (cols, i0, i1) => { runs.push({ cols, i0, i1 }); n += i1 - i0; return true; });
+  const out = allocTimed(type, n);
+  let k = 0;
+  for (const { cols, i0, i1 } of runs) {
+    for (let i = i0; i < i1; i++, k++) {
+      out.ts[k] = cols.tsBase + BigInt(cols.tsOffset[i]);
+      copyValue(cols, i, out, k);
+      out.quality[k] = cols.quality[i];
+    }
+  }
+  out.count = n;
+  return out;
+}
+
+/** One point in numeric view, for segment edges. */
+export interface EdgePoint {
+  ts: bigint;
+  v: number;
+  quality: number;
+}
+
+function edge(cols: PointColumns, i: number): EdgePoint {
+  return { ts: timeAt(cols, i), v: numericAt(cols, i), quality: cols.quality[i] };
+}
+
+/** The latest point with time < t. */
+export function pointBefore(view: ReadView, series: Buffer, t: bigint): EdgePoint | null {
+  const head = readHead(view, series).cols;
+  if (head && head.count > 0 && head.tsBase < t) return edge(head, lowerBoundCols(head, t) - 1);
+  const c = floorChunk(view, series, t - 1n);
+  if (!c) return null;
+  const cols = decodeColumns(series, c.start, c.bytes);
+  return edge(cols, lowerBoundCols(cols, t) - 1);
+}
+
+/** The earliest point with time >= t. */
+export function pointAtOrAfter(view: ReadView, series: Buffer, t: bigint): EdgePoint | null {
+  const f = floorChunk(view, series, t);
+  if (f && headerOf(series, f.start, f.bytes).lastTs >= t) {
+    const cols = decodeColumns(series, f.start, f.bytes);
+    return edge(cols, lowerBoundCols(cols, t));
+  }
+  const nx = nextChunk(view, series, t, true);
+  if (nx) {
+    const cols = decodeColumns(series, nx.start, nx.bytes);
+    return edge(cols, 0);
+  }
+  const head = readHead(view, series).cols;
+  if (!head || head.count === 0) return null;
+  const i = lowerBoundCols(head, t);
+  return i < head.count ? edge(head, i) : null;
+}

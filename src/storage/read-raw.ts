@@ -1,0 +1,190 @@
+// Read algorithms over one ReadView (a snapshot): raw points, the audit of superseded
+// values, the latest point, the chunk listing, the finalised watermark and gaps. Pure
+// functions: worker tasks call them with their own read transaction.
+import { ServiceError, invalid } from '../http/errors.js';
+import { allChunks, chunksCovering, decodeColumns, headerOf } from './chunk-access.js';
+import { auditKey, INT64_MAX, INT64_MIN, readTime, seriesKey } from './keys.js';
+import { readHead } from './head-record.js';
+import { allocTimed, copyValue, timeAt, valueAt, type PointValue, type TimedPoints } from './point-runs.js';
+import { scanRange } from './range-scan.js';
+import { readMeta, recordPackr, type DeclaredGap, type SeriesMeta, type TimeRangeNs } from './series-meta.js';
+import type { ReadView } from './series-env.js';
+
+export const MAX_RAW_LIMIT = 10_000_000;
+
+export function requireMeta(view: ReadView, id: string): SeriesMeta {
+  const meta = readMeta(view, id);
+  if (!meta) throw new ServiceError('not-found', `series ${id} not found`, { series: id });
+  return meta;
+}
+
+export function checkRange(startNs: bigint, endNs: bigint): void {
+  if (typeof startNs !== 'bigint' || startNs < INT64_MIN || startNs > INT64_MAX) throw invalid('start_ns', 'must be an int64');
+  if (typeof endNs !== 'bigint' || endNs < INT64_MIN || endNs > INT64_MAX) throw invalid('end_ns', 'must be an int64');
+  if (endNs <= startNs) throw invalid('end_ns', 'must be greater than start_ns');
+}
+
+function checkLimit(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RAW_LIMIT) throw invalid('limit', `must be an integer 1..${MAX_RAW_LIMIT}`);
+}
+
+export interface RawQuery {
+  startNs: bigint;
+  /** Exclusive. */
+  endNs: bigint;
+  limit: number;
+  /** Cursor: the last time a previous page returned; this page starts after it. */
+  afterNs?: bigint;
+}
+
+/** Points in exact types (see TimedPoints), and the cursor for the next page (null when done). */
+export interface RawPage extends TimedPoints {
+  nextCursor: bigint | null;
+}
+
+export function readRaw(view: ReadView, id: string, q: RawQuery): RawPage {
+  checkRange(q.startNs, q.endNs);
+  checkLimit(q.limit);
+  const meta = requireMeta(view, id);
+  const series = seriesKey(id);
+  const from = q.afterNs !== undefined && q.afterNs >= q.startNs ? q.afterNs + 1n : q.startNs;
+  const out = allocTimed(meta.type, Math.min(q.limit, 65_536)) as RawPage;
+  let page: TimedPoints = out, n = 0, more = false;
+  scanRange(view, series, from, q.endNs, (cols, i0, i1) => {
+    for (let i = i0; i < i1; i++) {
+      if (n === q.limit) { more = true; return false; }
+      if (n === page.ts.length) page = grow(page, Math.min(q.limit, page.ts.length * 2));
+      page.ts[n] = timeAt(cols, i);
+      copyValue(cols, i, page, n);
+      page.quality[n] = cols.quality[i];
+      n++;
+    }
+    return true;
+  });
+  page.count = n;
+  return { ...page, nextCursor: more ? page.ts[n - 1] : null };
+}
+
+function grow(t: TimedPoints, capacity: number): TimedPoints {
+  const g = allocTimed(t.type, capacity);
+  g.ts.set(t.ts); g.quality.set(t.quality);
+  for (let i = 0; i < t.ts.length; i++) copyValue(t, i, g, i);
+  return g;
+}
+
+export interface AuditEntry {
+  ts: bigint;
+  supersededAtNs: bigint;
+  value: PointValue;
+  quality: number;
+  principal: string;
+}
+
+/** Superseded values with time in [start, end), oldest time first, at most `limit`. */
+export function readRawAudit(view: ReadView, id: string, q: { startNs: bigint; endNs: bigint; limit: number }): AuditEntry[] {
+  checkRange(q.startNs, q.endNs);
+  checkLimit(q.limit);
+  requireMeta(view, id);
+  const series = seriesKey(id);
+  const out: AuditEntry[] = [];
+  for (const { key, value } of view.env.audit.getRange({ start: auditKey(series, q.startNs, INT64_MIN), end: auditKey(series, q.endNs, INT64_MIN), limit: q.limit, transaction: view.txn })) {
+    const rec = recordPackr.unpack(value) as { v: PointValue; q: number; who: string };
+    out.push({ ts: readTime(key, 16), supersededAtNs: readTime(key, 24), value: rec.v, quality: rec.q, principal: rec.who });
+  }
+  return out;
+}
+
+export interface SnapshotPoint {
+  ts: bigint;
+  value: PointValue;
+  quality: number;
+}
+
+/** The latest point of the series, null when it has none. */
+export function readSnapshot(view: ReadView, id: string): SnapshotPoint | null {
+  requireMeta(view, id);
+  const series = seriesKey(id);
+  let cols = readHead(view, series).cols;
+  if (!cols || cols.count === 0) {
+    const last = allChunks(view, series, true).next();
+    if (last.done) return null;
+    cols = decodeColumns(series, last.value.start, last.value.bytes);
+  }
+  const i = cols.count - 1;
+  return { ts: timeAt(cols, i), value: valueAt(cols, i), quality: cols.quality[i] };
+}
+
+export interface ChunkInfo {
+  startNs: bigint;
+  endNs: bigint;
+  count: number;
+  bytes: number;
+  /** false for the head (open points not yet sealed). */
+  sealed: boolean;
+}
+
+/** Chunks (and the head) holding points in [start, end), in time order. */
+export function listChunks(view: ReadView, id: string, q: { startNs: bigint; endNs: bigint; limit?: number }): ChunkInfo[] {
+  checkRange(q.startNs, q.endNs);
+  requireMeta(view, id);
+  const series = seriesKey(id);
+  const limit = q.limit ?? 100_000;
+  const out: ChunkInfo[] = [];
+  for (const c of chunksCovering(view, series, q.startNs, q.endNs - 1n)) {
+    if (out.length >= limit) return out;
+    const h = headerOf(series, c.start, c.bytes);
+    if (h.lastTs < q.startNs) continue;
+    out.push({ startNs: h.firstTs, endNs: h.lastTs, count: h.count, bytes: c.bytes.byteLength, sealed: true });
+  }
+  const rec = view.env.heads.get(series, { transaction: view.txn });
+  const head = readHead(view, series).cols;
+  if (head && head.count > 0 && out.length < limit) {
+    const first = timeAt(head, 0), last = timeAt(head, head.count - 1);
+    if (last >= q.startNs && first < q.endNs) out.push({ startNs: first, endNs: last, count: head.count, bytes: rec ? rec.byteLength : 0, sealed: false });
+  }
+  return out;
+}
+
+export function readFinalised(view: ReadView, id: string): bigint | null {
+  return requireMeta(view, id).finalisedNs;
+}
+
+export interface GapReport {
+  /** Gaps the collector declared, overlapping the range. */
+  declared: DeclaredGap[];
+  /** Intervals between consecutive points longer than 3x the median interval in the range. */
+  detected: TimeRangeNs[];
+  /** The median interval between points in the range (ns), null with fewer than 3 points. */
+  cadenceNs: number | null;
+}
+
+/** Median sample size: beyond it, evenly spaced intervals stand for all (exact enough for a 3x threshold). */
+const MEDIAN_SAMPLE = 100_001;
+
+export function readGaps(view: ReadView, id: string, q: { startNs: bigint; endNs: bigint; limit?: number }): GapReport {
+  checkRange(q.startNs, q.endNs);
+  const meta = requireMeta(view, id);
+  const series = seriesKey(id);
+  const limit = q.limit ?? 10_000;
+  const declared = meta.declaredGaps.filter((g) => g.endNs > q.startNs && g.startNs < q.endNs);
+  // gather times as ns offsets from the range start; exact within 2^53 ns (104 days)
+  let times = new Float64Array(4096), n = 0;
+  scanRange(view, series, q.startNs, q.endNs, (cols, i0, i1) => {
+    const shift = Number(cols.tsBase - q.startNs);
+    if (n + (i1 - i0) > times.length) { const g = new Float64Array(Math.max(times.length * 2, n + i1 - i0)); g.set(times.subarray(0, n)); times = g; }
+    for (let i = i0; i < i1; i++) times[n++] = shift + cols.tsOffset[i];
+    return true;
+  });
+  if (n < 3) return { declared, detected: [], cadenceNs: null };
+  const step = Math.max(1, Math.floor((n - 1) / MEDIAN_SAMPLE));
+  const sample = new Float64Array(Math.ceil((n - 1) / step));
+  for (let i = 1, k = 0; i < n && k < sample.length; i += step, k++) sample[k] = times[i] - times[i - 1];
+  sample.sort();
+  const cadence = sample[sample.length >>> 1];
+  const threshold = 3 * cadence;
+  const detected: TimeRangeNs[] = [];
+  for (let i = 1; i < n && detected.length < limit; i++) {
+    if (times[i] - times[i - 1] > threshold) detected.push({ startNs: q.startNs + BigInt(times[i - 1]), endNs: q.startNs + BigInt(times[i]) });
+  }
+  return { declared, detected, cadenceNs: cadence };
+}

@@ -1,0 +1,274 @@
+// The series storage engine: the public API of src/storage.
+//
+//   const store = SeriesStore.open(`${dataDir}/series`);
+//   await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+//   const r = await store.write([{ series: id, times, values, quality }], { principal });
+//     // resolves once durable on disk; r.batches[i] = {accepted, unchanged, superseded, refused, refusals}
+//   store.read((view) => readRaw(view, id, { startNs, endNs, limit }));   // any read below, on a snapshot
+//
+// Writes: many series per call, concurrent calls within `groupWindowMs` share ONE LMDB
+// transaction, and every caller resolves after that transaction is flushed to disk
+// (lmdb-js `flushed`, not merely committed). Per-point refusals never abort a write; a
+// malformed batch (columns of different lengths) rejects the whole call before queueing.
+//
+// Reads are pure functions of a ReadView (read-raw.ts, rollups.ts, render.ts), so the
+// worker pool runs them on its own `openSeriesEnv(dir, { readOnly: true })` handle:
+//   readRaw, readRawAudit, readSnapshot, listChunks, readFinalised, readGaps,
+//   readRollups, renderSeries, readLifecyclePolicy.
+// One SeriesStore per process is the single writer (STACK-NOTES §3: parallel writers gain nothing).
+import { ServiceError, invalid } from '../http/errors.js';
+import type { ValueType } from './encoding/chunk-types.js';
+import { seriesKey } from './keys.js';
+import { enforceLifecycleInTxn, type LifecycleReport } from './lifecycle.js';
+import { parseLifecyclePolicy, type LifecyclePolicy } from './lifecycle-policy.js';
+import { DEFAULT_SEAL_BUDGET, type SealBudget } from './seal.js';
+import { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from './series-env.js';
+import { readMeta, type DeclaredGap, type EnumSetRef, type SeriesMeta } from './series-meta.js';
+import { TxnContext, applyBatch, sealHeadNow, type BatchResult, type Writer } from './write-apply.js';
+import { checkBatchShape, type PointBatch } from './write-batch.js';
+import { readHead } from './head-record.js';
+
+export type { PointBatch, RefusalReason, Refusal } from './write-batch.js';
+export type { BatchResult, Writer } from './write-apply.js';
+export type { SeriesMeta, DeclaredGap, LossyRange, EnumSetRef } from './series-meta.js';
+export type { LifecyclePolicy } from './lifecycle-policy.js';
+export { parseLifecyclePolicy, LIFECYCLE_SCHEMA } from './lifecycle-policy.js';
+export { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from './series-env.js';
+export { readRaw, readRawAudit, readSnapshot, listChunks, readFinalised, readGaps, type RawPage, type AuditEntry, type ChunkInfo, type GapReport, type SnapshotPoint } from './read-raw.js';
+export { readRollups, ROLLUP_INTERVALS, type RollupColumns, type RollupInterval, type Continuity } from './rollups.js';
+export type { LifecycleReport } from './lifecycle.js';
+
+export interface WriteResult {
+  batches: BatchResult[];
+  accepted: number;
+  refused: number;
+}
+
+export interface CreateSeriesSpec {
+  id: string;
+  type: ValueType;
+  enumSet?: EnumSetRef;
+  writableClass: string;
+}
+
+export interface SeriesStoreOptions {
+  /** How long the first write of a group waits for others to share its commit (ms). */
+  groupWindowMs?: number;
+  /** Chunk budget; tests shrink chunkPoints to exercise chunk boundaries. */
+  seal?: Partial<SealBudget>;
+}
+
+const VALUE_TYPES: readonly ValueType[] = ['float64', 'int64', 'boolean', 'string', 'enum'];
+
+interface Pending {
+  run: (ctx: TxnContext) => unknown;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
+export class SeriesStore {
+  private queue: Pending[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private readonly auditClock = { lastNs: 0n };
+  private readonly budget: SealBudget;
+  private readonly groupWindowMs: number;
+
+  private constructor(readonly env: SeriesEnv, options: SeriesStoreOptions) {
+    this.budget = { ...DEFAULT_SEAL_BUDGET, ...options.seal };
+    this.groupWindowMs = options.groupWindowMs ?? 2;
+  }
+
+  static open(dir: string, options: SeriesStoreOptions = {}): SeriesStore {
+    return new SeriesStore(openSeriesEnv(dir), options);
+  }
+
+  /** Runs a read algorithm on a fresh snapshot. */
+  read<T>(fn: (view: ReadView) => T): T {
+    return withReadView(this.env, fn);
+  }
+
+  meta(id: string): SeriesMeta | undefined {
+    return this.read((v) => readMeta(v, id));
+  }
+
+  /** Creates a series; repeating an identical creation is a no-op, a different one is a conflict. */
+  createSeries(spec: CreateSeriesSpec): Promise<SeriesMeta> {
+    seriesKey(spec?.id, 'id');
+    if (!VALUE_TYPES.includes(spec.type)) return Promise.reject(invalid('type', `must be one of ${VALUE_TYPES.join(', ')}`));
+    if (typeof spec.writableClass !== 'string' || spec.writableClass.length === 0) return Promise.reject(invalid('writableClass', 'must be a non-empty string'));
+    if (spec.type === 'enum') {
+      const e = spec.enumSet;
+      if (!e || typeof e.id !== 'string' || !Array.isArray(e.ordinals) || !e.ordinals.every((o) => Number.isInteger(o) && o >= -0x80000000 && o <= 0x7fffffff)) {
+        return Promise.reject(invalid('enumSet', 'an enum series needs {id, ordinals: int32[]}'));
+      }
+    } else if (spec.enumSet !== undefined) return Promise.reject(invalid('enumSet', 'only enum series have an enum set'));
+    return this.enqueue((ctx) => {
+      const existing = ctx.meta(spec.id);
+      if (existing) {
+        if (existing.type !== spec.type) throw new ServiceError('conflict', `series ${spec.id} exists with type ${existing.type}`);
+        return existing;
+      }
+      const meta: SeriesMeta = {
+        id: spec.id.toLowerCase(), type: spec.type, enumSet: spec.enumSet ? { id: spec.enumSet.id, ordinals: [...spec.enumSet.ordinals] } : null,
+        writableClass: spec.writableClass, finalisedNs: null, declaredGaps: [], lifecycle: null, lossyRanges: [],
+        createdNs: BigInt(Date.now()) * 1_000_000n,
+      };
+      this.putMeta(ctx, meta);
+      return meta;
+    });
+  }
+
+  /** Writes batches of many series in one durable group commit; see the file header. */
+  write(batches: readonly PointBatch[], who: Writer): Promise<WriteResult> {
+    try {
+      if (!Array.isArray(batches)) throw invalid('batches', 'must be an array');
+      if (!who || typeof who.principal !== 'string') throw invalid('who.principal', 'must be a string');
+      batches.forEach((b, i) => checkBatchShape(b, `batches[${i}]`));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.enqueue((ctx) => {
+      const results = batches.map((b, i) => applyBatch(ctx, b, who, `batches[${i}]`));
+      let accepted = 0, refused = 0;
+      for (const r of results) { accepted += r.accepted; refused += r.refused; }
+      return { batches: results, accepted, refused };
+    });
+  }
+
+  /** Seals heads whose last write is older than olderThanMs (0: every head). Returns points sealed. */
+  sealHeads(olderThanMs = 0): Promise<{ series: number; points: number }> {
+    const cutoff = Date.now() - olderThanMs;
+    return this.enqueue((ctx) => {
+      const ids: Buffer[] = [];
+      for (const { key, value } of ctx.env.heads.getRange({})) if (value.length > 18 && value.readDoubleLE(10) <= cutoff) ids.push(Buffer.from(key));
+      let series = 0, points = 0;
+      for (const key of ids) {
+        const meta = ctx.metaByKey(key);
+        if (!meta) continue;
+        const n = sealHeadNow(ctx, key, meta);
+        if (n > 0) { series++; points += n; }
+      }
+      return { series, points };
+    });
+  }
+
+  /** Sets the finalised watermark; it only moves forward (a smaller value is ignored). */
+  setFinalised(id: string, ns: bigint): Promise<bigint> {
+    if (typeof ns !== 'bigint') return Promise.reject(invalid('finalised_ns', 'must be an int64'));
+    return this.mutateMeta(id, (m) => {
+      if (m.finalisedNs === null || ns > m.finalisedNs) m.finalisedNs = ns;
+      return m.finalisedNs;
+    });
+  }
+
+  declareGap(id: string, gap: DeclaredGap): Promise<void> {
+    if (typeof gap?.startNs !== 'bigint' || typeof gap.endNs !== 'bigint' || gap.endNs <= gap.startNs) return Promise.reject(invalid('gap', 'needs startNs < endNs (int64)'));
+    return this.mutateMeta(id, (m) => { m.declaredGaps.push({ startNs: gap.startNs, endNs: gap.endNs, reason: String(gap.reason ?? '') }); });
+  }
+
+  setWritableClass(id: string, writableClass: string): Promise<void> {
+    if (typeof writableClass !== 'string' || writableClass.length === 0) return Promise.reject(invalid('writable_class', 'must be a non-empty string'));
+    return this.mutateMeta(id, (m) => { m.writableClass = writableClass; });
+  }
+
+  /** Stores a new policy version (previous + 1). With expectedVersion, refuses with conflict when it moved. */
+  setLifecyclePolicy(id: string, policy: unknown, expectedVersion?: bigint | null): Promise<{ policy: LifecyclePolicy; version: bigint }> {
+    let parsed: LifecyclePolicy;
+    try { parsed = parseLifecyclePolicy(policy); } catch (e) { return Promise.reject(e); }
+    return this.mutateMeta(id, (m) => {
+      const current = m.lifecycle?.version ?? null;
+      if (expectedVersion !== undefined && expectedVersion !== current) throw new ServiceError('conflict', `lifecycle policy of ${id} is at version ${current}, not ${expectedVersion}`);
+      m.lifecycle = { policy: parsed, version: (current ?? 0n) + 1n };
+      return m.lifecycle;
+    });
+  }
+
+  /** Runs lifecycle enforcement for every series with a policy; returns what it did. */
+  enforceLifecycle(nowNs: bigint = BigInt(Date.now()) * 1_000_000n): Promise<LifecycleReport> {
+    return this.enqueue((ctx) => enforceLifecycleInTxn(ctx.view, nowNs));
+  }
+
+  /** Points currently open in the head of a series (for tests and diagnostics). */
+  headPoints(id: string): number {
+    return this.read((v) => readHead(v, seriesKey(id)).cols?.count ?? 0);
+  }
+
+  async close(): Promise<void> {
+    while (this.queue.length > 0 || this.running || this.timer) await new Promise((r) => setTimeout(r, 1));
+    await this.env.close();
+  }
+
+  private putMeta(ctx: TxnContext, meta: SeriesMeta): void {
+    ctx.setMeta(meta);
+  }
+
+  private mutateMeta<T>(id: string, fn: (m: SeriesMeta) => T): Promise<T> {
+    try { seriesKey(id, 'series'); } catch (e) { return Promise.reject(e); }
+    return this.enqueue((ctx) => {
+      const m = ctx.meta(id);
+      if (!m) throw new ServiceError('not-found', `series ${id} not found`, { series: id });
+      const r = fn(m);
+      ctx.touchMeta(m.id);
+      return r;
+    });
+  }
+
+  private enqueue<T>(run: (ctx: TxnContext) => T): Promise<T> {
+    if (this.env.readOnly) return Promise.reject(new ServiceError('internal', 'the series store was opened read-only'));
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ run, resolve: resolve as (v: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.timer || this.running || this.queue.length === 0) return;
+    this.timer = setTimeout(() => { this.timer = null; void this.flush(); }, this.groupWindowMs);
+  }
+
+  /**
+   * One group = one transaction. A ServiceError from one request (e.g. conflict) fails only
+   * that request: its writes are undone by running every request up to it again without
+   * it. Any other error aborts the group and rejects all of it (nothing was made durable).
+   */
+  private async flush(): Promise<void> {
+    this.running = true;
+    let group = this.queue;
+    this.queue = [];
+    try {
+      for (;;) {
+        const outcomes: { ok: boolean; value: unknown }[] = [];
+        let failedAt = -1;
+        try {
+          await this.env.root.transaction(() => {
+            const ctx = new TxnContext(this.env, this.budget, this.auditClock);
+            for (let i = 0; i < group.length; i++) {
+              try {
+                outcomes.push({ ok: true, value: group[i].run(ctx) });
+              } catch (e) {
+                if (!(e instanceof ServiceError)) throw e;
+                failedAt = i;
+                outcomes.push({ ok: false, value: e });
+                throw e;
+              }
+            }
+            ctx.finish();
+          });
+        } catch (e) {
+          if (failedAt < 0) { for (const p of group) p.reject(e); return; }
+          group[failedAt].reject(outcomes[failedAt].value);
+          group = group.filter((_, i) => i !== failedAt);
+          if (group.length === 0) return;
+          continue;
+        }
+        await this.env.root.flushed;
+        for (let i = 0; i < group.length; i++) group[i].resolve(outcomes[i].value);
+        return;
+      }
+    } finally {
+      this.running = false;
+      this.schedule();
+    }
+  }
+}

@@ -1,0 +1,178 @@
+// The write path's input and its per-point validation. A batch is one series' points in
+// columns; each point is either accepted into a normalised run (sorted, one point per
+// time) or refused with a reason. Nothing is dropped silently: a later point at the same
+// time inside one batch supersedes the earlier one, which goes to the audit like any edit.
+import { invalid } from '../http/errors.js';
+import type { SeriesMeta } from './series-meta.js';
+import { INT64_MAX, INT64_MIN } from './keys.js';
+import { allocTimed, copyValue, sameValue, valueAt, type Supersession, type TimedPoints } from './point-runs.js';
+
+export interface PointBatch {
+  series: string;
+  /** ns since the epoch. */
+  times: BigInt64Array | readonly bigint[];
+  /**
+   * Typed by the series: Float64Array (float64), BigInt64Array (int64), Uint8Array 0/1
+   * (boolean), Int32Array ordinals (enum); or a plain array of JS values of that type
+   * (number, bigint or safe integer, boolean, integer ordinal, string).
+   */
+  values: Float64Array | BigInt64Array | Uint8Array | Int32Array | readonly unknown[];
+  /** OPC DA quality, integer 0..2^32-1. */
+  quality: Uint32Array | readonly number[];
+}
+
+export type RefusalReason =
+  | 'unknown-series'
+  | 'wrong-type'
+  | 'non-finite'
+  | 'time-out-of-range'
+  | 'invalid-quality'
+  | 'unknown-enum-ordinal'
+  /** A string with a lone UTF-16 surrogate: it has no UTF-8 form and would not round-trip. */
+  | 'invalid-string';
+
+export interface Refusal {
+  /** Index of the point in the batch as sent. */
+  index: number;
+  reason: RefusalReason;
+}
+
+export interface NormalisedBatch {
+  points: TimedPoints;
+  refusals: Refusal[];
+  /** Earlier points of this same batch replaced by a later one at the same time. */
+  superseded: Supersession[];
+  /** Identical repeats inside the batch. */
+  unchanged: number;
+}
+
+/** With the u flag a class of surrogates matches only unpaired ones. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+function columnMatches(type: SeriesMeta['type'], values: PointBatch['values']): boolean {
+  if (Array.isArray(values)) return true;
+  switch (type) {
+    case 'float64': return values instanceof Float64Array;
+    case 'int64': return values instanceof BigInt64Array;
+    case 'boolean': return values instanceof Uint8Array;
+    case 'enum': return values instanceof Int32Array;
+    case 'string': return false;
+  }
+}
+
+export function refuseAll(count: number, reason: RefusalReason): Refusal[] {
+  const out: Refusal[] = new Array(count);
+  for (let i = 0; i < count; i++) out[i] = { index: i, reason };
+  return out;
+}
+
+/** Structural checks; a malformed batch is a request error, not a per-point refusal. */
+export function checkBatchShape(b: PointBatch, at: string): void {
+  if (b === null || typeof b !== 'object') throw invalid(at, 'must be a batch object');
+  const n = b.times?.length;
+  if (!(b.times instanceof BigInt64Array) && !Array.isArray(b.times)) throw invalid(`${at}.times`, 'must be a BigInt64Array or an array of bigint');
+  if (!(ArrayBuffer.isView(b.values) || Array.isArray(b.values))) throw invalid(`${at}.values`, 'must be a typed array or an array');
+  if (!(b.quality instanceof Uint32Array) && !Array.isArray(b.quality)) throw invalid(`${at}.quality`, 'must be a Uint32Array or an array of integers');
+  if (b.values.length !== n || b.quality.length !== n) throw invalid(at, `times, values and quality must have the same length (got ${n}, ${b.values.length}, ${b.quality.length})`);
+}
+
+/** Validates every point and returns the accepted ones sorted by time, one per time. */
+export function normaliseBatch(b: PointBatch, meta: SeriesMeta): NormalisedBatch {
+  const n = b.times.length;
+  if (!columnMatches(meta.type, b.values)) return { points: allocTimed(meta.type, 0), refusals: refuseAll(n, 'wrong-type'), superseded: [], unchanged: 0 };
+  const staged = allocTimed(meta.type, n);
+  const origin = new Int32Array(n);
+  const refusals: Refusal[] = [];
+  const ordinals = meta.enumSet ? new Set(meta.enumSet.ordinals) : null;
+  const plain = Array.isArray(b.values) ? (b.values as readonly unknown[]) : null;
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const t = b.times[i];
+    if (typeof t !== 'bigint' || t < INT64_MIN || t > INT64_MAX) { refusals.push({ index: i, reason: 'time-out-of-range' }); continue; }
+    const q = b.quality[i];
+    if (!Number.isInteger(q) || q < 0 || q > 0xffffffff) { refusals.push({ index: i, reason: 'invalid-quality' }); continue; }
+    const reason = plain ? stagePlain(meta, plain[i], staged, m, ordinals) : stageTyped(meta, b.values as ArrayLike<number | bigint>, i, staged, m, ordinals);
+    if (reason) { refusals.push({ index: i, reason }); continue; }
+    staged.ts[m] = t;
+    staged.quality[m] = q;
+    origin[m] = i;
+    m++;
+  }
+  staged.count = m;
+  return dedupeSorted(staged, origin, refusals);
+}
+
+function stageTyped(meta: SeriesMeta, values: ArrayLike<number | bigint>, i: number, out: TimedPoints, m: number, ordinals: Set<number> | null): RefusalReason | null {
+  switch (meta.type) {
+    case 'float64': {
+      const v = values[i] as number;
+      if (!Number.isFinite(v)) return 'non-finite';
+      out.f64![m] = v; return null;
+    }
+    case 'int64': out.i64![m] = values[i] as bigint; return null;
+    case 'boolean': {
+      const v = values[i] as number;
+      if (v !== 0 && v !== 1) return 'wrong-type';
+      out.u8![m] = v; return null;
+    }
+    case 'enum': {
+      const v = values[i] as number;
+      if (ordinals && !ordinals.has(v)) return 'unknown-enum-ordinal';
+      out.ord![m] = v; return null;
+    }
+    case 'string': return 'wrong-type';
+  }
+}
+
+function stagePlain(meta: SeriesMeta, v: unknown, out: TimedPoints, m: number, ordinals: Set<number> | null): RefusalReason | null {
+  switch (meta.type) {
+    case 'float64':
+      if (typeof v !== 'number') return 'wrong-type';
+      if (!Number.isFinite(v)) return 'non-finite';
+      out.f64![m] = v; return null;
+    case 'int64':
+      if (typeof v === 'bigint') {
+        if (v < INT64_MIN || v > INT64_MAX) return 'wrong-type';
+        out.i64![m] = v; return null;
+      }
+      if (typeof v === 'number' && Number.isSafeInteger(v)) { out.i64![m] = BigInt(v); return null; }
+      return typeof v === 'number' && !Number.isFinite(v) ? 'non-finite' : 'wrong-type';
+    case 'boolean':
+      if (typeof v !== 'boolean') return 'wrong-type';
+      out.u8![m] = v ? 1 : 0; return null;
+    case 'enum':
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff) return 'wrong-type';
+      if (ordinals && !ordinals.has(v)) return 'unknown-enum-ordinal';
+      out.ord![m] = v; return null;
+    case 'string':
+      if (typeof v !== 'string') return 'wrong-type';
+      if (LONE_SURROGATE.test(v)) return 'invalid-string';
+      out.str![m] = v; return null;
+  }
+}
+
+/** Sorts by time (stable: batch order breaks ties) and keeps the last point of each time. */
+function dedupeSorted(staged: TimedPoints, origin: Int32Array, refusals: Refusal[]): NormalisedBatch {
+  const n = staged.count;
+  let sorted = true;
+  for (let i = 1; i < n; i++) if (staged.ts[i] <= staged.ts[i - 1]) { sorted = false; break; }
+  if (sorted) return { points: staged, refusals, superseded: [], unchanged: 0 };
+  const order = Array.from({ length: n }, (_, i) => i);
+  order.sort((a, b) => (staged.ts[a] < staged.ts[b] ? -1 : staged.ts[a] > staged.ts[b] ? 1 : origin[a] - origin[b]));
+  const out = allocTimed(staged.type, n);
+  const superseded: Supersession[] = [];
+  let unchanged = 0, m = 0;
+  for (let k = 0; k < n; k++) {
+    const i = order[k];
+    if (m > 0 && out.ts[m - 1] === staged.ts[i]) {
+      const p = m - 1;
+      if (sameValue(out, p, staged, i) && out.quality[p] === staged.quality[i]) { unchanged++; continue; }
+      superseded.push({ ts: staged.ts[i], oldValue: valueAt(out, p), oldQuality: out.quality[p] });
+      copyValue(staged, i, out, p); out.quality[p] = staged.quality[i];
+      continue;
+    }
+    out.ts[m] = staged.ts[i]; copyValue(staged, i, out, m); out.quality[m] = staged.quality[i]; m++;
+  }
+  out.count = m;
+  return { points: out, refusals, superseded, unchanged };
+}
