@@ -4,6 +4,7 @@ import type { AnyRoute } from '../route.js';
 import { buildContract } from '../openapi.js';
 import { serviceRoutes } from './service/routes.js';
 import { operationsRoutes } from './operations/routes.js';
+import { authRoutes } from './auth/routes.js';
 
 export const CONTRACT_VERSION = '0.1.0';
 
@@ -11,6 +12,7 @@ export function allRoutes(): AnyRoute[] {
   let contract: unknown = null;
   const routes: AnyRoute[] = [
     ...operationsRoutes(),
+    ...authRoutes(),
   ];
   routes.push(...serviceRoutes(() => contract));
   contract = buildContract(routes, { version: CONTRACT_VERSION });

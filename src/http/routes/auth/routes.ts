@@ -1,0 +1,8 @@
+// The Authentication area's 22 operations (spec "Authentication").
+import type { AnyRoute } from '../../route.js';
+import { sessionRoutes } from './session-routes.js';
+import { adminRoutes } from './admin-routes.js';
+
+export function authRoutes(): AnyRoute[] {
+  return [...sessionRoutes(), ...adminRoutes()];
+}
