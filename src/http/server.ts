@@ -20,6 +20,7 @@ import { writeResponse, startStream, type LiveResponse } from './respond.js';
 import { ServiceError } from './errors.js';
 import { parseJson, stringifyJson } from './json.js';
 import { localAdministrator } from '../auth/local-administrator.js';
+import { assertCsrfProof } from '../auth/csrf.js';
 
 export interface HttpServer {
   readonly port: number;
@@ -114,7 +115,7 @@ export async function startHttpServer(service: ServiceContext, routes: AnyRoute[
         if (service.access.mode === 'disabled') principal = localAdministrator();
         else {
           principal = await service.access.authenticate({
-            authorization: headers.get('authorization'), cookie: headers.get('cookie'), remoteAddress,
+            authorization: headers.get('authorization'), cookie: headers.get('cookie'), remoteAddress, correlationId,
           });
           if (!principal) {
             if (!shadow) throw new ServiceError('unauthenticated', 'authentication required: send a session cookie or a bearer token');
@@ -123,6 +124,8 @@ export async function startHttpServer(service: ServiceContext, routes: AnyRoute[
           }
         }
         principalName = principal.subject;
+        // Cookie-authenticated mutating requests must prove they come from our own pages (src/auth/csrf.ts).
+        assertCsrfProof(principal, method, headers, config.trustProxy && (headers.get('x-forwarded-proto') ?? '').toLowerCase() === 'https');
       }
 
       // 2. path parameters, then capability and scope (before the body, so 401/403 never depend on a valid body)
