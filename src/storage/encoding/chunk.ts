@@ -36,6 +36,8 @@ export const CHUNK_BYTE_BUDGET = 4000;
 export const MAX_CHUNK_POINTS = 8192;
 
 const MAX_OFFSET = 2 ** 53;
+/** Points encoded first by encodeChunkPrefix to learn the series' bytes per point. */
+const PROBE_POINTS = 512;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 /** With the u flag a class of surrogates matches only unpaired ones. */
@@ -123,24 +125,27 @@ export function encodeChunk(cols: PointColumns): Uint8Array {
  */
 export function encodeChunkPrefix(cols: PointColumns, maxBytes: number = CHUNK_BYTE_BUDGET): { bytes: Uint8Array; count: number } {
   const total = Math.min(cols.count, MAX_CHUNK_POINTS);
-  const view: PointColumns = { ...cols, count: total };
+  const view: PointColumns = { ...cols, count: Math.min(total, PROBE_POINTS) };
+  // A short probe gives the bytes per point; size grows almost linearly with points, so a
+  // proportional guess from it, corrected once or twice, lands near the budget.
   let bytes = encodeChunk(view);
-  if (bytes.length <= maxBytes || total === 1) return { bytes, count: total };
-  // Size grows almost linearly with points: a few proportional steps land near the budget.
-  let best: { bytes: Uint8Array; count: number } | null = null;
-  let tooMany = total;
-  let count = total;
+  const fixed = HEADER_BYTES + TRAILER_BYTES;
+  let count = view.count;
+  let best: { bytes: Uint8Array; count: number } | null = bytes.length <= maxBytes ? { bytes, count } : null;
+  if (count === total && best !== null) return best;
+  let tooMany = best === null ? count : total + 1;
+  let guess = Math.floor(((maxBytes * 0.98 - fixed) * count) / Math.max(1, bytes.length - fixed));
   for (let step = 0; step < 6; step++) {
-    const next = Math.max(1, Math.floor((count * maxBytes * 0.98) / bytes.length));
-    count = Math.min(next, tooMany - 1);
+    count = Math.max(1, Math.min(guess, total, tooMany - 1));
     if (best !== null && count <= best.count) break;
     view.count = count;
     bytes = encodeChunk(view);
     if (bytes.length <= maxBytes) {
       best = { bytes, count };
-      if (bytes.length >= maxBytes * 0.95) break;
+      if (count === total || bytes.length >= maxBytes * 0.95) break;
     } else tooMany = count;
     if (count === 1) break;
+    guess = Math.floor(((maxBytes * 0.98 - fixed) * count) / Math.max(1, bytes.length - fixed));
   }
   while (best === null) {
     count = Math.max(1, count >> 1);

@@ -43,6 +43,7 @@ function wordsFor(len: number, w: number): number {
 /** Bytes of the FOR block headers and payload for src[s..s+n), excluding padding. */
 function forSize(src: Float64Array, s: number, n: number): number {
   let size = 0;
+  let prevMin = 0;
   for (let b = 0; b < n; b += BLOCK) {
     const len = Math.min(BLOCK, n - b);
     let min = src[s + b];
@@ -52,7 +53,8 @@ function forSize(src: Float64Array, s: number, n: number): number {
       if (v < min) min = v;
       else if (v > max) max = v;
     }
-    size += 1 + svarintLen(min) + 4 * wordsFor(len, bitWidth(max - min));
+    size += 1 + svarintLen(min - prevMin) + 4 * wordsFor(len, bitWidth(max - min));
+    prevMin = min;
   }
   return size;
 }
@@ -134,6 +136,7 @@ function writeFor(w: ChunkWriter, src: Float64Array, n: number): void {
   // Two passes: all block headers first, then the aligned payload words, so the decoder
   // walks headers with a byte cursor and payload with a word cursor.
   let totalWords = 0;
+  let prevMin = 0;
   const mins = scratchColumn(ScratchSlot.BlockMeta, blocks * 2);
   for (let k = 0; k < blocks; k++) {
     const s = k * BLOCK;
@@ -149,7 +152,9 @@ function writeFor(w: ChunkWriter, src: Float64Array, n: number): void {
     mins[2 * k] = min;
     mins[2 * k + 1] = width;
     w.u8(width);
-    w.svarint(min);
+    // Block minimums drift slowly (a series' level, a time grid's phase): store the change.
+    w.svarint(min - prevMin);
+    prevMin = min;
     totalWords += wordsFor(len, width);
   }
   let at = w.reserveWords(totalWords);
@@ -256,10 +261,12 @@ function readFor(r: ChunkReader, n: number, out: Float64Array, o: number): void 
   const blocks = Math.ceil(n / BLOCK);
   const meta = scratchColumn(ScratchSlot.BlockMeta, blocks * 2);
   let totalWords = 0;
+  let prevMin = 0;
   for (let k = 0; k < blocks; k++) {
     const width = r.u8('block width');
     if (width > 53) r.fail(`block width ${width} > 53`);
-    meta[2 * k] = r.svarint('block minimum');
+    prevMin += r.svarint('block minimum');
+    meta[2 * k] = prevMin;
     meta[2 * k + 1] = width;
     totalWords += wordsFor(Math.min(BLOCK, n - k * BLOCK), width);
   }
