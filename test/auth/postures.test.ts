@@ -1,0 +1,80 @@
+// The three postures (enforced is covered everywhere else), and the bootstrap
+// administrator with a generated password.
+import t from 'tap';
+import { stat, readFile } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { request, startTestService } from '../helpers/service.js';
+import { createPerson, login, startAuthService } from '../helpers/auth.js';
+import { bootstrapAdmin } from '../../src/auth/index.js';
+
+t.test('disabled mode needs no credentials and acts as the local administrator', async (t) => {
+  const { url } = await startTestService(t, { env: { SERVICE_AUTH_MODE: 'disabled' } });
+  const m = await request(`${url}/v1/auth/methods`);
+  t.equal((m.json as { auth_mode: string }).auth_mode, 'disabled');
+  const w = await request(`${url}/v1/auth/whoami`);
+  t.equal(w.status, 200);
+  const who = w.json as { authenticated_via: string; capabilities: string[] };
+  t.equal(who.authenticated_via, 'disabled-mode');
+  t.ok(who.capabilities.includes('admin'));
+  const r = await request(`${url}/v1/auth/roles`, { method: 'POST', body: { name: 'made-without-login', capabilities: ['read'] } });
+  t.equal(r.status, 201);
+});
+
+t.test('shadow mode runs every check but lets a denied request proceed', async (t) => {
+  const svc = await startTestService(t, { env: { SERVICE_AUTH_MODE: 'shadow', SERVICE_ADMIN_PASSWORD: 'the shadow admin password' } });
+  await bootstrapAdmin(svc.service.context, () => undefined);
+  const admin = await login(svc.url, 'admin', 'the shadow admin password');
+  await createPerson(admin, 'shadow-viewer', 'shadow viewer password', 'viewer');
+  const viewer = await login(svc.url, 'shadow-viewer', 'shadow viewer password');
+  const who = (await viewer('/v1/auth/whoami')).json as { auth_mode: string; capabilities: string[] };
+  t.equal(who.auth_mode, 'shadow');
+  t.same(who.capabilities, ['read'], 'the real grants are still resolved');
+  t.equal((await viewer('/v1/auth/principals')).status, 200, 'a principal lacking admin proceeds');
+  t.equal((await request(`${svc.url}/v1/auth/roles`)).status, 200, 'a request without credentials proceeds');
+  t.equal((await request(`${svc.url}/v1/auth/whoami`, { headers: { authorization: 'Bearer svc_bad' } })).status, 401, 'bad credentials are still refused');
+});
+
+t.test('shadow mode would-be denials reach the log with the correlation id', async (t) => {
+  const lines: string[] = [];
+  const capture = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
+  const { startService } = await import('../../src/service.js');
+  const { loadConfig } = await import('../../src/config.js');
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { freshDatabase } = await import('../helpers/service.js');
+  const dataDir = await mkdtemp(join(tmpdir(), 'historian-shadow-'));
+  const databaseUrl = await freshDatabase(t);
+  const config = loadConfig({ SERVICE_HTTP_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_DATA_DIR: dataDir, SERVICE_AUTH_MODE: 'shadow', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+  const running = await startService(config, pino({ level: 'info' }, capture));
+  t.teardown(async () => { await running.stop(1000); await rm(dataDir, { recursive: true, force: true }); });
+  const url = `http://127.0.0.1:${running.http.port}`;
+  const r = await request(`${url}/v1/auth/principals`);
+  t.equal(r.status, 200);
+  const cid = r.headers.get('x-correlation-id');
+  const line = lines.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.would_deny !== undefined && l.correlation_id === cid);
+  t.ok(line, 'a would-be denial line carries the request\'s correlation id');
+});
+
+t.test('the bootstrap administrator gets a generated password written once with mode 0600', async (t) => {
+  const svc = await startTestService(t, { env: { SERVICE_AUTH_MODE: 'enforced' } });
+  const printed: string[] = [];
+  const r = await bootstrapAdmin(svc.service.context, (l) => printed.push(l));
+  t.equal(r.created, true);
+  t.ok(r.passwordFile);
+  const file = r.passwordFile as string;
+  t.equal((await stat(file)).mode & 0o777, 0o600);
+  const password = (await readFile(file, 'utf8')).trim();
+  t.ok(password.length >= 20);
+  t.ok(printed.join('').includes(password), 'printed once');
+  await login(svc.url, 'admin', password);
+  const again = await bootstrapAdmin(svc.service.context, (l) => printed.push(l));
+  t.equal(again.created, false, 'a second start creates nothing');
+  t.equal(printed.length, 1);
+});
+
+t.test('SERVICE_ADMIN_PASSWORD sets the bootstrap password and no file is written', async (t) => {
+  const svc = await startAuthService(t);
+  await t.rejects(stat(`${svc.dataDir}/initial-admin-password`));
+});
