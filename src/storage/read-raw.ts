@@ -61,8 +61,16 @@ export function readRaw(view: ReadView, id: string, q: RawQuery): RawPage {
     }
     return true;
   });
-  page.count = n;
-  return { ...page, nextCursor: more ? page.ts[n - 1] : null };
+  return { ...trimTimed(page, n), nextCursor: more ? page.ts[n - 1] : null };
+}
+
+/** Views of exactly n points (the arrays a caller hands on are exactly as long as count). */
+function trimTimed(t: TimedPoints, n: number): TimedPoints {
+  return {
+    type: t.type, count: n, ts: t.ts.subarray(0, n), quality: t.quality.subarray(0, n),
+    f64: t.f64 && t.f64.subarray(0, n), i64: t.i64 && t.i64.subarray(0, n), u8: t.u8 && t.u8.subarray(0, n),
+    ord: t.ord && t.ord.subarray(0, n), str: t.str && t.str.slice(0, n),
+  };
 }
 
 function grow(t: TimedPoints, capacity: number): TimedPoints {

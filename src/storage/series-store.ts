@@ -37,6 +37,8 @@ export { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from './se
 export { readRaw, readRawAudit, readSnapshot, listChunks, readFinalised, readGaps, type RawPage, type AuditEntry, type ChunkInfo, type GapReport, type SnapshotPoint } from './read-raw.js';
 export { readRollups, ROLLUP_INTERVALS, type RollupColumns, type RollupInterval, type Continuity } from './rollups.js';
 export type { LifecycleReport } from './lifecycle.js';
+export { renderSeries, RENDER_STATS, type RenderQuery, type RenderMode, type RenderStat, type SignificantPoints, type MinMaxBand } from './render.js';
+export { columnOf } from './render-columns.js';
 
 export interface WriteResult {
   batches: BatchResult[];

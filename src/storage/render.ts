@@ -1,0 +1,153 @@
+// RENDER: what a line chart of width W needs, computed from chunk headers where possible.
+//
+// Pixel column of a point: col(t) = floor(rel * W / span), rel = t - start in ns as a
+// double, span = end - start. 'significant-points' is M4 (Jugel et al., VLDB 2014): per
+// column the first, last, min and max point, plus the last point before the range and
+// the first at/after its end. Drawing those as a polyline with points snapped to pixel
+// columns gives exactly the pixels of drawing every raw point: within one column all
+// points share x, so every raw segment inside it is vertical and covered by [min, max],
+// and the segments between columns join the same last/first points.
+// A chunk whose first and last point fall in the same column is answered from its header
+// (first, last, min, max with their times), without decoding: this is what keeps a
+// 10-million-point render in milliseconds. 'minmax-band' gives per column min and max and
+// optionally one `stat`; twa and percent_good need every point, so they decode.
+// Exactness of col() needs rel exact: ranges shorter than 2^53 ns (104 days).
+import { invalid } from '../http/errors.js';
+import { decodeChunk, decodeNumericInto, MAX_CHUNK_POINTS } from './encoding/chunk.js';
+import { createPointColumns } from './encoding/point-columns.js';
+import type { ChunkHeader, PointColumns, ValueType } from './encoding/chunk-types.js';
+import { chunksCovering, headerOf } from './chunk-access.js';
+import { readHead } from './head-record.js';
+import { seriesKey } from './keys.js';
+import { numericAt } from './point-runs.js';
+import { lowerBoundCols, pointAtOrAfter, pointBefore, type EdgePoint } from './range-scan.js';
+import { checkRange, requireMeta } from './read-raw.js';
+import { GOOD_QUALITY } from './rollup-row.js';
+import type { Continuity } from './rollups.js';
+import type { ReadView } from './series-env.js';
+import { ColumnSink } from './render-columns.js';
+
+export type RenderMode = 'significant-points' | 'minmax-band';
+export type RenderStat = 'count' | 'min' | 'max' | 'first' | 'last' | 'twa' | 'percent_good';
+export const RENDER_STATS: readonly RenderStat[] = ['count', 'min', 'max', 'first', 'last', 'twa', 'percent_good'];
+export const MAX_RENDER_WIDTH = 100_000;
+
+export interface RenderQuery {
+  startNs: bigint;
+  endNs: bigint;
+  width: number;
+  mode: RenderMode;
+  stat?: RenderStat;
+  /** For twa: 'continuous' (linear, default) or 'stepped'. */
+  continuity?: Continuity;
+}
+
+export interface SignificantPoints {
+  mode: 'significant-points';
+  count: number;
+  /** Float milliseconds since the epoch. */
+  tMs: Float64Array;
+  /** Exact ns times of the same points. */
+  tNs: BigInt64Array;
+  v: Float64Array;
+  percentGood: number;
+  pointsScanned: number;
+  chunksFromHeaders: number;
+  chunksDecoded: number;
+}
+
+export interface MinMaxBand {
+  mode: 'minmax-band';
+  width: number;
+  /** Start of each column, float ms. */
+  tMs: Float64Array;
+  vMin: Float64Array;
+  vMax: Float64Array;
+  stat: RenderStat | null;
+  /** The requested stat per column (NaN where undefined), null when none was asked. */
+  vStat: Float64Array | null;
+  percentGood: number;
+  pointsScanned: number;
+  chunksFromHeaders: number;
+  chunksDecoded: number;
+}
+
+/** Per-thread decode scratch: one set per value type, at the codec's largest chunk. */
+const scratchCols = new Map<ValueType, PointColumns>();
+let scratchTs = new Float64Array(MAX_CHUNK_POINTS);
+let scratchV = new Float64Array(MAX_CHUNK_POINTS);
+
+function checkQuery(q: RenderQuery): void {
+  checkRange(q.startNs, q.endNs);
+  if (!Number.isInteger(q.width) || q.width < 0 || q.width > MAX_RENDER_WIDTH) throw invalid('width', `must be an integer 0..${MAX_RENDER_WIDTH}`);
+  if (q.mode !== 'significant-points' && q.mode !== 'minmax-band') throw invalid('mode', "must be 'significant-points' or 'minmax-band'");
+  if (q.stat !== undefined && !RENDER_STATS.includes(q.stat)) throw invalid('stat', `must be one of ${RENDER_STATS.join(', ')}`);
+  if (q.continuity !== undefined && q.continuity !== 'continuous' && q.continuity !== 'stepped') throw invalid('continuity', "must be 'continuous' or 'stepped'");
+}
+
+export function renderSeries(view: ReadView, id: string, q: RenderQuery): SignificantPoints | MinMaxBand {
+  checkQuery(q);
+  const meta = requireMeta(view, id);
+  if (meta.type === 'string') throw invalid('series', 'a string series has no numeric view and cannot be rendered');
+  const series = seriesKey(id);
+  const perPoint = q.mode === 'minmax-band' && (q.stat === 'twa' || q.stat === 'percent_good');
+  const sink = new ColumnSink(q.startNs, q.endNs, q.width, q.continuity === 'stepped', perPoint);
+  if (q.width === 0) {
+    return q.mode === 'significant-points'
+      ? { mode: 'significant-points', count: 0, tMs: new Float64Array(0), tNs: new BigInt64Array(0), v: new Float64Array(0), percentGood: NaN, pointsScanned: 0, chunksFromHeaders: 0, chunksDecoded: 0 }
+      : { mode: 'minmax-band', width: 0, tMs: new Float64Array(0), vMin: new Float64Array(0), vMax: new Float64Array(0), stat: q.stat ?? null, vStat: q.stat ? new Float64Array(0) : null, percentGood: NaN, pointsScanned: 0, chunksFromHeaders: 0, chunksDecoded: 0 };
+  }
+  const before = pointBefore(view, series, q.startNs);
+  if (before) sink.prevPoint(Number(before.ts - q.startNs), before.v, before.quality >= GOOD_QUALITY);
+  let fromHeaders = 0, decoded = 0;
+  for (const c of chunksCovering(view, series, q.startNs, q.endNs - 1n)) {
+    const h = headerOf(series, c.start, c.bytes);
+    if (h.lastTs < q.startNs) continue;
+    if (h.firstTs >= q.endNs) break;
+    if (!perPoint && h.firstTs >= q.startNs && h.lastTs < q.endNs && uniformQuality(h) && sink.sameColumn(Number(h.firstTs - q.startNs), Number(h.lastTs - q.startNs))) {
+      sink.addSummary(h, q.startNs);
+      fromHeaders++;
+      continue;
+    }
+    decoded++;
+    if (uniformQuality(h)) {
+      const n = decodeNumericInto(c.bytes, scratchTs, scratchV);
+      sink.addPoints(Number(h.firstTs - q.startNs), scratchTs, scratchV, null, h.goodCount === h.count, 0, n);
+    } else {
+      const cols = scratchFor(meta.type);
+      decodeChunk(c.bytes, cols);
+      addColumns(sink, cols, q.startNs, 0, cols.count);
+    }
+  }
+  const head = readHead(view, series).cols;
+  if (head && head.count > 0) {
+    const i0 = lowerBoundCols(head, q.startNs), i1 = lowerBoundCols(head, q.endNs);
+    if (i1 > i0) addColumns(sink, head, q.startNs, i0, i1);
+  }
+  const after = pointAtOrAfter(view, series, q.endNs);
+  if (after) sink.nextPoint(Number(after.ts - q.startNs), after.v);
+  return q.mode === 'significant-points'
+    ? { mode: 'significant-points', ...sink.significantPoints(before, after), chunksFromHeaders: fromHeaders, chunksDecoded: decoded }
+    : { mode: 'minmax-band', width: q.width, ...sink.band(q.stat ?? null), stat: q.stat ?? null, chunksFromHeaders: fromHeaders, chunksDecoded: decoded };
+}
+
+function uniformQuality(h: ChunkHeader): boolean {
+  return h.goodCount === h.count || h.goodCount === 0;
+}
+
+function scratchFor(type: ValueType): PointColumns {
+  let c = scratchCols.get(type);
+  if (!c) { c = createPointColumns(type, MAX_CHUNK_POINTS); scratchCols.set(type, c); }
+  return c;
+}
+
+/** Mixed-quality chunks and the head: numeric view plus per-point quality. */
+function addColumns(sink: ColumnSink, cols: PointColumns, startNs: bigint, i0: number, i1: number): void {
+  const n = i1 - i0;
+  if (scratchTs.length < n) { scratchTs = new Float64Array(n); scratchV = new Float64Array(n); }
+  const o0 = cols.tsOffset[i0];
+  for (let k = 0; k < n; k++) { scratchTs[k] = cols.tsOffset[i0 + k] - o0; scratchV[k] = numericAt(cols, i0 + k); }
+  sink.addPoints(Number(cols.tsBase + BigInt(o0) - startNs), scratchTs, scratchV, cols.quality.subarray(i0, i1), false, 0, n);
+}
+
+export type { EdgePoint };
