@@ -1,0 +1,150 @@
+// Resolve: the spec's `resolve` object (select, scope, as_of_ns, include_retired, range)
+// turned into attributes with their paths and the bindings that cover the range. The
+// resolved reads (/v1/read/...) call exactly this. Scope is narrowed on the in-memory
+// tree (subtree, template, retired, link walks), then one query fetches the attributes
+// and one their bindings, so cost follows the size of the answer, not of the model.
+import type { Queryable } from '../db.js';
+import { ServiceError } from '../../http/errors.js';
+import { nowNs } from '../../clock.js';
+import { readTxFor, SqlArgs, validAt, type ReadTx } from '../versions/history.js';
+import type { AssetModel } from '../assets/asset-model.js';
+import type { AssetNode, AssetTree } from '../assets/asset-tree.js';
+import { attributesWhere, effectiveAttributes, type AttributeRow, type EffectiveAttribute } from '../attributes/effective.js';
+import { bindingsCovering, type Binding } from '../bindings/bindings.js';
+import { walkLinks } from '../links/links.js';
+
+/** Largest answer one resolve gives; a broader scope must be narrowed. */
+export const MAX_RESOLVED = 200_000;
+/** Above this many candidate assets the attribute query filters by name only and the tree filters the rest. */
+const MAX_ASSET_PARAM = 20_000;
+
+export type Select =
+  | { kind: 'attributes_named'; content: { name: string } }
+  | { kind: 'attribute_ids'; content: string[] }
+  | { kind: 'all' };
+
+export interface LinkWalk { asset: string; depth?: number; via: string[] }
+
+export interface ResolveRequest {
+  select: Select;
+  scope: {
+    under?: { kind: 'path'; content: string } | { kind: 'asset_id'; content: string } | null;
+    template?: { kind: 'template_id'; content: string } | { kind: 'template_name'; content: string } | null;
+    downstream_of?: LinkWalk | null;
+    upstream_of?: LinkWalk | null;
+  };
+  as_of_ns?: number | bigint | null;
+  include_retired?: boolean;
+  range?: Array<number | bigint> | null;
+}
+
+export interface ResolvedAttribute extends EffectiveAttribute {
+  path: string;
+  asset_path: string;
+  bindings: Binding[];
+}
+
+export interface Resolution {
+  /** The model version answered: the as-of transaction, or the newest one. */
+  model_tx: bigint;
+  results: ResolvedAttribute[];
+}
+
+const bad = (field: string, problem: string) => new ServiceError('invalid-request', `${field}: ${problem}`, { errors: [{ field, problem }] });
+
+async function templateIdFor(q: Queryable, tx: ReadTx, t: NonNullable<ResolveRequest['scope']['template']>): Promise<string | null> {
+  if (t.kind === 'template_id') return t.content;
+  const args = new SqlArgs();
+  const { rows } = await q.query<{ template_id: string }>(`SELECT template_id FROM template_version t WHERE ${validAt('t', tx, args)} AND t.name = ${args.add(t.content)}`, args.values);
+  return rows[0]?.template_id ?? null;
+}
+
+/** The assets the scope admits, or null for "every asset" (no narrowing beyond retired). */
+async function scopedAssets(model: AssetModel, tree: AssetTree, tx: ReadTx, req: ResolveRequest): Promise<Set<string> | null> {
+  const s = req.scope;
+  const includeRetired = req.include_retired ?? false;
+  let set: Set<string> | null = null;
+  const intersect = (next: Set<string>) => { set = set === null ? next : new Set([...set].filter((id) => next.has(id))); };
+  if (s.under) {
+    const root = s.under.kind === 'path' ? tree.byPath(s.under.content) : tree.get(s.under.content);
+    const out: AssetNode[] = [];
+    if (root) tree.collectSubtree(root, includeRetired, out);
+    intersect(new Set(out.map((n) => n.asset_id)));
+  }
+  for (const [key, direction] of [['downstream_of', 'downstream'], ['upstream_of', 'upstream']] as const) {
+    const w = s[key];
+    if (!w) continue;
+    if (w.depth !== undefined && (!Number.isInteger(w.depth) || w.depth < 0)) throw bad(`scope.${key}.depth`, 'must be an integer >= 0');
+    intersect(await walkLinks(model.db, tx, w.asset, direction, w.via, w.depth));
+  }
+  if (s.template) {
+    const id = await templateIdFor(model.db, tx, s.template);
+    const out = new Set<string>();
+    if (id !== null) {
+      const pool: Iterable<string> = set ?? tree.nodes.keys();
+      for (const a of pool) if (tree.get(a)?.template_id === id) out.add(a);
+    }
+    set = out;
+  }
+  return set;
+}
+
+export async function resolve(model: AssetModel, req: ResolveRequest, visible: (assetId: string) => Promise<boolean>): Promise<Resolution> {
+  const q = model.db;
+  const tx = await readTxFor(q, req.as_of_ns);
+  let start: bigint;
+  let end: bigint | null = null;
+  if (req.range) {
+    if (req.range.length !== 2) throw bad('range', 'must hold exactly two instants [start_ns, end_ns]');
+    start = BigInt(req.range[0]);
+    end = BigInt(req.range[1]);
+    if (end < start) throw bad('range', 'end is before start');
+  } else {
+    start = req.as_of_ns == null ? nowNs() : BigInt(req.as_of_ns);
+  }
+  const includeRetired = req.include_retired ?? false;
+  const tree = await model.tree(tx);
+  const assets = await scopedAssets(model, tree, tx, req);
+
+  let rows: AttributeRow[];
+  const sel = req.select;
+  const assetParam = assets !== null && assets.size <= MAX_ASSET_PARAM ? [...assets] : null;
+  if (assets !== null && assets.size === 0) rows = [];
+  else if (sel.kind === 'attribute_ids') {
+    rows = sel.content.length === 0 ? [] : await attributesWhere(q, tx, (a) => `a.attribute_id = ANY(${a.add(sel.content)}::uuid[])`);
+  } else if (sel.kind === 'attributes_named') {
+    rows = await attributesWhere(q, tx, (a) => `a.name = ${a.add(sel.content.name)}${assetParam ? ` AND a.asset_id = ANY(${a.add(assetParam)}::uuid[])` : ''}`);
+  } else {
+    if (!assetParam) throw bad('scope', `selecting every attribute needs a scope of at most ${MAX_ASSET_PARAM} assets (under, template or a link walk)`);
+    rows = await attributesWhere(q, tx, (a) => `a.asset_id = ANY(${a.add(assetParam)}::uuid[])`);
+  }
+
+  // Keep attributes whose asset is in scope, present, not retired (unless asked) and readable.
+  const verdict = new Map<string, boolean>();
+  const kept: AttributeRow[] = [];
+  for (const r of rows) {
+    if (!includeRetired && r.retired) continue;
+    let ok = verdict.get(r.asset_id);
+    if (ok === undefined) {
+      const node = tree.get(r.asset_id);
+      ok = !!node && (assets === null || assets.has(r.asset_id)) && (includeRetired || !tree.effectivelyRetired(node)) && await visible(r.asset_id);
+      verdict.set(r.asset_id, ok);
+    }
+    if (ok) kept.push(r);
+  }
+  if (kept.length > MAX_RESOLVED) throw bad('scope', `the resolve matches ${kept.length} attributes, more than ${MAX_RESOLVED}; narrow the scope`);
+
+  const effective = await effectiveAttributes(q, tx, kept);
+  const bindings = await bindingsCovering(q, tx, kept.map((r) => r.attribute_id), start, end);
+  const pathOf = new Map<string, string>();
+  const results: ResolvedAttribute[] = new Array(effective.length);
+  for (let i = 0; i < effective.length; i++) {
+    const e = effective[i];
+    let ap = pathOf.get(e.asset_id);
+    if (ap === undefined) { ap = tree.path(tree.get(e.asset_id) as AssetNode); pathOf.set(e.asset_id, ap); }
+    results[i] = { ...e, path: `${ap}/${e.name}`, asset_path: ap, bindings: bindings.get(e.attribute_id) ?? [] };
+  }
+  results.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const modelTx = tx ?? (await q.query<{ tx: bigint | null }>('SELECT max(tx_id) AS tx FROM model_tx')).rows[0].tx ?? 0n;
+  return { model_tx: modelTx, results };
+}
