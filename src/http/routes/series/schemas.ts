@@ -1,0 +1,183 @@
+// Schemas of the series-storage area (spec "Series storage"). Shapes the spec leaves
+// unshown are this project's choices, recorded in docs/decisions/series.md.
+import { Type } from '@sinclair/typebox';
+import { Int64, Uuid, Nullable, AnyJson, Limit } from '../../schemas/common.js';
+
+export const SeriesParams = Type.Object({ uuid: Uuid() }, { additionalProperties: false });
+
+const ValueTypeSchema = Type.Union(['float64', 'int64', 'boolean', 'string', 'enum'].map((v) => Type.Literal(v)));
+
+export const SeriesRecordSchema = Type.Object({
+  series_id: Uuid(),
+  source_name: Type.String(),
+  value_type: ValueTypeSchema,
+  enum_set_id: Nullable(Uuid()),
+  writable_class: Type.String(),
+  placement: Type.Union([Type.Literal('staging'), Type.Literal('bound')], { description: 'staging until a binding puts the series under an asset' }),
+  asset_id: Nullable(Uuid({ description: 'The owning asset through the current binding' })),
+  created_tx: Int64(),
+  created_ns: Int64(),
+  tx_id: Int64({ description: 'The model transaction that last changed this record' }),
+}, { $id: 'SeriesRecord', additionalProperties: false });
+
+export const ListSeriesQuery = Type.Object({
+  name_prefix: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'source names starting with this text (byte-wise)' })),
+  value_type: Type.Optional(ValueTypeSchema),
+  placement: Type.Optional(Type.Union([Type.Literal('staging'), Type.Literal('bound')])),
+  limit: Type.Optional(Limit(1000)),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+}, { additionalProperties: false });
+
+export const SeriesPage = Type.Object({
+  items: Type.Array(SeriesRecordSchema),
+  next_cursor: Nullable(Type.String()),
+}, { additionalProperties: false });
+
+/** A required time range; end exclusive. */
+const RangeQuery = {
+  start_ns: Int64({ description: 'inclusive, ns since the epoch' }),
+  end_ns: Int64({ description: 'exclusive, ns since the epoch' }),
+};
+
+export const ChunksQuery = Type.Object({
+  start_ns: Type.Optional(Int64()),
+  end_ns: Type.Optional(Int64()),
+  limit: Type.Optional(Limit(100_000)),
+}, { additionalProperties: false });
+
+export const ChunksResponse = Type.Object({
+  series: Uuid(),
+  chunks: Type.Array(Type.Object({
+    start_ns: Int64({ description: 'first point time' }),
+    end_ns: Int64({ description: 'last point time (inclusive)' }),
+    count: Type.Integer({ minimum: 0 }),
+    bytes: Type.Integer({ minimum: 0 }),
+    sealed: Type.Boolean({ description: 'false for the head: open points not yet sealed into a chunk' }),
+  }, { additionalProperties: false })),
+  truncated: Type.Boolean(),
+}, { additionalProperties: false });
+
+export const FinalisedResponse = Type.Object({
+  series: Uuid(),
+  finalised_ns: Nullable(Int64({ description: 'the series is complete through this time; null when nothing is finalised' })),
+}, { additionalProperties: false });
+
+export const GapsQuery = Type.Object(RangeQuery, { additionalProperties: false });
+export const GapsResponse = Type.Object({
+  series: Uuid(),
+  start_ns: Int64(), end_ns: Int64(),
+  cadence_ns: Nullable(Int64({ description: 'median interval between points in the range; null with fewer than 3 points' })),
+  gaps: Type.Array(Type.Object({
+    start_ns: Int64(), end_ns: Int64(),
+    kind: Type.Union([Type.Literal('declared'), Type.Literal('detected')]),
+    reason: Nullable(Type.String()),
+  }, { additionalProperties: false })),
+}, { additionalProperties: false });
+
+export const LifecyclePolicyResponse = Type.Object({
+  policy: Nullable(Type.Object({
+    schema: Type.String(),
+    raw: Type.Union([
+      Type.Object({ keep: Type.String() }, { additionalProperties: false }),
+      Type.Object({ keep_days: Type.Integer({ minimum: 0 }), then: Type.String() }, { additionalProperties: false }),
+    ]),
+    rollups: Type.Object({ keep: Type.String() }, { additionalProperties: false }),
+    annotations: Type.Object({ keep: Type.String() }, { additionalProperties: false }),
+    swinging_door: Type.Optional(Type.Object({
+      maxdev_percent_of_range: Type.Number(), range_max: Type.Number(), range_min: Type.Number(),
+    }, { additionalProperties: false })),
+  }, { additionalProperties: false })),
+  version: Nullable(Int64()),
+}, { $id: 'SeriesLifecyclePolicy', additionalProperties: false });
+
+export const PutLifecyclePolicyBody = Type.Object({
+  policy: AnyJson({ description: 'service-lifecycle-policy/v1 document; checked field by field' }),
+  version: Type.Optional(Nullable(Int64({ description: 'the version this change is based on (null: none yet); 409 conflict when it moved' }))),
+}, { additionalProperties: false });
+
+export const RawQuery = Type.Object({
+  ...RangeQuery,
+  limit: Type.Optional(Limit(1_000_000)),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+}, { additionalProperties: false });
+
+const PointValue = AnyJson({ description: 'number (float64), int64 integer, boolean, string, or {enum_set, ordinal}' });
+
+export const RawResponse = Type.Object({
+  series: Uuid(),
+  start_ns: Int64(), end_ns: Int64(),
+  points: Type.Array(Type.Object({ ts_ns: Int64(), value: PointValue, quality: Type.Integer({ minimum: 0 }) }, { additionalProperties: false })),
+  next_cursor: Nullable(Type.String()),
+}, { additionalProperties: false });
+
+export const AuditQuery = Type.Object({
+  ...RangeQuery,
+  limit: Type.Optional(Limit(100_000)),
+}, { additionalProperties: false });
+
+export const AuditResponse = Type.Object({
+  series: Uuid(),
+  start_ns: Int64(), end_ns: Int64(),
+  entries: Type.Array(Type.Object({
+    ts_ns: Int64(), superseded_at_ns: Int64(), value: PointValue, quality: Type.Integer({ minimum: 0 }), principal: Type.String(),
+  }, { additionalProperties: false })),
+  truncated: Type.Boolean(),
+}, { additionalProperties: false });
+
+export const RollupsQuery = Type.Object({
+  ...RangeQuery,
+  interval: Type.Union([Type.Literal('1h'), Type.Literal('1d')]),
+  continuity: Type.Optional(Type.Union([Type.Literal('continuous'), Type.Literal('stepped')], { description: 'default: continuous for float64, stepped otherwise' })),
+  limit: Type.Optional(Limit(100_000)),
+}, { additionalProperties: false });
+
+const NullableNumber = Nullable(Type.Number());
+export const RollupsResponse = Type.Object({
+  series: Uuid(),
+  interval: Type.String(),
+  continuity: Type.String(),
+  buckets: Type.Array(Type.Object({
+    start_ns: Int64(), count: Type.Number({ minimum: 0 }),
+    min: NullableNumber, max: NullableNumber, first: NullableNumber, last: NullableNumber,
+    twa: NullableNumber, percent_good: NullableNumber, covered_ns: Type.Number({ minimum: 0 }),
+  }, { additionalProperties: false })),
+  truncated: Type.Boolean(),
+}, { additionalProperties: false });
+
+export const SnapshotResponse = Type.Object({
+  series: Uuid(),
+  snapshot: Nullable(Type.Object({ ts_ns: Int64(), value: PointValue, quality: Type.Integer({ minimum: 0 }) }, { additionalProperties: false })),
+}, { additionalProperties: false });
+
+export const WritableClassBody = Type.Object({
+  writable_class: Type.String({ pattern: '^[a-z][a-z0-9-]{0,63}$' }),
+}, { additionalProperties: false });
+
+export const RenderQuery = Type.Object({
+  ...RangeQuery,
+  width: Type.Integer({ minimum: 0, maximum: 100_000 }),
+  mode: Type.Optional(Type.Union([Type.Literal('significant-points'), Type.Literal('minmax-band')])),
+  stat: Type.Optional(Type.Union(['count', 'min', 'max', 'first', 'last', 'twa', 'percent_good'].map((s) => Type.Literal(s)))),
+  continuity: Type.Optional(Type.Union([Type.Literal('continuous'), Type.Literal('stepped')])),
+}, { additionalProperties: false });
+
+const Transitions = Type.Array(Type.Object({ t_ms: Type.Number(), kind: Type.String() }, { additionalProperties: false }));
+export const RenderResponse = Type.Union([
+  Type.Object({
+    t_ms: Type.Array(Type.Number()),
+    v: Type.Array(Nullable(Type.Number())),
+    provenance: Type.Object({ mode: Type.String(), percentGood: Nullable(Type.Number()), pointsScanned: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+    transitions: Transitions,
+  }, { additionalProperties: false }),
+  Type.Object({
+    t_ms: Type.Array(Type.Number()),
+    v_min: Type.Array(Nullable(Type.Number())),
+    v_max: Type.Array(Nullable(Type.Number())),
+    stat: Type.Optional(Type.String()),
+    v_stat: Type.Optional(Type.Array(Nullable(Type.Number()))),
+    percent_good: Nullable(Type.Number({ description: 'null when the range holds no time to weigh' })),
+    points_scanned: Type.Integer({ minimum: 0 }),
+    transitions: Transitions,
+  }, { additionalProperties: false }),
+]);
+

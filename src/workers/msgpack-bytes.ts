@@ -1,0 +1,91 @@
+// Hand-written msgpack for bulk read bodies: the same shapes as the JSON bodies, with
+// times as msgpack int64 (0xd3) and values as float64 (0xcb) or int64, written straight
+// into a BodySink. msgpackr is not used here: per-point objects would allocate, and its
+// default handling of non-Uint8 typed arrays corrupts them (STACK-NOTES §9).
+import type { BodySink } from './body-sink.js';
+
+const TWO32 = 4294967296;
+
+export function mpMapHeader(sink: BodySink, n: number): void {
+  sink.reserve(5);
+  if (n < 16) { sink.buf[sink.pos++] = 0x80 | n; return; }
+  sink.buf[sink.pos++] = 0xdf;
+  sink.view.setUint32(sink.pos, n);
+  sink.pos += 4;
+}
+
+export function mpArrayHeader(sink: BodySink, n: number): void {
+  sink.reserve(5);
+  if (n < 16) { sink.buf[sink.pos++] = 0x90 | n; return; }
+  sink.buf[sink.pos++] = 0xdd;
+  sink.view.setUint32(sink.pos, n);
+  sink.pos += 4;
+}
+
+/** A whole string (str8/16/32 by UTF-8 length). */
+export function mpString(sink: BodySink, s: string): void {
+  const bytes = Buffer.from(s, 'utf8');
+  sink.reserve(5 + bytes.byteLength);
+  const n = bytes.byteLength;
+  if (n < 32) sink.buf[sink.pos++] = 0xa0 | n;
+  else if (n < 256) { sink.buf[sink.pos++] = 0xd9; sink.buf[sink.pos++] = n; }
+  else if (n < 65536) { sink.buf[sink.pos++] = 0xda; sink.view.setUint16(sink.pos, n); sink.pos += 2; }
+  else { sink.buf[sink.pos++] = 0xdb; sink.view.setUint32(sink.pos, n); sink.pos += 4; }
+  sink.buf.set(bytes, sink.pos);
+  sink.pos += n;
+}
+
+/** Pre-encoded msgpack of a constant string (member names), made once at module load. */
+export function mpKey(s: string): Uint8Array {
+  const b = Buffer.from(s, 'utf8');
+  if (b.byteLength >= 32) throw new Error(`BUG: msgpack key ${s} longer than a fixstr`);
+  const out = new Uint8Array(1 + b.byteLength);
+  out[0] = 0xa0 | b.byteLength;
+  out.set(b, 1);
+  return out;
+}
+
+export function mpNil(sink: BodySink): void { sink.reserve(1); sink.buf[sink.pos++] = 0xc0; }
+export function mpBool(sink: BodySink, b: boolean): void { sink.reserve(1); sink.buf[sink.pos++] = b ? 0xc3 : 0xc2; }
+
+export function mpFloat64(sink: BodySink, v: number): void {
+  sink.reserve(9);
+  sink.buf[sink.pos++] = 0xcb;
+  sink.view.setFloat64(sink.pos, v);
+  sink.pos += 8;
+}
+
+/** A non-negative integer below 2^32 in its smallest form. */
+export function mpUint(sink: BodySink, n: number): void {
+  sink.reserve(5);
+  if (n < 128) { sink.buf[sink.pos++] = n; return; }
+  if (n < 256) { sink.buf[sink.pos++] = 0xcc; sink.buf[sink.pos++] = n; return; }
+  if (n < 65536) { sink.buf[sink.pos++] = 0xcd; sink.view.setUint16(sink.pos, n); sink.pos += 2; return; }
+  sink.buf[sink.pos++] = 0xce;
+  sink.view.setUint32(sink.pos, n);
+  sink.pos += 4;
+}
+
+/** An int64 always as 0xd3 + 8 bytes, from a bigint (off the hot path). */
+export function mpInt64Big(sink: BodySink, v: bigint): void {
+  sink.reserve(9);
+  sink.buf[sink.pos++] = 0xd3;
+  sink.view.setBigInt64(sink.pos, v);
+  sink.pos += 8;
+}
+
+/** Splits a base time into signed high and unsigned low 32-bit words (as doubles). */
+export function splitWords(base: bigint): [number, number] {
+  return [Number(BigInt.asIntN(64, base) >> 32n), Number(base & 0xffffffffn)];
+}
+
+/** base + offset (offset an exact double < 2^53) as msgpack int64, without BigInt. */
+export function mpTime(sink: BodySink, words: [number, number], offset: number): void {
+  sink.reserve(9);
+  const lo = words[1] + offset;
+  const carry = Math.floor(lo / TWO32);
+  sink.buf[sink.pos++] = 0xd3;
+  sink.view.setInt32(sink.pos, words[0] + carry);
+  sink.view.setUint32(sink.pos + 4, lo - carry * TWO32);
+  sink.pos += 8;
+}

@@ -1,0 +1,63 @@
+// The read worker pool, seen from the HTTP thread. Piscina with minThreads = maxThreads
+// (SERVICE_WORKERS, default the core count): no spawn latency on a burst, and no more
+// decoding threads than cores (STACK-NOTES §2). Each worker opens the series LMDB env
+// once; each task answers with a finished body in a SharedArrayBuffer.
+import { Piscina } from 'piscina';
+import { ServiceError } from '../http/errors.js';
+import type { TaskArgs, TaskName, TaskOutcome } from './task-protocol.js';
+
+/** A finished response body: a view over the worker's SharedArrayBuffer. */
+export interface ReadBody {
+  bytes: Uint8Array;
+  contentType: string;
+  /** Points the task visited (decode work), for provenance and benchmarks. */
+  points: number;
+}
+
+// Queued tasks beyond this many per worker are refused with 503 capacity-exhausted
+// instead of piling up latency without bound (the spec's "render capacity exhausted").
+const QUEUE_PER_THREAD = 64;
+
+// Under tsx/tap this module is .ts and so is the worker; compiled, both are .js (STACK-NOTES §2).
+const WORKER_FILE = new URL(`./read-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+
+export class ReadPool {
+  private readonly pool: Piscina;
+  readonly threads: number;
+
+  constructor(seriesDir: string, threads: number) {
+    this.threads = threads;
+    this.pool = new Piscina({
+      filename: WORKER_FILE,
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: 2 ** 31 - 1,
+      maxQueue: threads * QUEUE_PER_THREAD,
+      workerData: { seriesDir },
+    });
+  }
+
+  /** Runs a read task; throws the task's ServiceError, or 503 when the queue is full. */
+  async run<K extends TaskName>(name: K, args: TaskArgs[K], signal?: AbortSignal): Promise<ReadBody> {
+    let out: TaskOutcome;
+    try {
+      out = await this.pool.run(args, { name, signal: signal ?? null });
+    } catch (e) {
+      const message = (e as Error).message ?? String(e);
+      if (/queue is at limit|Task queue is at limit/i.test(message)) throw new ServiceError('capacity-exhausted', 'read capacity is exhausted; retry later');
+      if ((e as Error).name === 'AbortError') throw new ServiceError('shutting-down', 'the read was aborted');
+      throw new ServiceError('internal', `read task ${name} failed: ${message}`);
+    }
+    if (!out.ok) throw ServiceError.fromWire(out.error);
+    return { bytes: new Uint8Array(out.body, 0, out.length), contentType: out.contentType, points: out.points };
+  }
+
+  /** Tasks waiting for a worker (for /v1/jobs-style diagnostics and tests). */
+  get queued(): number {
+    return this.pool.queueSize;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

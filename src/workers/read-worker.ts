@@ -1,0 +1,8 @@
+// The read worker's entry: Piscina calls the export named by the task (one file per
+// task under tasks/). The series env opens on the first task (worker-state.ts).
+export { rawTask as raw } from './tasks/raw-task.js';
+export { rollupsTask as rollups } from './tasks/rollups-task.js';
+export { gapsTask as gaps } from './tasks/gaps-task.js';
+export { auditTask as audit } from './tasks/audit-task.js';
+export { decodeTask as decode } from './tasks/decode-task.js';
+export { renderTask as render } from './tasks/render-task.js';

@@ -1,0 +1,76 @@
+// What crosses the thread boundary between the HTTP thread and the read workers. Task
+// arguments are small plain objects (times as decimal strings: bigint survives structured
+// clone, but strings keep the protocol obvious in logs). A result is the finished
+// response body in a SharedArrayBuffer the worker allocated at exactly its size, so
+// nothing large is cloned: posting a SharedArrayBuffer shares its memory. Errors travel
+// as WireError and are rebuilt into ServiceError by code.
+import type { WireError } from '../http/errors.js';
+import type { Continuity, RollupInterval } from '../storage/rollups.js';
+
+export type BodyFormat = 'json' | 'msgpack';
+
+export interface RawTask {
+  series: string;
+  startNs: string;
+  endNs: string;
+  limit: number;
+  /** Exclusive lower bound from the cursor (the last time already returned), or null. */
+  afterNs: string | null;
+  format: BodyFormat;
+}
+
+export interface RenderTask {
+  series: string;
+  startNs: string;
+  endNs: string;
+  width: number;
+  mode: 'significant-points' | 'minmax-band';
+  stat: 'count' | 'min' | 'max' | 'first' | 'last' | 'twa' | 'percent_good' | null;
+  continuity: Continuity;
+  format: BodyFormat;
+}
+
+export interface RollupsTask {
+  series: string;
+  startNs: string;
+  endNs: string;
+  interval: RollupInterval;
+  continuity: Continuity;
+  limit: number;
+}
+
+export interface GapsTask {
+  series: string;
+  startNs: string;
+  endNs: string;
+}
+
+export interface AuditTask {
+  series: string;
+  startNs: string;
+  endNs: string;
+  limit: number;
+}
+
+export interface DecodeTask {
+  series: string;
+  /** Repeat the full decode this many times (benchmark of decode throughput per worker). */
+  repeat: number;
+}
+
+export interface TaskArgs {
+  raw: RawTask;
+  render: RenderTask;
+  rollups: RollupsTask;
+  gaps: GapsTask;
+  audit: AuditTask;
+  decode: DecodeTask;
+}
+export type TaskName = keyof TaskArgs;
+
+export type TaskOutcome =
+  | { ok: true; body: SharedArrayBuffer; length: number; contentType: string; points: number }
+  | { ok: false; error: WireError };
+
+export const JSON_TYPE = 'application/json';
+export const MSGPACK_TYPE = 'application/x-msgpack';

@@ -1,0 +1,118 @@
+// GET /v1/series/{uuid}/render in a worker: the engine's renderSeries (M4 significant
+// points, or a per-column min/max band with an optional stat), serialised from its typed
+// columns into JSON or msgpack. NaN (a column without points, a range without time)
+// becomes null. Transitions mark where the meaning of the line changes inside the range:
+// declared gaps ('gap-start'/'gap-end'), swinging-door lossy ranges ('lossy-start'/
+// 'lossy-end') and the finalised watermark ('finalised').
+import { renderSeries } from '../../storage/render.js';
+import { readMeta, type SeriesMeta } from '../../storage/series-meta.js';
+import { type BodySink } from '../body-sink.js';
+import { writeDouble } from '../json-digits.js';
+import { mpArrayHeader, mpFloat64, mpKey, mpMapHeader, mpNil, mpString, mpUint } from '../msgpack-bytes.js';
+import { runTask } from '../worker-state.js';
+import { JSON_TYPE, MSGPACK_TYPE, type RenderTask, type TaskOutcome } from '../task-protocol.js';
+
+interface Transition { tMs: number; kind: string }
+
+const NS_PER_MS = 1_000_000;
+
+/** Float ms of an ns time, exact to the ns where the double allows. */
+function toMs(ns: bigint): number {
+  const ms = ns / 1_000_000n;
+  return Number(ms) + Number(ns - ms * 1_000_000n) / NS_PER_MS;
+}
+
+function transitionsOf(meta: SeriesMeta | undefined, startNs: bigint, endNs: bigint): Transition[] {
+  if (!meta) return [];
+  const out: Transition[] = [];
+  const inside = (t: bigint) => t >= startNs && t < endNs;
+  for (const g of meta.declaredGaps) {
+    if (inside(g.startNs)) out.push({ tMs: toMs(g.startNs), kind: 'gap-start' });
+    if (inside(g.endNs)) out.push({ tMs: toMs(g.endNs), kind: 'gap-end' });
+  }
+  for (const l of meta.lossyRanges) {
+    if (inside(l.startNs)) out.push({ tMs: toMs(l.startNs), kind: 'lossy-start' });
+    if (inside(l.endNs)) out.push({ tMs: toMs(l.endNs), kind: 'lossy-end' });
+  }
+  if (meta.finalisedNs !== null && inside(meta.finalisedNs)) out.push({ tMs: toMs(meta.finalisedNs), kind: 'finalised' });
+  return out.sort((a, b) => a.tMs - b.tMs);
+}
+
+// ---- JSON ----
+function jNum(sink: BodySink, v: number): void {
+  if (Number.isNaN(v)) sink.ascii('null'); else writeDouble(sink, v);
+}
+function jArray(sink: BodySink, a: Float64Array, n: number): void {
+  sink.ascii('[');
+  for (let i = 0; i < n; i++) {
+    if (i > 0) { sink.reserve(1); sink.buf[sink.pos++] = 44; }
+    jNum(sink, a[i]);
+  }
+  sink.ascii(']');
+}
+function jTransitions(sink: BodySink, ts: Transition[]): void {
+  sink.ascii('[');
+  ts.forEach((t, i) => { if (i > 0) sink.ascii(','); sink.ascii('{"t_ms":'); writeDouble(sink, t.tMs); sink.ascii(`,"kind":${JSON.stringify(t.kind)}}`); });
+  sink.ascii(']');
+}
+
+// ---- msgpack ----
+function mNum(sink: BodySink, v: number): void {
+  if (Number.isNaN(v)) mpNil(sink); else mpFloat64(sink, v);
+}
+function mArray(sink: BodySink, a: Float64Array, n: number): void {
+  mpArrayHeader(sink, n);
+  for (let i = 0; i < n; i++) mNum(sink, a[i]);
+}
+function mTransitions(sink: BodySink, ts: Transition[]): void {
+  mpArrayHeader(sink, ts.length);
+  for (const t of ts) { mpMapHeader(sink, 2); sink.bytes(mpKey('t_ms')); mpFloat64(sink, t.tMs); sink.bytes(mpKey('kind')); mpString(sink, t.kind); }
+}
+
+export function renderTask(t: RenderTask): TaskOutcome {
+  const json = t.format === 'json';
+  return runTask(json ? JSON_TYPE : MSGPACK_TYPE, (view, sink) => {
+    const startNs = BigInt(t.startNs), endNs = BigInt(t.endNs);
+    const r = renderSeries(view, t.series, { startNs, endNs, width: t.width, mode: t.mode, stat: t.stat ?? undefined, continuity: t.continuity });
+    const transitions = transitionsOf(readMeta(view, t.series), startNs, endNs);
+    if (r.mode === 'significant-points') {
+      if (json) {
+        sink.ascii('{"t_ms":'); jArray(sink, r.tMs, r.count);
+        sink.ascii(',"v":'); jArray(sink, r.v, r.count);
+        sink.ascii(',"provenance":{"mode":"significant-points","percentGood":'); jNum(sink, r.percentGood);
+        sink.ascii(`,"pointsScanned":${r.pointsScanned}},"transitions":`); jTransitions(sink, transitions);
+        sink.ascii('}');
+      } else {
+        mpMapHeader(sink, 4);
+        sink.bytes(mpKey('t_ms')); mArray(sink, r.tMs, r.count);
+        sink.bytes(mpKey('v')); mArray(sink, r.v, r.count);
+        sink.bytes(mpKey('provenance')); mpMapHeader(sink, 3);
+        sink.bytes(mpKey('mode')); mpString(sink, 'significant-points');
+        sink.bytes(mpKey('percentGood')); mNum(sink, r.percentGood);
+        sink.bytes(mpKey('pointsScanned')); mpUint(sink, r.pointsScanned);
+        sink.bytes(mpKey('transitions')); mTransitions(sink, transitions);
+      }
+      return r.pointsScanned;
+    }
+    const n = r.tMs.length;
+    if (json) {
+      sink.ascii('{"t_ms":'); jArray(sink, r.tMs, n);
+      sink.ascii(',"v_min":'); jArray(sink, r.vMin, n);
+      sink.ascii(',"v_max":'); jArray(sink, r.vMax, n);
+      if (r.vStat) { sink.ascii(`,"stat":${JSON.stringify(r.stat)},"v_stat":`); jArray(sink, r.vStat, n); }
+      sink.ascii(',"percent_good":'); jNum(sink, r.percentGood);
+      sink.ascii(`,"points_scanned":${r.pointsScanned},"transitions":`); jTransitions(sink, transitions);
+      sink.ascii('}');
+    } else {
+      mpMapHeader(sink, r.vStat ? 8 : 6);
+      sink.bytes(mpKey('t_ms')); mArray(sink, r.tMs, n);
+      sink.bytes(mpKey('v_min')); mArray(sink, r.vMin, n);
+      sink.bytes(mpKey('v_max')); mArray(sink, r.vMax, n);
+      if (r.vStat) { sink.bytes(mpKey('stat')); mpString(sink, r.stat ?? ''); sink.bytes(mpKey('v_stat')); mArray(sink, r.vStat, n); }
+      sink.bytes(mpKey('percent_good')); mNum(sink, r.percentGood);
+      sink.bytes(mpKey('points_scanned')); mpUint(sink, r.pointsScanned);
+      sink.bytes(mpKey('transitions')); mTransitions(sink, transitions);
+    }
+    return r.pointsScanned;
+  });
+}

@@ -1,0 +1,34 @@
+// Per-worker state: the series LMDB env, opened once on the first task with exactly the
+// options every other thread uses (openSeriesEnv), and one reusable body buffer.
+import { workerData } from 'node:worker_threads';
+import { ServiceError, isServiceError } from '../http/errors.js';
+import { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from '../storage/series-env.js';
+import { BodySink } from './body-sink.js';
+import type { TaskOutcome } from './task-protocol.js';
+
+let env: SeriesEnv | null = null;
+const sink = new BodySink();
+
+function seriesEnv(): SeriesEnv {
+  if (env) return env;
+  const dir = (workerData as { seriesDir?: string } | null)?.seriesDir;
+  if (!dir) throw new Error('BUG: read worker started without workerData.seriesDir');
+  env = openSeriesEnv(dir);
+  return env;
+}
+
+/**
+ * Runs a task body over a fresh read snapshot with the worker's sink, and packages the
+ * result (or the error, by code) for the trip back. `write` returns the points visited.
+ */
+export function runTask(contentType: string, write: (view: ReadView, sink: BodySink) => number): TaskOutcome {
+  try {
+    sink.reset();
+    const points = withReadView(seriesEnv(), (view) => write(view, sink));
+    return { ok: true, body: sink.toShared(), length: sink.pos, contentType, points };
+  } catch (e) {
+    if (isServiceError(e)) return { ok: false, error: e.toWire() };
+    const err = new ServiceError('internal', `read worker: ${(e as Error)?.message ?? String(e)}`);
+    return { ok: false, error: err.toWire() };
+  }
+}
