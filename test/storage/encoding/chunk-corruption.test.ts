@@ -1,0 +1,131 @@
+import t from 'tap';
+import fc from 'fast-check';
+import { crc32 } from 'node:zlib';
+import {
+  chunkTimeRange, decodeChunk, decodeNumericInto, decodeTimesOnly, encodeChunk, readChunkHeader,
+} from '../../../src/storage/encoding/chunk.js';
+import { ChunkCorruptError, type ValueType } from '../../../src/storage/encoding/chunk-types.js';
+import { createPointColumns } from '../../../src/storage/encoding/point-columns.js';
+import { pointRunArb, toColumns } from '../../helpers/chunk-arbitraries.js';
+
+const SEED = Number(process.env.FC_SEED ?? 20261121);
+t.comment(`fast-check seed ${SEED} (FC_SEED=<n> replays another)`);
+const TYPES: ValueType[] = ['float64', 'int64', 'boolean', 'enum', 'string'];
+const HEADER_BYTES = 100;
+
+/** The ChunkCorruptError fn throws; anything else (a value, another error) fails. */
+function corruptError(fn: () => unknown, what: string): ChunkCorruptError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ChunkCorruptError) return e;
+    throw new Error(`${what}: expected ChunkCorruptError, got ${String(e)}`);
+  }
+  throw new Error(`${what}: damaged chunk was accepted`);
+}
+
+function decodeAll(bytes: Uint8Array, type: ValueType): void {
+  const out = createPointColumns(type, 1200);
+  decodeChunk(bytes, out);
+}
+
+for (const type of TYPES) {
+  t.test(`a flipped byte anywhere in a ${type} chunk gives ChunkCorruptError from every decoder`, async (t) => {
+    let checked = 0;
+    fc.assert(
+      fc.property(pointRunArb(type), fc.nat(), fc.integer({ min: 1, max: 255 }), (run, where, xor) => {
+        const good = encodeChunk(toColumns(run));
+        const bad = good.slice();
+        const at = where % bad.length;
+        bad[at] ^= xor;
+        const e = corruptError(() => decodeAll(bad, type), `byte ${at} of ${bad.length}`);
+        if (e.byteLength !== bad.length) throw new Error('error names the wrong byte length');
+        corruptError(() => decodeTimesOnly(bad, new Float64Array(1200)), 'decodeTimesOnly');
+        if (type !== 'string') corruptError(() => decodeNumericInto(bad, new Float64Array(1200), new Float64Array(1200)), 'decodeNumericInto');
+        // The header carries its own checksum: header readers refuse a damaged header and
+        // accept a damaged body (the body is checked by every decoder above).
+        if (at < HEADER_BYTES) {
+          corruptError(() => readChunkHeader(bad), 'readChunkHeader');
+          corruptError(() => chunkTimeRange(bad), 'chunkTimeRange');
+        } else readChunkHeader(bad);
+        checked++;
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
+    t.equal(checked, 300);
+  });
+
+  t.test(`a truncated or extended ${type} chunk gives ChunkCorruptError`, async (t) => {
+    let checked = 0;
+    fc.assert(
+      fc.property(pointRunArb(type), fc.nat(), (run, cut) => {
+        const good = encodeChunk(toColumns(run));
+        const len = cut % good.length;
+        corruptError(() => decodeAll(good.subarray(0, len), type), `first ${len} of ${good.length} bytes`);
+        corruptError(() => readChunkHeader(good.subarray(0, len)), `header of the first ${len} bytes`);
+        const longer = new Uint8Array(good.length + 1 + (cut % 7));
+        longer.set(good);
+        corruptError(() => decodeAll(longer, type), 'chunk with trailing bytes');
+        checked++;
+      }),
+      { seed: SEED, numRuns: 200 },
+    );
+    t.equal(checked, 200);
+  });
+}
+
+for (const type of TYPES) {
+  t.test(`a damaged ${type} body with forged checksums still never crashes or hangs the decoder`, async (t) => {
+    // Defence in depth behind the CRC: the structural reader bounds every read itself.
+    let refused = 0;
+    let decoded = 0;
+    fc.assert(
+      fc.property(pointRunArb(type), fc.nat(), fc.integer({ min: 1, max: 255 }), (run, where, xor) => {
+        const bad = encodeChunk(toColumns(run)).slice();
+        const bodyLength = bad.length - HEADER_BYTES - 4;
+        bad[HEADER_BYTES + (where % bodyLength)] ^= xor;
+        new DataView(bad.buffer).setUint32(bad.length - 4, crc32(bad.subarray(0, bad.length - 4)), true);
+        try {
+          decodeAll(bad, type);
+          decoded++;
+        } catch (e) {
+          if (!(e instanceof ChunkCorruptError)) throw new Error(`decoder threw ${String(e)}`);
+          refused++;
+        }
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
+    t.equal(refused + decoded, 300, `${refused} refused by structure checks, ${decoded} decoded to some points`);
+  });
+}
+
+t.test('every single-byte change of a small chunk is detected, at every position', async (t) => {
+  const cols = toColumns({ type: 'float64', firstTs: 1_700_000_000_000_000_000n, o0: 0, deltas: [1e9, 1e9 + 3e6, 1e9], values: [1.5, 1.6, 1.6, 99.25], quality: [192, 192, 0, 192] });
+  const good = encodeChunk(cols);
+  let detected = 0;
+  for (let at = 0; at < good.length; at++) {
+    for (const xor of [0x01, 0x80, 0xff]) {
+      const bad = good.slice();
+      bad[at] ^= xor;
+      corruptError(() => decodeAll(bad, 'float64'), `byte ${at} ^ ${xor}`);
+      detected++;
+    }
+  }
+  t.equal(detected, good.length * 3, `all ${good.length * 3} damaged copies refused`);
+});
+
+t.test('an unknown format version is refused with a message naming it', async (t) => {
+  const good = encodeChunk(toColumns({ type: 'boolean', firstTs: 0n, o0: 0, deltas: [1], values: [0, 1], quality: [192, 192] }));
+  const v2 = good.slice();
+  v2[0] = 2;
+  const e = corruptError(() => readChunkHeader(v2), 'version 2');
+  t.match(e.message, /format version 2/);
+  t.equal(e.name, 'ChunkCorruptError');
+});
+
+t.test('an empty buffer and a buffer of zeros are refused', async (t) => {
+  corruptError(() => readChunkHeader(new Uint8Array(0)), 'empty');
+  corruptError(() => decodeAll(new Uint8Array(0), 'float64'), 'empty decode');
+  corruptError(() => decodeAll(new Uint8Array(4000), 'float64'), 'zeros');
+  t.pass('both refused');
+});
