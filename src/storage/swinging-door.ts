@@ -1,6 +1,8 @@
 // Swinging-door trending (Bristol 1990), the classic historian compression: a point is
 // archived only when no straight line from the last archived point stays within
-// +-deviation of every point skipped since. Applied at seal time to float64 heads when a
+// +-deviation of every point skipped since. As in the classic algorithm, the stored line
+// from one archived point to the next keeps skipped points within 2x deviation (the line
+// within 1x starts at the archived point's door, not at the point). Applied at seal time to float64 heads when a
 // lifecycle policy asks for it; the caller records the sealed range as lossy.
 import type { PointColumns } from './encoding/chunk-types.js';
 import { allocColumns, copyValue } from './point-runs.js';
