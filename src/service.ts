@@ -13,6 +13,7 @@ import { allRoutes } from './http/routes/index.js';
 import type { AnyRoute } from './http/route.js';
 import { createAccessControl } from './auth/index.js';
 import { join } from 'node:path';
+import { startSeriesPart } from './series/series-part.js';
 
 export interface RunningService {
   context: ServiceContext;
@@ -48,6 +49,7 @@ export async function startService(config: Config, log: Logger, opts: StartOptio
     const purge = setInterval(() => { context.idempotency.purgeExpired().catch((e) => log.warn({ err: e }, 'idempotency purge failed')); }, IDEMPOTENCY_PURGE_MS);
     purge.unref();
     closers.push(async () => clearInterval(purge));
+    closers.push(startSeriesPart(context));
 
     const http = await startHttpServer(context, [...allRoutes(), ...(opts.extraRoutes ?? [])]);
     let stopped: Promise<void> | null = null;

@@ -5,6 +5,8 @@ import { buildContract } from '../openapi.js';
 import { serviceRoutes } from './service/routes.js';
 import { operationsRoutes } from './operations/routes.js';
 import { authRoutes } from './auth/routes.js';
+import { seriesRoutes } from './series/routes.js';
+import { jobsRoutes } from './jobs/routes.js';
 
 export const CONTRACT_VERSION = '0.1.0';
 
@@ -13,6 +15,8 @@ export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...operationsRoutes(),
     ...authRoutes(),
+    ...seriesRoutes(),
+    ...jobsRoutes(),
   ];
   routes.push(...serviceRoutes(() => contract));
   contract = buildContract(routes, { version: CONTRACT_VERSION });
