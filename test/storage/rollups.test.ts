@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { readRaw, readRollups, type SeriesStore } from '../../src/storage/series-store.js';
 import { tempStore, newId, WHO, f64Batch, T0, SEC } from '../helpers/series-store.js';
 
@@ -32,7 +32,7 @@ function bruteForce(store: SeriesStore, id: string, interval: bigint, continuity
   return [...buckets.entries()].sort((x, y) => (x[0] < y[0] ? -1 : 1));
 }
 
-function compare(t: Tap.Test, store: SeriesStore, id: string, interval: '1h' | '1d', continuity: 'continuous' | 'stepped') {
+function compare(t: Test, store: SeriesStore, id: string, interval: '1h' | '1d', continuity: 'continuous' | 'stepped') {
   const want = bruteForce(store, id, interval === '1h' ? H : D, continuity);
   const got = store.read((v) => readRollups(v, id, { interval, startNs: -(2n ** 62n), endNs: 2n ** 62n, continuity }));
   t.equal(got.count, want.length, `${interval} ${continuity}: bucket count`);

@@ -1,0 +1,135 @@
+// Engine-level figures of src/storage on the shared industrial dataset.
+//   node --import tsx bench/storage-engine.ts [--series 1000] [--points 10000] [--big-points 10000000] [--json]
+// Inputs are generated (seeded, deterministic) before any timing. Prints a table, or one
+// JSON object with --json. Figures: durable write points/s through the write path, bytes
+// per point on disk after sealing (env file size / points, and sum of chunk bytes),
+// render p50/p99 of the big series at width 1000, rollup read latency.
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+// @ts-expect-error the shared dataset is plain JS without types
+import { datasetSeries } from '../../shared/datasets/industrial.mjs';
+import { SeriesStore, listChunks, readRollups, renderSeries, type PointBatch } from '../src/storage/series-store.js';
+import type { ValueType } from '../src/storage/encoding/chunk-types.js';
+
+interface DatasetSeries { index: number; kind: string; name: string; type: ValueType; points(): Iterable<[bigint, unknown, number]> }
+
+const args = process.argv.slice(2);
+const opt = (name: string, dflt: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : dflt; };
+const SERIES = opt('series', 1000), POINTS = opt('points', 10_000), BIG = opt('big-points', 10_000_000);
+const JSON_OUT = args.includes('--json');
+const WRITE_SLICE = 1000; // points per series per write call: one call carries every series
+const log = (s: string) => { if (!JSON_OUT) process.stderr.write(s + '\n'); };
+
+interface Columns { id: string; type: ValueType; times: BigInt64Array; values: PointBatch['values']; quality: Uint32Array }
+
+function columnsOf(s: DatasetSeries, n: number): Columns {
+  const times = new BigInt64Array(n), quality = new Uint32Array(n);
+  const f64 = s.type === 'float64' ? new Float64Array(n) : null, i64 = s.type === 'int64' ? new BigInt64Array(n) : null;
+  const u8 = s.type === 'boolean' ? new Uint8Array(n) : null, ord = s.type === 'enum' ? new Int32Array(n) : null;
+  const str: string[] | null = s.type === 'string' ? [] : null;
+  let k = 0;
+  for (const [ts, v, q] of s.points()) {
+    times[k] = ts; quality[k] = q;
+    if (f64) f64[k] = v as number; else if (i64) i64[k] = BigInt(v as number); else if (u8) u8[k] = v ? 1 : 0;
+    else if (ord) ord[k] = (v as { ordinal: number }).ordinal; else str!.push(v as string);
+    k++;
+  }
+  const cut = <T extends { subarray(a: number, b: number): T }>(a: T) => a.subarray(0, k);
+  return { id: randomUUID(), type: s.type, times: cut(times), quality: cut(quality), values: f64 ? cut(f64) : i64 ? cut(i64) : u8 ? cut(u8) : ord ? cut(ord) : str! };
+}
+
+const slice = (c: Columns, a: number, b: number): PointBatch => ({
+  series: c.id, times: c.times.subarray(a, b), quality: c.quality.subarray(a, b),
+  values: Array.isArray(c.values) ? c.values.slice(a, b) : (c.values as Float64Array).subarray(a, b),
+});
+
+const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
+
+async function envBytes(dir: string): Promise<number> { return (await stat(join(dir, 'data.mdb'))).size; }
+
+async function create(store: SeriesStore, c: Columns) {
+  await store.createSeries({ id: c.id, type: c.type, writableClass: 'collector', ...(c.type === 'enum' ? { enumSet: { id: 'machine-state', ordinals: [0, 1, 2, 3, 4, 5] } } : {}) });
+}
+
+async function main() {
+  const root = await mkdtemp(join(tmpdir(), 'bench-storage-'));
+  const out: Record<string, number | string> = { series: SERIES, points_per_series: POINTS, big_series_points: BIG };
+  try {
+    log(`generating ${SERIES} x ${POINTS} points ...`);
+    const cols = (datasetSeries({ series: SERIES, points: POINTS }) as DatasetSeries[]).map((s) => columnsOf(s, POINTS));
+    const total = cols.reduce((a, c) => a + c.times.length, 0);
+    const dir = join(root, 'fleet');
+    const store = SeriesStore.open(dir);
+    for (const c of cols) await create(store, c);
+    log(`writing ${total} points ...`);
+    const t0 = performance.now();
+    for (let a = 0; a < POINTS; a += WRITE_SLICE) {
+      const r = await store.write(cols.map((c) => slice(c, a, Math.min(c.times.length, a + WRITE_SLICE))), { principal: 'bench' });
+      if (r.refused) throw new Error(`refused ${r.refused}`);
+    }
+    const writeMs = performance.now() - t0;
+    const t1 = performance.now();
+    await store.sealHeads();
+    const sealMs = performance.now() - t1;
+    let chunkBytes = 0;
+    for (const c of cols) for (const ch of store.read((v) => listChunks(v, c.id, { startNs: c.times[0], endNs: c.times[c.times.length - 1] + 1n }))) chunkBytes += ch.bytes;
+    out.write_points = total;
+    out.write_points_per_s = Math.round(total / (writeMs / 1000));
+    out.write_ms = Math.round(writeMs);
+    out.seal_remaining_heads_ms = Math.round(sealMs);
+    out.env_file_bytes = await envBytes(dir);
+    out.bytes_per_point_env = +(out.env_file_bytes / total).toFixed(3);
+    out.bytes_per_point_chunks = +(chunkBytes / total).toFixed(3);
+    // rollup read latency: one day of 1 h buckets of one series, 200 reads over random series
+    const lat: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const c = cols[(i * 7919) % cols.length];
+      const s = performance.now();
+      store.read((v) => readRollups(v, c.id, { interval: '1h', startNs: c.times[0], endNs: c.times[0] + 86_400_000_000_000n, continuity: 'continuous' }));
+      lat.push(performance.now() - s);
+    }
+    out.rollup_read_p50_ms = +pct(lat, 0.5).toFixed(3);
+    out.rollup_read_p99_ms = +pct(lat, 0.99).toFixed(3);
+    await store.close();
+
+    if (BIG > 0) {
+      log(`generating one series of ${BIG} points ...`);
+      const big = columnsOf((datasetSeries({ series: 1, points: BIG }) as DatasetSeries[])[0], BIG);
+      const bdir = join(root, 'big');
+      const bs = SeriesStore.open(bdir);
+      await create(bs, big);
+      const b0 = performance.now();
+      for (let a = 0; a < big.times.length; a += 100_000) await bs.write([slice(big, a, Math.min(big.times.length, a + 100_000))], { principal: 'bench' });
+      await bs.sealHeads();
+      out.big_write_points_per_s = Math.round(big.times.length / ((performance.now() - b0) / 1000));
+      out.big_bytes_per_point_env = +((await envBytes(bdir)) / big.times.length).toFixed(3);
+      const q = { startNs: big.times[0], endNs: big.times[big.times.length - 1] + 1n, width: 1000 };
+      const rt: number[] = [], bt: number[] = [];
+      let last: ReturnType<typeof renderSeries> | null = null;
+      for (let i = 0; i < 60; i++) {
+        const s = performance.now();
+        last = bs.read((v) => renderSeries(v, big.id, { ...q, mode: 'significant-points' }));
+        rt.push(performance.now() - s);
+        const s2 = performance.now();
+        bs.read((v) => renderSeries(v, big.id, { ...q, mode: 'minmax-band' }));
+        bt.push(performance.now() - s2);
+      }
+      rt.splice(0, 10); bt.splice(0, 10); // warm-up
+      out.render_sig_p50_ms = +pct(rt, 0.5).toFixed(2);
+      out.render_sig_p99_ms = +pct(rt, 0.99).toFixed(2);
+      out.render_band_p50_ms = +pct(bt, 0.5).toFixed(2);
+      out.render_band_p99_ms = +pct(bt, 0.99).toFixed(2);
+      out.render_chunks_from_headers = last!.chunksFromHeaders;
+      out.render_chunks_decoded = last!.chunksDecoded;
+      await bs.close();
+    }
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+  if (JSON_OUT) process.stdout.write(JSON.stringify(out) + '\n');
+  else for (const [k, v] of Object.entries(out)) process.stdout.write(`${k.padEnd(30)} ${v}\n`);
+}
+
+await main();
