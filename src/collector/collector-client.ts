@@ -1,0 +1,276 @@
+// A client of proto/collector.proto: opens a session, sends columnar batches within its
+// credit (waiting, and counting the wait, when it has none), and resolves each batch when
+// the server acknowledges it durable or rejects it. Used by the simulator, the tests and
+// the benchmark. grpc-js is imported here because the collector is its own program.
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { fileURLToPath } from 'node:url';
+import { EventEmitter, once } from 'node:events';
+import type { ValueType } from '../storage/encoding/chunk-types.js';
+import { encodeBatchColumns, type BatchColumns } from '../ingest/batch-columns.js';
+
+const PROTO_PATH = fileURLToPath(new URL('../../proto/collector.proto', import.meta.url));
+const PROTO_OPTIONS: protoLoader.Options = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
+const WIRE_TYPE: Record<ValueType, string> = { float64: 'FLOAT64', int64: 'INT64', boolean: 'BOOLEAN', string: 'STRING', enum: 'ENUM' };
+
+export type Lane = 'LIVE' | 'BACKFILL';
+
+/** A batch's columns; quality null means every point is good (192). */
+export type OutgoingColumns = Omit<BatchColumns, 'quality'> & { quality: Uint32Array | null };
+
+export interface StreamDeclaration {
+  name: string;
+  type: ValueType;
+  seriesId?: string;
+}
+
+export interface ConnectOptions {
+  address: string;
+  collectorId: string;
+  epoch: bigint;
+  streams: StreamDeclaration[];
+  token?: string;
+  tls?: { caPem: Buffer; certPem?: Buffer; keyPem?: Buffer; serverName?: string };
+  agent?: string;
+}
+
+export interface StreamWelcome {
+  stream: number;
+  accepted: boolean;
+  series_id: string;
+  refusal: string;
+  has_last_durable: boolean;
+  last_durable_ns: string;
+  has_watermark: boolean;
+  watermark_ns: string;
+}
+
+export interface Welcome {
+  granted_epoch: string;
+  live_credit: string;
+  backfill_credit: string;
+  streams: StreamWelcome[];
+  max_batch_points: number;
+  heartbeat_interval_ms: number;
+  session_id: string;
+}
+
+export type BatchOutcome =
+  | { ok: true; seq: number; refused: number; refusals: Array<{ index: number; reason: string }>; ackMs: number }
+  | { ok: false; seq: number; reason: string; detail: string; retryable: boolean; expectedSeq: number };
+
+interface ServerMessage {
+  body: string;
+  [k: string]: unknown;
+}
+
+interface Pending {
+  seq: number;
+  sentMs: number;
+  refused: number;
+  refusals: Array<{ index: number; reason: string }>;
+  resolve: (o: BatchOutcome) => void;
+  reject: (e: Error) => void;
+}
+
+let clientCtor: grpc.ServiceClientConstructor | null = null;
+function ctor(): grpc.ServiceClientConstructor {
+  if (!clientCtor) {
+    const def = protoLoader.loadSync(PROTO_PATH, PROTO_OPTIONS);
+    const pkg = grpc.loadPackageDefinition(def) as unknown as { historian: { collector: { v1: { CollectorIngest: grpc.ServiceClientConstructor } } } };
+    clientCtor = pkg.historian.collector.v1.CollectorIngest;
+  }
+  return clientCtor;
+}
+
+export class SessionEnded extends Error {
+  constructor(readonly code: number, message: string) { super(message); this.name = 'SessionEnded'; }
+}
+
+export class CollectorClient extends EventEmitter {
+  readonly credit: Record<Lane, number> = { LIVE: 0, BACKFILL: 0 };
+  readonly nextSeq: Record<Lane, number> = { LIVE: 1, BACKFILL: 1 };
+  readonly ackedThrough: Record<Lane, number> = { LIVE: 0, BACKFILL: 0 };
+  /** Time spent waiting for credit, per lane (ms). */
+  readonly creditWaitMs: Record<Lane, number> = { LIVE: 0, BACKFILL: 0 };
+  readonly pending: Record<Lane, Map<number, Pending>> = { LIVE: new Map(), BACKFILL: new Map() };
+  fencedBy: bigint | null = null;
+  ended: SessionEnded | null = null;
+  overCredit = 0;
+  private creditWaiters: Array<() => void> = [];
+
+  private constructor(private readonly client: grpc.Client, private readonly call: grpc.ClientDuplexStream<unknown, ServerMessage>, readonly welcome: Welcome) {
+    super();
+  }
+
+  static async connect(opts: ConnectOptions): Promise<CollectorClient> {
+    const Ctor = ctor();
+    const creds = opts.tls
+      ? grpc.credentials.createSsl(opts.tls.caPem, opts.tls.keyPem ?? null, opts.tls.certPem ?? null)
+      : grpc.credentials.createInsecure();
+    const channelOptions: grpc.ChannelOptions = { 'grpc.max_send_message_length': 64 * 1024 * 1024, 'grpc.max_receive_message_length': 64 * 1024 * 1024 };
+    if (opts.tls?.serverName) channelOptions['grpc.ssl_target_name_override'] = opts.tls.serverName;
+    const client = new Ctor(opts.address, creds, channelOptions);
+    const md = new grpc.Metadata();
+    if (opts.token) md.set('authorization', `Bearer ${opts.token}`);
+    const call = (client as unknown as { Session(md: grpc.Metadata): grpc.ClientDuplexStream<unknown, ServerMessage> }).Session(md);
+    call.write({ open: {
+      collector_id: opts.collectorId,
+      session_epoch: opts.epoch.toString(),
+      streams: opts.streams.map((s) => ({ name: s.name, value_type: WIRE_TYPE[s.type], series_id: s.seriesId ?? '' })),
+      agent: opts.agent ?? 'historian-collector',
+    } });
+    const welcome = await new Promise<Welcome>((resolve, reject) => {
+      const onData = (m: ServerMessage) => {
+        if (m.body !== 'welcome') return;
+        call.off('data', onData); call.off('error', onError);
+        resolve(m.welcome as Welcome);
+      };
+      const onError = (e: grpc.ServiceError) => { call.off('data', onData); client.close(); reject(new SessionEnded(e.code, e.details || e.message)); };
+      call.on('data', onData);
+      call.once('error', onError);
+    });
+    const c = new CollectorClient(client, call, welcome);
+    c.credit.LIVE = Number(welcome.live_credit);
+    c.credit.BACKFILL = Number(welcome.backfill_credit);
+    call.on('data', (m: ServerMessage) => c.receive(m));
+    call.on('error', (e: grpc.ServiceError) => c.fail(new SessionEnded(e.code, e.details || e.message)));
+    call.on('end', () => c.fail(new SessionEnded(grpc.status.OK, 'the server ended the session')));
+    return c;
+  }
+
+  private receive(m: ServerMessage): void {
+    switch (m.body) {
+      case 'ack': {
+        const a = m.ack as { lane: Lane; acked_through: string };
+        const through = Number(a.acked_through);
+        const map = this.pending[a.lane];
+        const now = performance.now();
+        for (let s = this.ackedThrough[a.lane] + 1; s <= through; s++) {
+          const p = map.get(s);
+          if (!p) continue;
+          map.delete(s);
+          p.resolve({ ok: true, seq: s, refused: p.refused, refusals: p.refusals, ackMs: now - p.sentMs });
+        }
+        this.ackedThrough[a.lane] = Math.max(this.ackedThrough[a.lane], through);
+        this.emit('ack', a.lane, through);
+        break;
+      }
+      case 'credit': {
+        const g = m.credit as { lane: Lane; points: string };
+        this.credit[g.lane] += Number(g.points);
+        const w = this.creditWaiters;
+        this.creditWaiters = [];
+        for (const f of w) f();
+        break;
+      }
+      case 'rejected': {
+        const r = m.rejected as { lane: Lane; seq: string; reason: string; detail: string; retryable: boolean; expected_seq: string };
+        const p = this.pending[r.lane]?.get(Number(r.seq));
+        this.emit('rejected', r);
+        if (p) {
+          this.pending[r.lane].delete(p.seq);
+          p.resolve({ ok: false, seq: p.seq, reason: r.reason, detail: r.detail, retryable: r.retryable, expectedSeq: Number(r.expected_seq) });
+        }
+        break;
+      }
+      case 'points_refused': {
+        const r = m.points_refused as { lane: Lane; seq: string; refused: number; refusals: Array<{ index: number; reason: string }> };
+        const p = this.pending[r.lane]?.get(Number(r.seq));
+        if (p) { p.refused = r.refused; p.refusals = r.refusals; }
+        break;
+      }
+      case 'over_credit': this.overCredit++; this.emit('over_credit', m.over_credit); break;
+      case 'fence': {
+        const f = m.fence as { superseding_epoch: string };
+        this.fencedBy = BigInt(f.superseding_epoch);
+        this.emit('fence', f);
+        break;
+      }
+      default: this.emit(m.body, m[m.body]);
+    }
+  }
+
+  private fail(e: SessionEnded): void {
+    if (this.ended) return;
+    this.ended = e;
+    for (const lane of ['LIVE', 'BACKFILL'] as const) {
+      for (const p of this.pending[lane].values()) p.reject(e);
+      this.pending[lane].clear();
+    }
+    const w = this.creditWaiters;
+    this.creditWaiters = [];
+    for (const f of w) f();
+    this.emit('ended', e);
+  }
+
+  /** Waits until the lane has credit for `points` (or any credit, for a batch larger than the grant). */
+  async waitCredit(lane: Lane, points: number): Promise<void> {
+    if (this.credit[lane] >= points || this.ended) return;
+    const t0 = performance.now();
+    while (this.credit[lane] < points && !this.ended) {
+      await new Promise<void>((r) => this.creditWaiters.push(r));
+    }
+    this.creditWaitMs[lane] += performance.now() - t0;
+  }
+
+  /** Sends one batch within credit; resolves when it is acknowledged (durable) or rejected. */
+  async send(lane: Lane, stream: number, type: ValueType, cols: OutgoingColumns, receiptNs = 0n): Promise<BatchOutcome> {
+    const n = cols.times.length;
+    await this.waitCredit(lane, n);
+    return this.sendNow(lane, stream, type, cols, receiptNs);
+  }
+
+  /** Sends without waiting for credit (the server pauses the session if it is overdrawn). */
+  sendNow(lane: Lane, stream: number, type: ValueType, cols: OutgoingColumns, receiptNs = 0n): Promise<BatchOutcome> {
+    if (this.ended) return Promise.reject(this.ended);
+    const n = cols.times.length;
+    const seq = this.nextSeq[lane]++;
+    this.credit[lane] -= n;
+    const msg = { batch: { stream, lane, seq: String(seq), count: n, collector_receipt_ns: receiptNs.toString(), ...encodeBatchColumns(type, cols.times, cols.values, cols.quality) } };
+    return this.track(lane, seq, msg);
+  }
+
+  /** Sends a hand-made batch message (tests of malformed input); seq is the caller's. */
+  sendRaw(batch: Record<string, unknown> & { lane: Lane; seq: number }): Promise<BatchOutcome> {
+    return this.track(batch.lane, batch.seq, { batch: { ...batch, seq: String(batch.seq) } });
+  }
+
+  private track(lane: Lane, seq: number, msg: unknown): Promise<BatchOutcome> {
+    return new Promise<BatchOutcome>((resolve, reject) => {
+      this.pending[lane].set(seq, { seq, sentMs: performance.now(), refused: 0, refusals: [], resolve, reject });
+      this.call.write(msg);
+    });
+  }
+
+  /** Resolves when the call's send buffer has room again (HTTP/2 backpressure). */
+  async drained(): Promise<void> {
+    if ((this.call as unknown as { writableNeedDrain?: boolean }).writableNeedDrain) await once(this.call, 'drain');
+  }
+
+  watermark(stream: number, throughNs: bigint): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onApplied = (w: { stream: number; through_ns: string }) => {
+        if (w.stream === stream && BigInt(w.through_ns) === throughNs) { this.off('watermark_applied', onApplied); resolve(); }
+      };
+      this.on('watermark_applied', onApplied);
+      this.once('ended', reject);
+      this.call.write({ watermark: { stream, through_ns: throughNs.toString() } });
+    });
+  }
+
+  heartbeat(): void {
+    if (!this.ended) this.call.write({ heartbeat: { sent_ns: process.hrtime.bigint().toString() } });
+  }
+
+  /** Number of batches sent and not yet settled. */
+  inFlight(): number {
+    return this.pending.LIVE.size + this.pending.BACKFILL.size;
+  }
+
+  close(): void {
+    if (!this.ended) { this.call.end(); }
+    this.fail(new SessionEnded(grpc.status.CANCELLED, 'closed by the collector'));
+    this.client.close();
+  }
+}

@@ -1,0 +1,120 @@
+// Turns the raw little-endian columns of a DataBatch into the write path's typed arrays,
+// or names why the batch as a whole is malformed. Views are zero-copy when the bytes are
+// 8-aligned in their buffer; protobuf decoding often slices at odd offsets, and then one
+// memcpy per column is the whole cost (never a per-point object).
+import type { ValueType } from '../storage/encoding/chunk-types.js';
+
+/** The DataBatch fields as proto-loader hands them over (bytes as Buffer, int64 as string). */
+export interface WireBatch {
+  stream: number;
+  lane: string;
+  seq: string;
+  count: number;
+  ts_ns: Buffer;
+  f64: Buffer;
+  i64: Buffer;
+  bool: Buffer;
+  enum_ordinal: Buffer;
+  str: string[];
+  quality: Buffer;
+  collector_receipt_ns: string;
+}
+
+export interface BatchColumns {
+  times: BigInt64Array;
+  values: Float64Array | BigInt64Array | Uint8Array | Int32Array | string[];
+  quality: Uint32Array;
+}
+
+export type BatchFault = 'wrong-type' | 'bad-timestamps' | 'bad-columns' | 'too-large';
+
+export type DecodeOutcome = { ok: true; cols: BatchColumns } | { ok: false; reason: BatchFault; detail: string };
+
+const GOOD = 192;
+
+/** A copy into a fresh, aligned ArrayBuffer (for views that would be misaligned). */
+function copied(buf: Buffer): ArrayBuffer {
+  const out = new Uint8Array(buf.byteLength);
+  out.set(buf);
+  return out.buffer;
+}
+
+function view<T>(buf: Buffer, width: number, make: (ab: ArrayBuffer, off: number, n: number) => T): T {
+  const n = buf.byteLength / width;
+  if (buf.byteOffset % width === 0) return make(buf.buffer as ArrayBuffer, buf.byteOffset, n);
+  return make(copied(buf), 0, n);
+}
+
+const VALUE_FIELD: Record<ValueType, 'f64' | 'i64' | 'bool' | 'enum_ordinal' | 'str'> = {
+  float64: 'f64', int64: 'i64', boolean: 'bool', enum: 'enum_ordinal', string: 'str',
+};
+
+const WIDTH: Record<ValueType, number> = { float64: 8, int64: 8, boolean: 1, enum: 4, string: 0 };
+
+function present(b: WireBatch, field: 'f64' | 'i64' | 'bool' | 'enum_ordinal' | 'str'): boolean {
+  return field === 'str' ? b.str.length > 0 : b[field].byteLength > 0;
+}
+
+/**
+ * Checks the batch's shape against the stream's type and limits, and the time bounds:
+ * every time must be in [0, maxTs] (a collector whose clock is wrong by years gets told
+ * instead of filling the store with points nobody will find).
+ */
+export function decodeBatchColumns(b: WireBatch, type: ValueType, maxPoints: number, maxTs: bigint): DecodeOutcome {
+  const n = b.count;
+  if (!Number.isInteger(n) || n < 1) return { ok: false, reason: 'bad-columns', detail: `count must be at least 1, got ${n}` };
+  if (n > maxPoints) return { ok: false, reason: 'too-large', detail: `count ${n} exceeds max_batch_points ${maxPoints}` };
+  const field = VALUE_FIELD[type];
+  for (const other of ['f64', 'i64', 'bool', 'enum_ordinal', 'str'] as const) {
+    if (other !== field && present(b, other)) {
+      return { ok: false, reason: 'wrong-type', detail: `stream is ${type}; column ${other} is not allowed (use ${field})` };
+    }
+  }
+  if (!present(b, field)) return { ok: false, reason: 'wrong-type', detail: `stream is ${type}; column ${field} is missing` };
+  if (b.ts_ns.byteLength !== n * 8) return { ok: false, reason: 'bad-columns', detail: `ts_ns has ${b.ts_ns.byteLength} bytes, expected ${n * 8} for ${n} points` };
+  const width = WIDTH[type];
+  if (type === 'string') {
+    if (b.str.length !== n) return { ok: false, reason: 'bad-columns', detail: `str has ${b.str.length} values, expected ${n}` };
+  } else {
+    const bytes = b[field as Exclude<typeof field, 'str'>].byteLength;
+    if (bytes !== n * width) return { ok: false, reason: 'bad-columns', detail: `${field} has ${bytes} bytes, expected ${n * width} for ${n} points` };
+  }
+  if (b.quality.byteLength !== 0 && b.quality.byteLength !== n * 4) {
+    return { ok: false, reason: 'bad-columns', detail: `quality has ${b.quality.byteLength} bytes, expected 0 or ${n * 4}` };
+  }
+
+  const times = view(b.ts_ns, 8, (ab, off, len) => new BigInt64Array(ab, off, len));
+  for (let i = 0; i < n; i++) {
+    const t = times[i];
+    if (t < 0n || t > maxTs) {
+      return { ok: false, reason: 'bad-timestamps', detail: `point ${i} has ts_ns ${t}, outside [0, ${maxTs}] (server clock + allowed skew)` };
+    }
+  }
+  let values: BatchColumns['values'];
+  switch (type) {
+    case 'float64': values = view(b.f64, 8, (ab, off, len) => new Float64Array(ab, off, len)); break;
+    case 'int64': values = view(b.i64, 8, (ab, off, len) => new BigInt64Array(ab, off, len)); break;
+    case 'boolean': values = new Uint8Array(b.bool.buffer, b.bool.byteOffset, n); break;
+    case 'enum': values = view(b.enum_ordinal, 4, (ab, off, len) => new Int32Array(ab, off, len)); break;
+    case 'string': values = b.str; break;
+  }
+  let quality: Uint32Array;
+  if (b.quality.byteLength === 0) quality = new Uint32Array(n).fill(GOOD);
+  else quality = view(b.quality, 4, (ab, off, len) => new Uint32Array(ab, off, len));
+  return { ok: true, cols: { times, values, quality } };
+}
+
+/** Builds the column bytes of a batch (the collector side of the same layout). */
+export function encodeBatchColumns(type: ValueType, times: BigInt64Array, values: BatchColumns['values'], quality: Uint32Array | null): Partial<Record<'ts_ns' | 'f64' | 'i64' | 'bool' | 'enum_ordinal' | 'quality', Buffer>> & { str?: string[] } {
+  const bytes = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+  const out: ReturnType<typeof encodeBatchColumns> = { ts_ns: bytes(times) };
+  if (quality) out.quality = bytes(quality);
+  switch (type) {
+    case 'float64': out.f64 = bytes(values as Float64Array); break;
+    case 'int64': out.i64 = bytes(values as BigInt64Array); break;
+    case 'boolean': out.bool = bytes(values as Uint8Array); break;
+    case 'enum': out.enum_ordinal = bytes(values as Int32Array); break;
+    case 'string': out.str = values as string[]; break;
+  }
+  return out;
+}

@@ -1,0 +1,149 @@
+// Group commit for collector batches. Batches wait in two queues (live, backfill); each
+// group takes every waiting live batch first and backfill only with what is left of the
+// group budget (a small share while live batches wait), so a backfill running at full
+// speed cannot push live latency past one group. Up to `commitsInFlight` groups run at
+// once (the engine applies the next while the previous one syncs); groups settle in the
+// order they were formed, so per-lane acknowledgements stay cumulative.
+//
+// The fence check is made when a group is formed, synchronously with handing the group
+// to the engine: that is the commit's linearisation point. A batch of a session fenced
+// before that instant is rejected and never written; one formed into a group earlier is
+// written before the fencing session is welcomed (the welcome waits for idle()).
+import type { PointBatch } from '../storage/write-batch.js';
+import type { IngestStore, StoredBatchResult } from './ingest-store.js';
+import { ServiceError } from '../http/errors.js';
+
+export interface PendingBatch {
+  lane: 'LIVE' | 'BACKFILL';
+  points: number;
+  batch: PointBatch;
+  /** True when the session that sent it has been fenced. */
+  fenced(): boolean;
+  /** Called once: the stored result, or a rejection reason (nothing written). */
+  settle(outcome: { result: StoredBatchResult } | { rejected: 'fenced' | 'storage-full'; detail: string }): void;
+}
+
+export interface PipelineHooks {
+  storageFull(): boolean;
+  principal: string;
+  /** An engine fault that is not a refusal: the process must stop, not retry. */
+  fatal(e: unknown): void;
+  /** After each group has settled (the caller flushes acks then). */
+  settled(): void;
+}
+
+export class CommitPipeline {
+  private live: PendingBatch[] = [];
+  private backfill: PendingBatch[] = [];
+  private livePoints = 0;
+  private backfillPoints = 0;
+  private inFlight = 0;
+  private scheduled = false;
+  private lastSettle: Promise<void> = Promise.resolve();
+  private idleWaiters: Array<() => void> = [];
+  private dead = false;
+  groups = 0;
+  groupPoints = 0;
+
+  constructor(
+    private readonly store: IngestStore,
+    private readonly hooks: PipelineHooks,
+    private readonly tuning: { maxGroupPoints: number; backfillShareWhileLive: number; commitsInFlight: number },
+  ) {}
+
+  enqueue(p: PendingBatch): void {
+    if (p.lane === 'LIVE') { this.live.push(p); this.livePoints += p.points; } else { this.backfill.push(p); this.backfillPoints += p.points; }
+    this.schedule();
+  }
+
+  /** Live points waiting for a group (backfill credit is withheld while this is high). */
+  liveBacklog(): number {
+    return this.livePoints;
+  }
+
+  queuedPoints(): number {
+    return this.livePoints + this.backfillPoints;
+  }
+
+  /** Resolves when nothing is queued or in flight (everything handed over so far has settled). */
+  idle(): Promise<void> {
+    if (this.inFlight === 0 && this.live.length === 0 && this.backfill.length === 0) return this.lastSettle;
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.dead || this.inFlight >= this.tuning.commitsInFlight) return;
+    this.scheduled = true;
+    // One turn of the event loop lets every batch that arrived in the same read join the group.
+    setImmediate(() => { this.scheduled = false; this.runGroup(); });
+  }
+
+  private take(queue: PendingBatch[], budget: number, into: PendingBatch[]): number {
+    let n = 0, taken = 0;
+    while (n < queue.length && (taken === 0 || taken + queue[n].points <= budget)) { taken += queue[n].points; into.push(queue[n]); n++; }
+    queue.splice(0, n);
+    return taken;
+  }
+
+  private runGroup(): void {
+    if (this.live.length === 0 && this.backfill.length === 0) { this.checkIdle(); return; }
+    const group: PendingBatch[] = [];
+    const max = this.tuning.maxGroupPoints;
+    const liveTaken = this.take(this.live, max, group);
+    this.livePoints -= liveTaken;
+    const backfillBudget = this.live.length > 0 || liveTaken > 0 ? Math.min(this.tuning.backfillShareWhileLive, Math.max(0, max - liveTaken)) : max;
+    const backfillTaken = backfillBudget > 0 || liveTaken === 0 ? this.take(this.backfill, Math.max(1, backfillBudget), group) : 0;
+    this.backfillPoints -= backfillTaken;
+
+    // The fence and space checks, at the instant the group is handed to the engine.
+    const full = this.hooks.storageFull();
+    const writing: PendingBatch[] = [];
+    const refused: Array<[PendingBatch, 'fenced' | 'storage-full', string]> = [];
+    for (const p of group) {
+      if (p.fenced()) refused.push([p, 'fenced', 'a session with a higher epoch took over this collector']);
+      else if (full) refused.push([p, 'storage-full', 'free disk space is below the ingest threshold; resend later']);
+      else writing.push(p);
+    }
+    this.inFlight++;
+    this.groups++;
+    this.groupPoints += liveTaken + backfillTaken;
+    const written = writing.length === 0
+      ? Promise.resolve<StoredBatchResult[] | ServiceError>([])
+      : this.store.write(writing.map((p) => p.batch), this.hooks.principal).catch((e: unknown) => {
+        if (e instanceof ServiceError && e.code === 'storage-full') return e;
+        throw e;
+      });
+    const previous = this.lastSettle;
+    this.lastSettle = (async () => {
+      let outcome: StoredBatchResult[] | ServiceError;
+      try {
+        outcome = await written;
+      } catch (e) {
+        this.dead = true;
+        this.hooks.fatal(e);
+        return;
+      }
+      await previous;
+      for (const [p, reason, detail] of refused) p.settle({ rejected: reason, detail });
+      if (outcome instanceof ServiceError) {
+        for (const p of writing) p.settle({ rejected: 'storage-full', detail: outcome.message });
+      } else {
+        for (let i = 0; i < writing.length; i++) writing[i].settle({ result: outcome[i] });
+      }
+      this.hooks.settled();
+    })();
+    this.lastSettle.finally(() => {
+      this.inFlight--;
+      if (this.live.length || this.backfill.length) this.schedule();
+      else this.checkIdle();
+    });
+    if (this.live.length || this.backfill.length) this.schedule();
+  }
+
+  private checkIdle(): void {
+    if (this.inFlight > 0 || this.live.length || this.backfill.length) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+}

@@ -1,0 +1,149 @@
+// The collector gRPC server (grpc-js is imported only here and by the collector program).
+// One bidirectional call per session: the first message must be `open`; everything after
+// it goes to the session. Flow control: a session that overdraws its credit is paused
+// (the call stops reading, HTTP/2 windows close, the collector's writes back up) until
+// its credit is positive again, so server memory stays bounded whatever collectors send.
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { fileURLToPath } from 'node:url';
+import { IngestCore, OpenRefused, type WireOpen } from './ingest-core.js';
+import type { IngestSession } from './ingest-session.js';
+import type { EndStatus, ServerMessage, SessionLink } from './session-link.js';
+import type { WireBatch } from './batch-columns.js';
+
+export const PROTO_PATH = fileURLToPath(new URL('../../proto/collector.proto', import.meta.url));
+
+/** proto-loader options shared by server and collector: int64 as exact strings, bytes as Buffer. */
+export const PROTO_OPTIONS: protoLoader.Options = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
+
+interface CollectorMessage {
+  body?: 'open' | 'batch' | 'watermark' | 'heartbeat';
+  open?: WireOpen;
+  batch?: WireBatch;
+  watermark?: { stream: number; through_ns: string };
+  heartbeat?: { sent_ns: string };
+}
+
+const STATUS: Record<EndStatus, grpc.status> = {
+  'ok': grpc.status.OK,
+  'unauthenticated': grpc.status.UNAUTHENTICATED,
+  'permission-denied': grpc.status.PERMISSION_DENIED,
+  'failed-precondition': grpc.status.FAILED_PRECONDITION,
+  'invalid-argument': grpc.status.INVALID_ARGUMENT,
+  'deadline-exceeded': grpc.status.DEADLINE_EXCEEDED,
+  'unavailable': grpc.status.UNAVAILABLE,
+  'resource-exhausted': grpc.status.RESOURCE_EXHAUSTED,
+};
+
+export interface GrpcOptions {
+  host: string;
+  port: number;
+  tls: { certPem: string; keyPem: string; clientCaPem: string | null } | null;
+  maxMessageBytes: number;
+}
+
+type Call = grpc.ServerDuplexStream<CollectorMessage, ServerMessage>;
+
+function linkOf(call: Call): SessionLink & { ended: boolean } {
+  const link = {
+    peer: call.getPeer(),
+    ended: false,
+    send(msg: ServerMessage) { if (!link.ended && !call.cancelled) call.write(msg); },
+    pause() { call.pause(); },
+    resume() { call.resume(); },
+    end(status: EndStatus, message: string) {
+      if (link.ended) return;
+      link.ended = true;
+      if (status === 'ok') call.end();
+      else call.emit('error', { code: STATUS[status], details: message });
+    },
+  };
+  return link;
+}
+
+/** The SANs of a verified client certificate, "URI:..." and "DNS:..." entries. */
+function clientSans(call: Call): string[] | null {
+  const ctx = call.getAuthContext?.();
+  const san = ctx?.sslPeerCertificate?.subjectaltname;
+  if (!san) return null;
+  return san.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+export async function startGrpcServer(core: IngestCore, opts: GrpcOptions, onError: (msg: string, fields: Record<string, unknown>) => void): Promise<{ port: number; stop(): Promise<void> }> {
+  const def = protoLoader.loadSync(PROTO_PATH, PROTO_OPTIONS);
+  const pkg = grpc.loadPackageDefinition(def) as unknown as { historian: { collector: { v1: { CollectorIngest: grpc.ServiceClientConstructor } } } };
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': opts.maxMessageBytes,
+    'grpc.max_send_message_length': 4 * 1024 * 1024,
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.keepalive_permit_without_calls': 1,
+  });
+  const calls = new Set<Call>();
+
+  server.addService(pkg.historian.collector.v1.CollectorIngest.service, {
+    Session: (call: Call) => {
+      calls.add(call);
+      const link = linkOf(call);
+      let session: IngestSession | null = null;
+      let opening = false;
+      const bearerMd = call.metadata.get('authorization')[0];
+      const bearer = typeof bearerMd === 'string' ? bearerMd : bearerMd ? bearerMd.toString('utf8') : null;
+
+      call.on('data', (m: CollectorMessage) => {
+        if (session) session.lastMessageMs = performance.now();
+        if (!session) {
+          if (opening) { link.end('failed-precondition', 'wait for the welcome before sending'); return; }
+          if (m.body !== 'open' || !m.open) { link.end('failed-precondition', 'the first message of a session must be open'); return; }
+          opening = true;
+          core.open(link, m.open, { bearer, sans: clientSans(call) }).then(
+            (s) => { if (link.ended || call.cancelled) core.closed(s); else session = s; },
+            (e: unknown) => {
+              if (e instanceof OpenRefused) link.end(e.status, e.message);
+              else { onError('session open failed', { err: e instanceof Error ? e.message : String(e) }); link.end('unavailable', 'the server could not open the session; retry'); }
+            },
+          );
+          return;
+        }
+        switch (m.body) {
+          case 'batch': session.onBatch(m.batch as WireBatch); break;
+          case 'heartbeat': link.send({ heartbeat: { sent_ns: process.hrtime.bigint().toString() } }); break;
+          case 'watermark': {
+            const s = session;
+            core.watermark(s, m.watermark?.stream ?? 0, m.watermark?.through_ns ?? '0').catch((e: unknown) => onError('watermark failed', { err: e instanceof Error ? e.message : String(e) }));
+            break;
+          }
+          case 'open': link.end('failed-precondition', 'open was already sent on this call'); break;
+          default: link.end('invalid-argument', 'empty collector message');
+        }
+      });
+      const done = () => {
+        calls.delete(call);
+        if (session) core.closed(session);
+      };
+      call.on('end', () => { done(); if (!link.ended) { link.ended = true; call.end(); } });
+      call.on('cancelled', done);
+      call.on('error', done);
+    },
+  });
+
+  const creds = opts.tls
+    ? grpc.ServerCredentials.createSsl(
+      opts.tls.clientCaPem ? Buffer.from(opts.tls.clientCaPem) : null,
+      [{ private_key: Buffer.from(opts.tls.keyPem), cert_chain: Buffer.from(opts.tls.certPem) }],
+      opts.tls.clientCaPem !== null,
+    )
+    : grpc.ServerCredentials.createInsecure();
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${opts.host}:${opts.port}`, creds, (err, bound) => (err ? reject(err) : resolve(bound)));
+  });
+  return {
+    port,
+    stop: () => new Promise<void>((resolve) => {
+      // Stop accepting, let calls finish for a moment, then cut them.
+      const timer = setTimeout(() => { server.forceShutdown(); resolve(); }, 1_000);
+      timer.unref();
+      for (const c of calls) c.end();
+      server.tryShutdown(() => { clearTimeout(timer); resolve(); });
+    }),
+  };
+}

@@ -1,0 +1,198 @@
+// One collector session: its streams, its two lanes, and what happens to each message it
+// sends. A malformed batch is rejected on its own (BatchRejected) and the stream stays
+// open; only a protocol violation that makes the session meaningless (no open first)
+// ends the call.
+import { randomUUID } from 'node:crypto';
+import type { ValueType } from '../storage/encoding/chunk-types.js';
+import { nowNs } from '../clock.js';
+import { decodeBatchColumns, type WireBatch } from './batch-columns.js';
+import type { CommitPipeline } from './commit-pipeline.js';
+import type { StoredBatchResult } from './ingest-store.js';
+import { SessionLane, type LaneName, type Slot } from './session-lane.js';
+import type { SessionLink } from './session-link.js';
+import type { CollectorState } from './collector-state.js';
+import type { IngestTuning } from './thread-messages.js';
+
+export interface SessionStream {
+  name: string;
+  type: ValueType;
+  seriesId: string | null;
+  accepted: boolean;
+  refusal: string | null;
+  pointsWritten: number;
+  pointsRefused: number;
+  batchesRejected: number;
+  lastTsNs: bigint | null;
+}
+
+/** Decisions the session leaves to the worker-wide core. */
+export interface SessionEnv {
+  pipeline: CommitPipeline;
+  tuning: IngestTuning;
+  storageFull(): boolean;
+  /** Backfill credit is withheld while live points wait (pacing); returns true when granted now. */
+  mayGrantBackfill(): boolean;
+  pace(session: IngestSession): void;
+}
+
+const MAX_LISTED_REFUSALS = 100;
+
+export class IngestSession {
+  readonly id = randomUUID();
+  readonly openedNs = nowNs();
+  readonly live: SessionLane;
+  readonly backfill: SessionLane;
+  fencedBy: bigint | null = null;
+  lastMessageMs = performance.now();
+  private paused = false;
+  closed = false;
+
+  constructor(
+    readonly collector: CollectorState,
+    readonly epoch: bigint,
+    readonly identity: string,
+    readonly agent: string,
+    readonly streams: SessionStream[],
+    readonly link: SessionLink,
+    private readonly env: SessionEnv,
+  ) {
+    this.live = new SessionLane('LIVE', env.tuning.liveCredit);
+    this.backfill = new SessionLane('BACKFILL', env.tuning.backfillCredit);
+  }
+
+  lane(name: LaneName): SessionLane {
+    return name === 'LIVE' ? this.live : this.backfill;
+  }
+
+  fence(byEpoch: bigint): number {
+    this.fencedBy = byEpoch;
+    const accepted = this.streams.filter((s) => s.accepted).length;
+    this.link.send({ fence: {
+      superseding_epoch: byEpoch.toString(),
+      streams: this.streams.map((_, i) => i),
+      reason: `session epoch ${byEpoch} of collector ${this.collector.collectorId} supersedes epoch ${this.epoch}`,
+    } });
+    return accepted;
+  }
+
+  onBatch(b: WireBatch): void {
+    const arrival = nowNs();
+    this.collector.lastBatchArrivalNs = arrival;
+    this.collector.dirty = true;
+    const receipt = BigInt(b.collector_receipt_ns || '0');
+    if (receipt > this.collector.lastCollectorReceiptNs) this.collector.lastCollectorReceiptNs = receipt;
+
+    if (b.lane !== 'LIVE' && b.lane !== 'BACKFILL') {
+      this.reject('LIVE', null, b, 'bad-lane', `lane must be LIVE or BACKFILL, got ${b.lane}`, false);
+      return;
+    }
+    const lane = this.lane(b.lane);
+    const seq = Number(b.seq);
+    if (seq !== lane.expectedSeq) {
+      // Not consumed: the collector must resend from expected_seq.
+      this.reject(b.lane, null, b, 'sequence-gap', `expected seq ${lane.expectedSeq} on lane ${b.lane}, got ${b.seq}`, false, lane.expectedSeq);
+      return;
+    }
+    const points = Number.isInteger(b.count) && b.count > 0 ? b.count : 0;
+    const before = lane.take(points);
+    const slot = lane.open(points);
+    if (before < points) {
+      lane.overCreditTotal++;
+      this.link.send({ over_credit: { lane: b.lane, seq: b.seq, sent_points: String(points), available: String(Math.max(0, before)) } });
+      if (!this.paused) { this.paused = true; this.link.pause(); }
+    }
+    if (this.fencedBy !== null) {
+      this.reject(b.lane, slot, b, 'fenced', `fenced by session epoch ${this.fencedBy}`, false);
+      return;
+    }
+    const stream = this.streams[b.stream];
+    if (!stream || !stream.accepted) {
+      this.reject(b.lane, slot, b, 'unknown-stream', stream ? `stream ${b.stream} (${stream.name}) was refused at open: ${stream.refusal}` : `stream index ${b.stream} was not declared (${this.streams.length} streams)`, false);
+      return;
+    }
+    if (this.env.storageFull()) {
+      this.reject(b.lane, slot, b, 'storage-full', 'free disk space is below the ingest threshold; resend later', true);
+      return;
+    }
+    const decoded = decodeBatchColumns(b, stream.type, this.env.tuning.maxBatchPoints, arrival + this.env.tuning.maxFutureNs);
+    if (!decoded.ok) {
+      stream.batchesRejected++;
+      this.reject(b.lane, slot, b, decoded.reason, decoded.detail, false);
+      return;
+    }
+    const cols = decoded.cols;
+    this.env.pipeline.enqueue({
+      lane: b.lane,
+      points,
+      batch: { series: stream.seriesId as string, times: cols.times, values: cols.values, quality: cols.quality },
+      fenced: () => this.fencedBy !== null,
+      settle: (outcome) => {
+        if ('rejected' in outcome) {
+          this.reject(lane.name, slot, b, outcome.rejected, outcome.detail, outcome.rejected === 'storage-full');
+          return;
+        }
+        this.written(lane, slot, b, stream, cols.times, outcome.result);
+      },
+    });
+  }
+
+  private written(lane: SessionLane, slot: Slot, b: WireBatch, stream: SessionStream, times: BigInt64Array, r: StoredBatchResult): void {
+    lane.batchesAccepted++;
+    const stored = r.accepted + r.unchanged;
+    lane.pointsWritten += stored;
+    stream.pointsWritten += stored;
+    let maxTs = stream.lastTsNs;
+    for (let i = 0; i < times.length; i++) if (maxTs === null || times[i] > maxTs) maxTs = times[i];
+    stream.lastTsNs = maxTs;
+    if (r.refused > 0) {
+      lane.pointsRefused += r.refused;
+      stream.pointsRefused += r.refused;
+      this.link.send({ points_refused: {
+        lane: lane.name, seq: String(slot.seq), stream: b.stream, refused: r.refused,
+        refusals: r.refusals.slice(0, MAX_LISTED_REFUSALS).map((x) => ({ index: x.index, reason: x.reason })),
+      } });
+    }
+    this.settle(lane, slot);
+  }
+
+  private reject(laneName: LaneName, slot: Slot | null, b: WireBatch, reason: string, detail: string, retryable: boolean, expected?: number): void {
+    this.collector.countRejection(reason);
+    const lane = this.lane(laneName);
+    lane.batchesRejected++;
+    this.link.send({ rejected: {
+      lane: laneName, seq: String(b.seq ?? '0'), stream: b.stream ?? 0, reason, detail, retryable,
+      expected_seq: String(expected ?? 0),
+    } });
+    if (slot) this.settle(lane, slot);
+  }
+
+  /** Settles a slot: a cumulative ack when it unlocks one, and the credit back. */
+  private settle(lane: SessionLane, slot: Slot): void {
+    const ack = lane.settle(slot);
+    if (!ack) return;
+    this.link.send({ ack: { lane: lane.name, acked_through: String(ack.ackedThrough), points: String(ack.points) } });
+    if (lane.name === 'BACKFILL' && !this.env.mayGrantBackfill()) {
+      lane.withheld += ack.points;
+      this.env.pace(this);
+      return;
+    }
+    this.grant(lane, ack.points);
+  }
+
+  /** Returns credit to the collector and resumes reading once no lane is overdrawn. */
+  grant(lane: SessionLane, points: number): void {
+    if (points <= 0 || this.closed) return;
+    lane.give(points);
+    this.link.send({ credit: { lane: lane.name, points: String(points), available: String(Math.max(0, lane.credit)) } });
+    if (this.paused && this.live.credit >= 0 && this.backfill.credit >= 0) { this.paused = false; this.link.resume(); }
+  }
+
+  /** Releases withheld backfill credit (the pacing timer calls this when live has drained). */
+  releaseBackfill(): boolean {
+    const n = this.backfill.withheld;
+    if (n === 0) return false;
+    this.backfill.withheld = 0;
+    this.grant(this.backfill, n);
+    return true;
+  }
+}

@@ -1,0 +1,42 @@
+// Entry of the ingest worker_thread: opens its own engine over the shared LMDB
+// environment, builds the ingest core and starts the gRPC server, then serves the main
+// thread's questions (diagnostics, stop) over the parent port.
+import { parentPort, workerData } from 'node:worker_threads';
+import { PortRpc } from './port-rpc.js';
+import { IngestCore, type MainSide } from './ingest-core.js';
+import { EngineIngestStore } from './ingest-store.js';
+import { startGrpcServer } from './grpc-server.js';
+import type { AuthenticateResult, CollectorRow, IngestWorkerData, OpenSessionResult } from './thread-messages.js';
+
+async function run(): Promise<void> {
+  if (!parentPort) throw new Error('BUG: ingest-worker must run in a worker_thread');
+  const data = workerData as IngestWorkerData;
+  const rpc = new PortRpc(parentPort);
+  const store = EngineIngestStore.open(data.seriesDir);
+  const main: MainSide = {
+    authenticate: (arg) => rpc.call<AuthenticateResult>('authenticate', arg),
+    openSession: (arg) => rpc.call<OpenSessionResult>('openSession', arg),
+    persist: (rows: CollectorRow[]) => rpc.notify('persist', rows),
+    fatal: (message) => rpc.notify('fatal', message),
+    log: (level, msg, fields) => rpc.notify('log', { level, msg, fields }),
+  };
+  const core = new IngestCore(store, main, data.tuning, data.authMode, data.dataDir, data.known);
+  await core.checkDisk();
+  const server = await startGrpcServer(core, {
+    host: data.host, port: data.port, tls: data.tls, maxMessageBytes: data.tuning.maxMessageBytes,
+  }, (msg, fields) => main.log('error', msg, fields));
+
+  rpc.handle('diagnostics', () => core.diagnostics());
+  rpc.handle<string>('detail', (id) => core.detail(id));
+  rpc.handle('stop', async () => {
+    await server.stop();
+    await core.stop();
+    await store.close();
+    return true;
+  });
+  rpc.notify('ready', { port: server.port });
+}
+
+run().catch((e: unknown) => {
+  parentPort?.postMessage({ rpc: 'note', op: 'start-failed', arg: e instanceof Error ? e.stack ?? e.message : String(e) });
+});

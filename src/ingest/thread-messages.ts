@@ -1,0 +1,143 @@
+// What the ingest worker and the main thread say to each other (PortRpc operations).
+// Plain data only: everything here crosses a structured clone.
+import type { ValueType } from '../storage/encoding/chunk-types.js';
+import type { AuthMode } from '../auth/access-types.js';
+
+export interface IngestWorkerData {
+  entry: string;
+  host: string;
+  port: number;
+  seriesDir: string;
+  dataDir: string;
+  authMode: AuthMode;
+  tls: { certPem: string; keyPem: string; clientCaPem: string | null } | null;
+  tuning: IngestTuning;
+  /** Collectors the model remembers (epochs and counters survive restarts). */
+  known: CollectorRow[];
+}
+
+/** Limits and pacing; defaults in ingest-config.ts, each overridable from the environment. */
+export interface IngestTuning {
+  liveCredit: number;
+  backfillCredit: number;
+  maxBatchPoints: number;
+  /** Largest group commit in points; live batches always go first. */
+  maxGroupPoints: number;
+  /** Backfill points per group commit while live points are waiting. */
+  backfillShareWhileLive: number;
+  /** Group commits in flight at once (the next one applies while the previous one syncs). */
+  commitsInFlight: number;
+  heartbeatIntervalMs: number;
+  /** A session silent for this long is closed. */
+  idleTimeoutMs: number;
+  /** Below this many free bytes in the data directory, batches are refused (retryable). */
+  minFreeBytes: number;
+  /** Batches with a time further ahead of the server clock are refused (bad-timestamps). */
+  maxFutureNs: bigint;
+  maxMessageBytes: number;
+}
+
+export interface StreamRequest {
+  name: string;
+  type: ValueType;
+  seriesId: string | null;
+}
+
+export interface StreamOutcome {
+  accepted: boolean;
+  seriesId: string | null;
+  refusal: string | null;
+}
+
+// worker -> main ------------------------------------------------------------------
+
+export interface AuthenticateArg {
+  collectorId: string;
+  /** The `authorization` metadata value, if any. */
+  bearer: string | null;
+  /** Subject alternative names of a verified client certificate ("URI:...", "DNS:..."). */
+  sans: string[] | null;
+  peer: string;
+}
+
+export type AuthenticateResult =
+  | { ok: true; identity: string }
+  | { ok: false; status: 'unauthenticated' | 'permission-denied'; message: string };
+
+export interface OpenSessionArg {
+  collectorId: string;
+  epoch: string;
+  identity: string;
+  streams: StreamRequest[];
+}
+
+export type OpenSessionResult =
+  | { ok: true; streams: StreamOutcome[] }
+  | { ok: false; reason: 'stale-epoch'; currentEpoch: string };
+
+// main -> worker ------------------------------------------------------------------
+
+/** The spec's Collector diagnostic, int64 fields as bigint (the JSON writer keeps them exact). */
+export interface CollectorDiagnostic {
+  collector_id: string;
+  session_epoch: bigint;
+  streams: string[];
+  last_batch_arrival_ns: bigint;
+  last_collector_receipt_ns: bigint;
+  watermark_ns: bigint;
+  acked_through: bigint;
+  credit_live: bigint;
+  credit_backfill: bigint;
+  fenced_streams_total: bigint;
+  last_fenced_ns: bigint | null;
+}
+
+export interface LaneDetail {
+  expected_seq: bigint;
+  acked_through: bigint;
+  credit: bigint;
+  batches_accepted: bigint;
+  batches_rejected: bigint;
+  points_written: bigint;
+  points_refused: bigint;
+  over_credit_total: bigint;
+  credit_wait_ms: bigint;
+}
+
+export interface StreamDetail {
+  name: string;
+  series_id: string | null;
+  value_type: ValueType;
+  accepted: boolean;
+  refusal: string | null;
+  points_written: bigint;
+  points_refused: bigint;
+  batches_rejected: bigint;
+  last_ts_ns: bigint | null;
+  watermark_ns: bigint | null;
+}
+
+export interface CollectorDetail extends CollectorDiagnostic {
+  connected: boolean;
+  session_id: string | null;
+  identity: string | null;
+  agent: string;
+  opened_ns: bigint | null;
+  live: LaneDetail | null;
+  backfill: LaneDetail | null;
+  backfill_rate_limited_ms: bigint;
+  rejections: Record<string, bigint>;
+  stream_detail: StreamDetail[];
+}
+
+/** A row of the model's ingest_collector table. */
+export interface CollectorRow {
+  collector_id: string;
+  session_epoch: bigint;
+  streams: string[];
+  last_batch_arrival_ns: bigint;
+  last_collector_receipt_ns: bigint;
+  watermark_ns: bigint;
+  fenced_streams_total: bigint;
+  last_fenced_ns: bigint | null;
+}
