@@ -24,6 +24,7 @@ interface Discovery {
   authorization_endpoint: string;
   token_endpoint: string;
   jwks_uri: string;
+  userinfo_endpoint?: string;
 }
 
 interface PendingLogin { verifier: string; nonce: string; createdMs: number }
@@ -94,7 +95,17 @@ export class OidcRelyingParty {
     const body = await res.json().catch(() => null) as Record<string, unknown> | null;
     if (!res.ok || !body) throw fail(`the token endpoint answered ${res.status}${body?.error ? ` (${String(body.error)})` : ''}`);
     if (typeof body.id_token !== 'string') throw fail('the token response has no id_token');
-    return verifyIdToken(body.id_token, this.jwks, { issuer: d.issuer, clientId: this.settings.clientId, nonce: p.nonce });
+    const claims = await verifyIdToken(body.id_token, this.jwks, { issuer: d.issuer, clientId: this.settings.clientId, nonce: p.nonce });
+    // Conforming providers put profile claims (name, preferred_username, email) in
+    // userinfo rather than the ID token; fetch them when the ID token lacks them.
+    if (claims.preferred_username === undefined && claims.name === undefined && d.userinfo_endpoint && typeof body.access_token === 'string') {
+      const info = await this.getJson(d.userinfo_endpoint, body.access_token);
+      if (info.sub !== claims.sub) throw fail('userinfo describes another subject than the ID token');
+      for (const k of ['preferred_username', 'name', 'email'] as const) {
+        if (typeof info[k] === 'string') claims[k] = info[k] as string;
+      }
+    }
+    return claims;
   }
 
   private discover(): Promise<Discovery> {
@@ -112,8 +123,10 @@ export class OidcRelyingParty {
     return this.discovery;
   }
 
-  private async getJson(url: string): Promise<Record<string, unknown>> {
-    const res = await this.fetch(url, { headers: { accept: 'application/json' } });
+  private async getJson(url: string, bearer?: string): Promise<Record<string, unknown>> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    const res = await this.fetch(url, { headers });
     if (!res.ok) throw fail(`${url} answered ${res.status}`);
     return await res.json() as Record<string, unknown>;
   }
