@@ -10,6 +10,7 @@ import { createIdempotencyStore } from './http/idempotency.js';
 import { OperationsCatalogue } from './operations/catalogue.js';
 import { startHttpServer, type HttpServer } from './http/server.js';
 import { allRoutes } from './http/routes/index.js';
+import { AssetModel } from './model/assets/asset-model.js';
 import type { AnyRoute } from './http/route.js';
 import { createAccessControl } from './auth/index.js';
 import { join } from 'node:path';
@@ -39,13 +40,17 @@ export async function startService(config: Config, log: Logger, opts: StartOptio
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, 'model migrations applied');
 
-    const access: AccessControl = await createAccessControl({ db, config, log });
+    // The asset model answers authorization's "where does this asset sit" (subtree and view grants).
+    const assetModel = new AssetModel(db);
+    closers.push(async () => assetModel.close());
+    const access: AccessControl = await createAccessControl({ db, config, log, scopeResolver: assetModel });
     const context: ServiceContext = {
       config, log, db, access,
       idempotency: createIdempotencyStore(db),
       operations: new OperationsCatalogue(db),
       parts: {} as ServiceParts,
     };
+    context.parts.model = assetModel;
     const purge = setInterval(() => { context.idempotency.purgeExpired().catch((e) => log.warn({ err: e }, 'idempotency purge failed')); }, IDEMPOTENCY_PURGE_MS);
     purge.unref();
     closers.push(async () => clearInterval(purge));

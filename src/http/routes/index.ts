@@ -7,6 +7,7 @@ import { operationsRoutes } from './operations/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { seriesRoutes } from './series/routes.js';
 import { jobsRoutes } from './jobs/routes.js';
+import { modelRoutes } from './model/routes.js';
 
 export const CONTRACT_VERSION = '0.1.0';
 
@@ -17,6 +18,7 @@ export function allRoutes(): AnyRoute[] {
     ...authRoutes(),
     ...seriesRoutes(),
     ...jobsRoutes(),
+    ...modelRoutes(),
   ];
   routes.push(...serviceRoutes(() => contract));
   contract = buildContract(routes, { version: CONTRACT_VERSION });

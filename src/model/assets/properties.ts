@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.js';
 import { modelTransaction, type Who } from '../tx-log.js';
 import { ServiceError } from '../../http/errors.js';
-import { SqlArgs, validAt, endCurrentVersion, type ReadTx } from '../versions/history.js';
+import { SqlArgs, validAt, endCurrentVersion, pgArray, type ReadTx } from '../versions/history.js';
 import { checkName } from '../versions/names.js';
 import { nowNs } from '../../clock.js';
 import { stringifyJson } from '../../http/json.js';
@@ -22,7 +22,7 @@ export async function propertiesOf(q: Queryable, tx: ReadTx, assetIds: string[])
   const args = new SqlArgs();
   const { rows } = await q.query<PropertyRow>(
     `SELECT property_id, asset_id, key, value, valid_from_ns, tx_from FROM asset_property_version p
-      WHERE ${validAt('p', tx, args)} AND p.asset_id = ANY(${args.add(assetIds)}::uuid[]) ORDER BY key`, args.values);
+      WHERE ${validAt('p', tx, args)} AND p.asset_id = ANY(${args.add(pgArray(assetIds))}::uuid[]) ORDER BY key`, args.values);
   return rows.map(toOwn);
 }
 

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.js';
 import { modelTransaction, type Who } from '../tx-log.js';
 import { ServiceError } from '../../http/errors.js';
-import { SqlArgs, validAt, endCurrentVersion, checkExpectedTx, type ReadTx } from '../versions/history.js';
+import { SqlArgs, validAt, endCurrentVersion, checkExpectedTx, pgArray, type ReadTx } from '../versions/history.js';
 import { checkName } from '../versions/names.js';
 import { currentAssetRow } from '../assets/assets.js';
 import type { AssetModel } from '../assets/asset-model.js';
@@ -79,9 +79,9 @@ export async function walkLinks(q: Queryable, tx: ReadTx, start: string, directi
   for (let hop = 0; frontier.length > 0 && (depth === undefined || hop < depth); hop++) {
     const args = new SqlArgs();
     const valid = validAt('l', tx, args);
-    const typeFilter = via.length > 0 ? ` AND l.link_type = ANY(${args.add(via)}::text[])` : '';
+    const typeFilter = via.length > 0 ? ` AND l.link_type = ANY(${args.add(pgArray(via))}::text[])` : '';
     const { rows } = await q.query<{ next: string }>(
-      `SELECT DISTINCT l.${far} AS next FROM link_version l WHERE ${valid} AND NOT l.retired AND l.${near} = ANY(${args.add(frontier)}::uuid[])${typeFilter}`, args.values);
+      `SELECT DISTINCT l.${far} AS next FROM link_version l WHERE ${valid} AND NOT l.retired AND l.${near} = ANY(${args.add(pgArray(frontier))}::uuid[])${typeFilter}`, args.values);
     frontier = [];
     for (const r of rows) if (!reached.has(r.next)) { reached.add(r.next); frontier.push(r.next); }
   }

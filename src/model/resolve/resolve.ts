@@ -6,7 +6,7 @@
 import type { Queryable } from '../db.js';
 import { ServiceError } from '../../http/errors.js';
 import { nowNs } from '../../clock.js';
-import { readTxFor, SqlArgs, validAt, type ReadTx } from '../versions/history.js';
+import { readTxFor, SqlArgs, validAt, pgArray, type ReadTx } from '../versions/history.js';
 import type { AssetModel } from '../assets/asset-model.js';
 import type { AssetNode, AssetTree } from '../assets/asset-tree.js';
 import { attributesWhere, effectiveAttributes, type AttributeRow, type EffectiveAttribute } from '../attributes/effective.js';
@@ -111,12 +111,12 @@ export async function resolve(model: AssetModel, req: ResolveRequest, visible: (
   const assetParam = assets !== null && assets.size <= MAX_ASSET_PARAM ? [...assets] : null;
   if (assets !== null && assets.size === 0) rows = [];
   else if (sel.kind === 'attribute_ids') {
-    rows = sel.content.length === 0 ? [] : await attributesWhere(q, tx, (a) => `a.attribute_id = ANY(${a.add(sel.content)}::uuid[])`);
+    rows = sel.content.length === 0 ? [] : await attributesWhere(q, tx, (a) => `a.attribute_id = ANY(${a.add(pgArray(sel.content))}::uuid[])`);
   } else if (sel.kind === 'attributes_named') {
-    rows = await attributesWhere(q, tx, (a) => `a.name = ${a.add(sel.content.name)}${assetParam ? ` AND a.asset_id = ANY(${a.add(assetParam)}::uuid[])` : ''}`);
+    rows = await attributesWhere(q, tx, (a) => `a.name = ${a.add(sel.content.name)}${assetParam ? ` AND a.asset_id = ANY(${a.add(pgArray(assetParam))}::uuid[])` : ''}`);
   } else {
     if (!assetParam) throw bad('scope', `selecting every attribute needs a scope of at most ${MAX_ASSET_PARAM} assets (under, template or a link walk)`);
-    rows = await attributesWhere(q, tx, (a) => `a.asset_id = ANY(${a.add(assetParam)}::uuid[])`);
+    rows = await attributesWhere(q, tx, (a) => `a.asset_id = ANY(${a.add(pgArray(assetParam))}::uuid[])`);
   }
 
   // Keep attributes whose asset is in scope, present, not retired (unless asked) and readable.

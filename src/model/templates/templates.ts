@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.js';
 import { modelTransaction, type Who } from '../tx-log.js';
 import { ServiceError } from '../../http/errors.js';
-import { SqlArgs, validAt, endCurrentVersion, isUniqueViolation, type ReadTx } from '../versions/history.js';
+import { SqlArgs, validAt, endCurrentVersion, isUniqueViolation, pgArray, type ReadTx } from '../versions/history.js';
 import { checkName } from '../versions/names.js';
 import type { AssetModel } from '../assets/asset-model.js';
 
@@ -78,14 +78,14 @@ export async function currentTemplate(q: Queryable, id: string): Promise<Templat
 /** Templates valid at the read transaction, with their definitions (all, or the given ids). */
 export async function templatesAt(q: Queryable, tx: ReadTx, ids?: string[]): Promise<Template[]> {
   const args = new SqlArgs();
-  const idFilter = ids ? ` AND t.template_id = ANY(${args.add(ids)}::uuid[])` : '';
+  const idFilter = ids ? ` AND t.template_id = ANY(${args.add(pgArray(ids))}::uuid[])` : '';
   const { rows } = await q.query<TemplateRow>(
     `SELECT template_id, name, notes, permitted_children, version, tx_from FROM template_version t WHERE ${validAt('t', tx, args)}${idFilter} ORDER BY name`, args.values);
   if (rows.length === 0) return [];
   const dargs = new SqlArgs();
   const defs = await q.query<{ attr_def_id: string; template_id: string; definition: AttributeDefinition }>(
     `SELECT attr_def_id, template_id, definition FROM attr_def_version d
-      WHERE ${validAt('d', tx, dargs)} AND d.template_id = ANY(${dargs.add(rows.map((r) => r.template_id))}::uuid[]) ORDER BY ordinal`, dargs.values);
+      WHERE ${validAt('d', tx, dargs)} AND d.template_id = ANY(${dargs.add(pgArray(rows.map((r) => r.template_id)))}::uuid[]) ORDER BY ordinal`, dargs.values);
   const byTemplate = new Map<string, Array<[string, AttributeDefinition]>>();
   for (const d of defs.rows) {
     const list = byTemplate.get(d.template_id) ?? [];
@@ -98,7 +98,7 @@ export async function templatesAt(q: Queryable, tx: ReadTx, ids?: string[]): Pro
 async function checkPermitted(q: Queryable, ids: string[], self: string): Promise<void> {
   const others = ids.filter((id) => id !== self);
   if (others.length === 0) return;
-  const { rows } = await q.query<{ template_id: string }>('SELECT template_id FROM template_version WHERE tx_to IS NULL AND template_id = ANY($1::uuid[])', [others]);
+  const { rows } = await q.query<{ template_id: string }>('SELECT template_id FROM template_version WHERE tx_to IS NULL AND template_id = ANY($1::uuid[])', [pgArray(others)]);
   const found = new Set(rows.map((r) => r.template_id));
   const missing = others.find((id) => !found.has(id));
   if (missing) throw new ServiceError('invalid-request', `permitted_children: no template ${missing}`, { errors: [{ field: 'permitted_children', problem: 'no such template' }] });
@@ -126,7 +126,7 @@ export async function createTemplate(model: AssetModel, who: Who, t: TemplateInp
     const c = await modelTransaction(model.db, who, async (q, txId, events) => {
       await checkPermitted(q, t.permitted_children ?? [], templateId);
       await q.query('INSERT INTO template_version (template_id, name, notes, permitted_children, version, tx_from) VALUES ($1, $2, $3, $4::uuid[], 1, $5)',
-        [templateId, t.name, t.notes ?? '', t.permitted_children ?? [], txId]);
+        [templateId, t.name, t.notes ?? '', pgArray(t.permitted_children ?? []), txId]);
       await writeDefinitions(q, templateId, t.attributes ?? [], txId);
       events.emit('template', templateId, 'created', { name: t.name, version: 1 });
     });
@@ -149,7 +149,7 @@ export async function patchTemplate(model: AssetModel, who: Who, templateId: str
       await endCurrentVersion(q, 'template_version', { template_id: templateId }, txId);
       const version = prev.version + 1;
       await q.query('INSERT INTO template_version (template_id, name, notes, permitted_children, version, tx_from) VALUES ($1, $2, $3, $4::uuid[], $5, $6)',
-        [templateId, t.name, t.notes ?? prev.notes, t.permitted_children ?? prev.permitted_children, version, txId]);
+        [templateId, t.name, t.notes ?? prev.notes, pgArray(t.permitted_children ?? prev.permitted_children), version, txId]);
       if (t.attributes) await writeDefinitions(q, templateId, t.attributes, txId);
       events.emit('template', templateId, 'updated', { name: t.name, version });
     });

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.js';
 import { modelTransaction, type Who } from '../tx-log.js';
 import { ServiceError } from '../../http/errors.js';
-import { SqlArgs, validAt, endCurrentVersion, isUniqueViolation, checkExpectedTx, type ReadTx } from '../versions/history.js';
+import { SqlArgs, validAt, endCurrentVersion, isUniqueViolation, checkExpectedTx, pgArray, type ReadTx } from '../versions/history.js';
 import { checkName } from '../versions/names.js';
 import type { AssetModel } from '../assets/asset-model.js';
 
@@ -43,7 +43,7 @@ function checkMembers(members: ViewMember[]): void {
 async function writeMembers(q: Queryable, viewId: string, members: ViewMember[], txId: bigint): Promise<void> {
   const ids = members.map((m) => m.asset_id);
   if (ids.length > 0) {
-    const { rows } = await q.query<{ asset_id: string }>('SELECT asset_id FROM asset_version WHERE tx_to IS NULL AND asset_id = ANY($1::uuid[])', [ids]);
+    const { rows } = await q.query<{ asset_id: string }>('SELECT asset_id FROM asset_version WHERE tx_to IS NULL AND asset_id = ANY($1::uuid[])', [pgArray(ids)]);
     const found = new Set(rows.map((r) => r.asset_id));
     const i = ids.findIndex((id) => !found.has(id));
     if (i >= 0) throw new ServiceError('invalid-request', `members[${i}].asset_id: no asset ${ids[i]}`, { errors: [{ field: `members[${i}].asset_id`, problem: 'no such asset' }] });
@@ -54,7 +54,7 @@ async function writeMembers(q: Queryable, viewId: string, members: ViewMember[],
   await q.query(
     `INSERT INTO view_member_version (view_id, asset_id, parent_asset_id, ordinal, tx_from)
      SELECT $1, m.asset_id, m.parent_asset_id, m.ordinal, $2 FROM unnest($3::uuid[], $4::uuid[], $5::int[]) AS m(asset_id, parent_asset_id, ordinal)`,
-    [viewId, txId, ids, members.map((m) => m.parent_asset_id), members.map((_m, i) => i)]);
+    [viewId, txId, pgArray(ids), pgArray(members.map((m) => m.parent_asset_id)), pgArray(members.map((_m, i) => i))]);
 }
 
 const viewNameConflict = (name: string) => new ServiceError('name-conflict', `a view named "${name}" already exists`, { name });
