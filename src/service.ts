@@ -14,6 +14,7 @@ import { AssetModel } from './model/assets/asset-model.js';
 import type { AnyRoute } from './http/route.js';
 import { createAccessControl } from './auth/index.js';
 import { join } from 'node:path';
+import { seedSystemRegistries } from './model/registries/registry-writes.js';
 import { startSeriesPart } from './series/series-part.js';
 
 export interface RunningService {
@@ -39,6 +40,8 @@ export async function startService(config: Config, log: Logger, opts: StartOptio
     closers.push(() => model.close());
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, 'model migrations applied');
+    const seeded = await seedSystemRegistries(db);
+    if (seeded) log.info({ seeded }, 'system registry entries added');
 
     // The asset model answers authorization's "where does this asset sit" (subtree and view grants).
     const assetModel = new AssetModel(db);

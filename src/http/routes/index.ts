@@ -5,6 +5,7 @@ import { buildContract } from '../openapi.js';
 import { serviceRoutes } from './service/routes.js';
 import { operationsRoutes } from './operations/routes.js';
 import { authRoutes } from './auth/routes.js';
+import { registriesRoutes } from './registries/routes.js';
 import { seriesRoutes } from './series/routes.js';
 import { jobsRoutes } from './jobs/routes.js';
 import { modelRoutes } from './model/routes.js';
@@ -16,6 +17,7 @@ export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...operationsRoutes(),
     ...authRoutes(),
+    ...registriesRoutes(),
     ...seriesRoutes(),
     ...jobsRoutes(),
     ...modelRoutes(),
