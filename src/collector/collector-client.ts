@@ -73,6 +73,13 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
+interface CreditWaiter {
+  points: number;
+  since: number;
+  run: () => void;
+  fail: (e: Error) => void;
+}
+
 let clientCtor: grpc.ServiceClientConstructor | null = null;
 function ctor(): grpc.ServiceClientConstructor {
   if (!clientCtor) {
@@ -97,7 +104,7 @@ export class CollectorClient extends EventEmitter {
   fencedBy: bigint | null = null;
   ended: SessionEnded | null = null;
   overCredit = 0;
-  private creditWaiters: Array<() => void> = [];
+  private creditQueue: Record<Lane, CreditWaiter[]> = { LIVE: [], BACKFILL: [] };
 
   private constructor(private readonly client: grpc.Client, private readonly call: grpc.ClientDuplexStream<unknown, ServerMessage>, readonly welcome: Welcome) {
     super();
@@ -159,9 +166,7 @@ export class CollectorClient extends EventEmitter {
       case 'credit': {
         const g = m.credit as { lane: Lane; points: string };
         this.credit[g.lane] += Number(g.points);
-        const w = this.creditWaiters;
-        this.creditWaiters = [];
-        for (const f of w) f();
+        this.drainCredit(g.lane);
         break;
       }
       case 'rejected': {
@@ -198,27 +203,44 @@ export class CollectorClient extends EventEmitter {
       for (const p of this.pending[lane].values()) p.reject(e);
       this.pending[lane].clear();
     }
-    const w = this.creditWaiters;
-    this.creditWaiters = [];
-    for (const f of w) f();
+    for (const lane of ['LIVE', 'BACKFILL'] as const) {
+      for (const w of this.creditQueue[lane]) w.fail(e);
+      this.creditQueue[lane] = [];
+    }
     this.emit('ended', e);
   }
 
-  /** Waits until the lane has credit for `points` (or any credit, for a batch larger than the grant). */
-  async waitCredit(lane: Lane, points: number): Promise<void> {
-    if (this.credit[lane] >= points || this.ended) return;
-    const t0 = performance.now();
-    while (this.credit[lane] < points && !this.ended) {
-      await new Promise<void>((r) => this.creditWaiters.push(r));
-    }
-    this.creditWaitMs[lane] += performance.now() - t0;
+  /**
+   * Sends one batch within credit, in call order: when the lane lacks credit the batch waits
+   * (and the wait is counted) until grants cover it. Resolves when the batch is acknowledged
+   * (durable) or rejected.
+   */
+  send(lane: Lane, stream: number, type: ValueType, cols: OutgoingColumns, receiptNs = 0n): Promise<BatchOutcome> {
+    const n = cols.times.length;
+    const go = () => this.sendNow(lane, stream, type, cols, receiptNs);
+    if (this.creditQueue[lane].length === 0 && this.fits(lane, n)) return go();
+    return new Promise<BatchOutcome>((resolve, reject) => {
+      this.creditQueue[lane].push({ points: n, since: performance.now(), run: () => go().then(resolve, reject), fail: reject });
+    });
   }
 
-  /** Sends one batch within credit; resolves when it is acknowledged (durable) or rejected. */
-  async send(lane: Lane, stream: number, type: ValueType, cols: OutgoingColumns, receiptNs = 0n): Promise<BatchOutcome> {
-    const n = cols.times.length;
-    await this.waitCredit(lane, n);
-    return this.sendNow(lane, stream, type, cols, receiptNs);
+  /** A batch fits when the credit covers it, or when it is bigger than any grant and nothing is in flight on the lane. */
+  private fits(lane: Lane, n: number): boolean {
+    return this.credit[lane] >= n || (this.credit[lane] > 0 && this.pending[lane].size === 0);
+  }
+
+  private drainCredit(lane: Lane): void {
+    const q = this.creditQueue[lane];
+    while (q.length > 0 && !this.ended && this.fits(lane, q[0].points)) {
+      const w = q.shift() as CreditWaiter;
+      this.creditWaitMs[lane] += performance.now() - w.since;
+      w.run();
+    }
+  }
+
+  /** Batches waiting for credit. */
+  waitingForCredit(): number {
+    return this.creditQueue.LIVE.length + this.creditQueue.BACKFILL.length;
   }
 
   /** Sends without waiting for credit (the server pauses the session if it is overdrawn). */

@@ -10,6 +10,8 @@ import type { SessionLane } from './session-lane.js';
 export class CollectorState {
   epoch: bigint;
   readonly sessions = new Set<IngestSession>();
+  /** The latest session granted, kept after it ends so the diagnostics still describe it. */
+  latest: IngestSession | null = null;
   streamNames: string[];
   lastBatchArrivalNs: bigint;
   lastCollectorReceiptNs: bigint;
@@ -58,7 +60,8 @@ export class CollectorState {
   }
 
   diagnostic(): CollectorDiagnostic {
-    const s = this.current();
+    const live = this.current();
+    const s = live ?? this.latest;
     return {
       collector_id: this.collectorId,
       session_epoch: this.epoch < 0n ? 0n : this.epoch,
@@ -67,15 +70,16 @@ export class CollectorState {
       last_collector_receipt_ns: this.lastCollectorReceiptNs,
       watermark_ns: this.watermarkNs(),
       acked_through: s ? BigInt(s.live.ackedThrough + s.backfill.ackedThrough) : 0n,
-      credit_live: s ? BigInt(Math.max(0, s.live.credit)) : 0n,
-      credit_backfill: s ? BigInt(Math.max(0, s.backfill.credit)) : 0n,
+      credit_live: live ? BigInt(Math.max(0, live.live.credit)) : 0n,
+      credit_backfill: live ? BigInt(Math.max(0, live.backfill.credit)) : 0n,
       fenced_streams_total: this.fencedStreamsTotal,
       last_fenced_ns: this.lastFencedNs,
     };
   }
 
   detail(): CollectorDetail {
-    const s = this.current();
+    const live = this.current();
+    const s = live ?? this.latest;
     const lane = (l: SessionLane): LaneDetail => ({
       expected_seq: BigInt(l.expectedSeq),
       acked_through: BigInt(l.ackedThrough),
@@ -89,7 +93,7 @@ export class CollectorState {
     });
     return {
       ...this.diagnostic(),
-      connected: s !== null,
+      connected: live !== null,
       session_id: s?.id ?? null,
       identity: s?.identity ?? null,
       agent: s?.agent ?? '',

@@ -178,6 +178,7 @@ export class IngestCore {
       pace: (s) => this.pace(s),
     });
     c.sessions.add(session);
+    c.latest = session;
     c.streamNames = streams.map((s) => s.name);
     c.dirty = true;
     link.send({ welcome: {

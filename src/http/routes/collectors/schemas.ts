@@ -8,7 +8,7 @@ const diagnosticFields = {
   last_batch_arrival_ns: Int64({ description: 'Server time the last batch arrived (0: never)' }),
   last_collector_receipt_ns: Int64({ description: 'Collector time it read the newest point it sent (0: never)' }),
   watermark_ns: Int64({ description: 'Lowest finalised watermark over the streams that declared one (0: none)' }),
-  acked_through: Int64({ minimum: 0, description: 'Batches of the current session settled, live plus backfill lane' }),
+  acked_through: Int64({ minimum: 0, description: 'Batches of the latest session settled (acknowledged or rejected), live plus backfill lane' }),
   credit_live: Int64({ minimum: 0, description: 'Live-lane credit the current session holds, in points' }),
   credit_backfill: Int64({ minimum: 0, description: 'Backfill-lane credit the current session holds, in points' }),
   fenced_streams_total: Int64({ minimum: 0 }),
