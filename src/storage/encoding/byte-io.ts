@@ -211,4 +211,3 @@ export class ChunkReader {
   }
 }
 
-export { TWO_32 };

@@ -13,7 +13,8 @@ import {
   type HeaderStats,
 } from './chunk-header.js';
 import type { ChunkHeader, PointColumns, ValueType } from './chunk-types.js';
-import { decodeIntColumnTo, encodeIntColumn } from './int-column.js';
+import { encodeIntColumn } from './int-column.js';
+import { decodeIntColumnTo } from './int-column-decode.js';
 import { scratchColumn, ScratchSlot } from './scratch.js';
 import { decodeTimes, encodeTimes } from './time-column.js';
 import { decodeValues, decodeValuesNumeric, encodeValues } from './value-columns.js';

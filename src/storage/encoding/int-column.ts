@@ -9,10 +9,13 @@
 //              the block's width: cheap for jittered timestamps around a grid, noise.
 //   FOR_DELTA  the same over first differences: cheap for wandering analog values and
 //              counters. Allowed only when |x| < 2^51 so differences stay exact.
-// Layouts are drawn in FORMAT.md ("Integer column").
+// Layouts are drawn in FORMAT.md ("Integer column"); decoding is in int-column-decode.ts.
 
-import { ChunkReader, ChunkWriter, TWO_32 } from './byte-io.js';
+import { ChunkWriter } from './byte-io.js';
 import { scratchColumn, ScratchSlot } from './scratch.js';
+
+/** 2^32, local to the module: a constant imported across modules can cost a getter per use. */
+const TWO_32 = 4294967296;
 
 export const INT_COLUMN_LIMIT = 2 ** 52;
 const DELTA_LIMIT = 2 ** 51;
@@ -36,7 +39,7 @@ function varintLen(v: number): number {
 
 const svarintLen = (v: number): number => varintLen(v >= 0 ? v * 2 : -v * 2 - 1);
 
-function wordsFor(len: number, w: number): number {
+export function wordsFor(len: number, w: number): number {
   return w <= 32 ? Math.ceil((len * w) / 32) : len + Math.ceil((len * (w - 32)) / 32);
 }
 
@@ -192,137 +195,6 @@ function packBlock(words: Uint32Array, at: number, src: Float64Array, s: number,
     const sh = bit & 31;
     words[wi] |= hi << sh;
     if (sh + hiWidth > 32) words[wi + 1] |= hi >>> (32 - sh);
-    bit += hiWidth;
-  }
-}
-
-/**
- * Decodes n values into out[0..n). With a divisor other than 1 each value is divided by
- * it (decimal-scaled floats), fused into the pass that already touches the values.
- */
-export function decodeIntColumn(r: ChunkReader, n: number, out: Float64Array, divisor = 1): void {
-  const mode = r.u8('integer column mode');
-  if (mode === IntMode.Rle) {
-    readRle(r, n, out);
-    if (divisor !== 1) divideAll(out, n, divisor);
-  } else if (mode === IntMode.For) {
-    readFor(r, n, out, 0);
-    if (divisor !== 1) divideAll(out, n, divisor);
-  } else if (mode === IntMode.ForDelta) {
-    out[0] = r.svarint('first value');
-    if (n > 1) readFor(r, n - 1, out, 1);
-    let acc = out[0];
-    if (divisor === 1) {
-      for (let i = 1; i < n; i++) {
-        acc += out[i];
-        out[i] = acc;
-      }
-    } else {
-      out[0] = acc / divisor;
-      for (let i = 1; i < n; i++) {
-        acc += out[i];
-        out[i] = acc / divisor;
-      }
-    }
-  } else r.fail(`unknown integer column mode ${mode}`);
-}
-
-function divideAll(out: Float64Array, n: number, divisor: number): void {
-  for (let i = 0; i < n; i++) out[i] = out[i] / divisor;
-}
-
-/** Decodes into a narrower typed column: runs fill it directly, packed layouts go through scratch. */
-export function decodeIntColumnTo(r: ChunkReader, n: number, out: Uint32Array | Int32Array | Uint8Array): void {
-  if (r.pos < r.end && r.bytes[r.pos] === IntMode.Rle) {
-    r.pos++;
-    readRle(r, n, out);
-    return;
-  }
-  const tmp = scratchColumn(ScratchSlot.IntTyped, n);
-  decodeIntColumn(r, n, tmp);
-  out.set(tmp.subarray(0, n));
-}
-
-function readRle(r: ChunkReader, n: number, out: Float64Array | Uint32Array | Int32Array | Uint8Array): void {
-  const runs = r.varint('run count');
-  let pos = 0;
-  let v = 0;
-  for (let k = 0; k < runs; k++) {
-    v += r.svarint('run value');
-    const len = r.varint('run length');
-    if (len === 0 || pos + len > n) r.fail(`run of ${len} points overflows ${n} points`);
-    out.fill(v, pos, pos + len);
-    pos += len;
-  }
-  if (pos !== n) r.fail(`runs cover ${pos} of ${n} points`);
-}
-
-function readFor(r: ChunkReader, n: number, out: Float64Array, o: number): void {
-  const blocks = Math.ceil(n / BLOCK);
-  const meta = scratchColumn(ScratchSlot.BlockMeta, blocks * 2);
-  let totalWords = 0;
-  let prevMin = 0;
-  for (let k = 0; k < blocks; k++) {
-    const width = r.u8('block width');
-    if (width > 53) r.fail(`block width ${width} > 53`);
-    prevMin += r.svarint('block minimum');
-    meta[2 * k] = prevMin;
-    meta[2 * k + 1] = width;
-    totalWords += wordsFor(Math.min(BLOCK, n - k * BLOCK), width);
-  }
-  let at = r.takeWords(totalWords, 'packed block words');
-  const words = r.words;
-  for (let k = 0; k < blocks; k++) {
-    const s = k * BLOCK;
-    const len = Math.min(BLOCK, n - s);
-    const width = meta[2 * k + 1];
-    const min = meta[2 * k];
-    if (width === 0) out.fill(min, o + s, o + s + len);
-    else if (width <= 32) unpackNarrow(words, at, out, o + s, len, min, width);
-    else unpackWide(words, at, out, o + s, len, min, width);
-    at += wordsFor(len, width);
-  }
-}
-
-/**
- * Streams bits through one 32-bit register: at most one word load per value and no
- * per-value shift arithmetic on bit positions (measured 1.3-2.9 ns/value against
- * 2.7-4.5 for the position-computing loop, bench of 2026-11-21).
- */
-function unpackNarrow(words: Uint32Array, at: number, out: Float64Array, o: number, len: number, min: number, width: number): void {
-  if (width === 32) {
-    for (let j = 0; j < len; j++) out[o + j] = min + words[at + j];
-    return;
-  }
-  const mask = (1 << width) - 1;
-  let wi = at;
-  let buf = words[wi++];
-  let avail = 32;
-  for (let j = 0; j < len; j++) {
-    if (avail >= width) {
-      out[o + j] = min + (buf & mask);
-      buf >>>= width;
-      avail -= width;
-    } else {
-      const next = words[wi++];
-      out[o + j] = min + ((buf | (next << avail)) & mask);
-      buf = next >>> (width - avail);
-      avail += 32 - width;
-    }
-  }
-}
-
-function unpackWide(words: Uint32Array, at: number, out: Float64Array, o: number, len: number, min: number, width: number): void {
-  const hiWidth = width - 32;
-  const mask = (1 << hiWidth) - 1;
-  const hiAt = at + len;
-  let bit = 0;
-  for (let j = 0; j < len; j++) {
-    const wi = hiAt + (bit >>> 5);
-    const sh = bit & 31;
-    let hi = words[wi] >>> sh;
-    if (sh + hiWidth > 32) hi |= words[wi + 1] << (32 - sh);
-    out[o + j] = min + (((hi & mask) >>> 0) * TWO_32 + words[at + j]);
     bit += hiWidth;
   }
 }

@@ -14,6 +14,7 @@ export const ScratchSlot = {
   TimeUnits: 6,
   BlockMeta: 7,
   TimeOffsets: 8,
+  FloatMantissasLow: 9,
 } as const;
 export type ScratchSlot = (typeof ScratchSlot)[keyof typeof ScratchSlot];
 

@@ -12,7 +12,8 @@
 // days at 1 ns resolution, which the engine never builds) use plain delta varints.
 
 import { ChunkReader, ChunkWriter } from './byte-io.js';
-import { decodeIntColumn, encodeIntColumn } from './int-column.js';
+import { encodeIntColumn } from './int-column.js';
+import { decodeGridColumn } from './int-column-decode.js';
 import { scratchColumn, ScratchSlot } from './scratch.js';
 
 const TimeMode = { Grid: 0, DeltaVarint: 1 } as const;
@@ -89,7 +90,5 @@ export function decodeTimes(r: ChunkReader, n: number, out: Float64Array): void 
   }
   if (mode !== TimeMode.Grid) r.fail(`unknown time column mode ${mode}`);
   const period = r.varint('time period');
-  decodeIntColumn(r, n, out);
-  if (unit === 1 && period === 0) return;
-  for (let i = 0; i < n; i++) out[i] = (out[i] + i * period) * unit;
+  decodeGridColumn(r, n, out, period, unit);
 }

@@ -9,11 +9,15 @@
 // boolean and enum: the integer column (runs win for states). string: a per-chunk
 // dictionary in first-seen order, then the integer column of dictionary indexes.
 
-import { ChunkReader, ChunkWriter, TWO_32 } from './byte-io.js';
+import { ChunkReader, ChunkWriter } from './byte-io.js';
 import type { PointColumns, ValueType } from './chunk-types.js';
 import { decodeFloats, encodeFloats } from './float-column.js';
-import { decodeIntColumn, decodeIntColumnTo, encodeIntColumn } from './int-column.js';
+import { encodeIntColumn } from './int-column.js';
+import { decodeIntColumn, decodeIntColumnTo } from './int-column-decode.js';
 import { scratchColumn, ScratchSlot } from './scratch.js';
+
+/** 2^32, local to the module: a constant imported across modules can cost a getter per use. */
+const TWO_32 = 4294967296;
 
 const Int64Mode = { Small: 0, Wide: 1 } as const;
 const SMALL_LIMIT = 2n ** 51n;
