@@ -31,10 +31,12 @@ export const CHUNK_BYTE_BUDGET = 4000;
 
 /**
  * Upper bound on points per chunk, whatever the byte size: bounds decode scratch and the
- * work of a read that needs one point. Constant series would otherwise put days in one
- * chunk. 8,192 points is 2.3 h at 1 s.
+ * work of a read that needs one point (16,384 points decode in ~0.15 ms). It sits above
+ * the ~9,300 points that fill the byte budget for series that cost only their timestamps
+ * (setpoints, states, enums at ~0.43 B/point), so those chunks also fill their page;
+ * at 8,192 they stopped at ~3,550 B and wasted 13% of each page (bench/codec.ts).
  */
-export const MAX_CHUNK_POINTS = 8192;
+export const MAX_CHUNK_POINTS = 16384;
 
 const MAX_OFFSET = 2 ** 53;
 /** Points encoded first by encodeChunkPrefix to learn the series' bytes per point. */

@@ -66,7 +66,7 @@ t.test('a run that fits is sealed whole, up to MAX_CHUNK_POINTS', async (t) => {
   t.equal(small.count, 300, 'a short run is one chunk');
   const big = encodeChunkPrefix(cols);
   t.equal(big.count, MAX_CHUNK_POINTS, 'a constant series stops at the point cap');
-  t.ok(big.bytes.length < 400, `a constant 8,192-point chunk costs ${big.bytes.length} bytes`);
+  t.ok(big.bytes.length < 400, `a constant ${MAX_CHUNK_POINTS}-point chunk costs ${big.bytes.length} bytes`);
 });
 
 t.test('a single point larger than the budget is still sealed, alone', async (t) => {
