@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.js';
 import { modelTransaction, type Who } from '../tx-log.js';
 import { ServiceError } from '../../http/errors.js';
-import { SqlArgs, validAt, endCurrentVersion, type ReadTx } from '../versions/history.js';
+import { SqlArgs, validAt, endCurrentVersion, pgArray, type ReadTx } from '../versions/history.js';
 import type { AssetModel } from '../assets/asset-model.js';
 
 export interface Binding {
@@ -102,7 +102,7 @@ export async function bindingsCovering(q: Queryable, tx: ReadTx, attributeIds: s
   if (attributeIds.length === 0) return out;
   const args = new SqlArgs();
   const valid = validAt('b', tx, args);
-  const ids = args.add(attributeIds);
+  const ids = args.add(pgArray(attributeIds));
   const s = args.add(start);
   const e = end === null ? s : args.add(end);
   const { rows } = await q.query<BindingRow>(
