@@ -111,7 +111,7 @@ t.test('governed registries over HTTP', async (t) => {
     t.equal(e.rationale, 'legacy DCS tags report closed=1');
     const events = await svc.service.context.db.query<{ details: Record<string, unknown> }>(
       `SELECT details FROM model_event WHERE entity_id = $1`, [e.id]);
-    t.match(events.rows[0].details, { kind: 'enum-concepts', override: { rationale: 'legacy DCS tags report closed=1', principal: 'admin', overrides: [{ name: 'Valve Open', variant: 'polarity' }] } });
+    t.match(events.rows[0].details, { kind: 'enum-concepts', override: { rationale: 'legacy DCS tags report closed=1', principal: 'local-administrator', overrides: [{ name: 'Valve Open', variant: 'polarity' }] } });
     const flag = await post('link-types', { name: 'fed by', override: true, rationale: 'kept for the old importer' });
     t.equal(flag.status, 201, 'override true with a top-level rationale');
   });

@@ -6,6 +6,7 @@ import { serviceRoutes } from './service/routes.js';
 import { operationsRoutes } from './operations/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { registriesRoutes } from './registries/routes.js';
+import { adminRoutes } from './admin/routes.js';
 import { seriesRoutes } from './series/routes.js';
 import { jobsRoutes } from './jobs/routes.js';
 import { modelRoutes } from './model/routes.js';
@@ -18,6 +19,7 @@ export function allRoutes(): AnyRoute[] {
     ...operationsRoutes(),
     ...authRoutes(),
     ...registriesRoutes(),
+    ...adminRoutes(),
     ...seriesRoutes(),
     ...jobsRoutes(),
     ...modelRoutes(),
