@@ -7,6 +7,7 @@ import { operationsRoutes } from './operations/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { registriesRoutes } from './registries/routes.js';
 import { adminRoutes } from './admin/routes.js';
+import { lintsRoutes } from './lints/routes.js';
 import { seriesRoutes } from './series/routes.js';
 import { jobsRoutes } from './jobs/routes.js';
 import { modelRoutes } from './model/routes.js';
@@ -20,6 +21,7 @@ export function allRoutes(): AnyRoute[] {
     ...authRoutes(),
     ...registriesRoutes(),
     ...adminRoutes(),
+    ...lintsRoutes(),
     ...seriesRoutes(),
     ...jobsRoutes(),
     ...modelRoutes(),
