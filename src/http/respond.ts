@@ -30,7 +30,9 @@ export function writeResponse(
   res.cork(() => {
     res.writeStatus(statusLine(status));
     for (const [k, v] of headers) res.writeHeader(k, v);
-    if (body === null) { res.endWithoutBody(); return; }
+    // Only 204 and 304 are bodiless by definition; a bodiless 302/303 still needs
+    // Content-Length: 0, or the client waits for a body until the connection closes.
+    if (body === null) { if (status === 204 || status === 304) res.endWithoutBody(); else res.end(''); return; }
     if (typeof body === 'string' || body.byteLength < 64 * 1024) { res.end(body, opts.closeConnection); return; }
     streamLarge(res, body);
   });
