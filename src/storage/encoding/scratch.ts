@@ -15,6 +15,8 @@ export const ScratchSlot = {
   BlockMeta: 7,
   TimeOffsets: 8,
   FloatMantissasLow: 9,
+  TimeSkips: 10,
+  TimeResiduals: 11,
 } as const;
 export type ScratchSlot = (typeof ScratchSlot)[keyof typeof ScratchSlot];
 

@@ -8,15 +8,15 @@
 // the jitter (8 values: 3 bits per point), where plain delta-of-delta spans 29 values
 // (5 bits) and deltas 15 values (4 bits); measured on the dataset in bench/codec.ts.
 // Irregular series fall back inside the integer column to FOR over differences, which
-// does not depend on P. Offsets at or above 2^51 units (chunks spanning more than ~26
+// does not depend on P. Chunks holding a collector gap use slots (encodeSlots). Offsets at or above 2^51 units (chunks spanning more than ~26
 // days at 1 ns resolution, which the engine never builds) use plain delta varints.
 
 import { ChunkReader, ChunkWriter } from './byte-io.js';
 import { encodeIntColumn } from './int-column.js';
-import { decodeGridColumn } from './int-column-decode.js';
+import { decodeGridColumn, decodeIntColumn } from './int-column-decode.js';
 import { scratchColumn, ScratchSlot } from './scratch.js';
 
-const TimeMode = { Grid: 0, DeltaVarint: 1 } as const;
+const TimeMode = { Grid: 0, DeltaVarint: 1, Slots: 2 } as const;
 const GRID_LIMIT = 2 ** 51;
 const PERIOD_SAMPLES = 63;
 
@@ -67,11 +67,41 @@ export function encodeTimes(w: ChunkWriter, o: Float64Array, n: number): void {
   }
   let period = estimatePeriod(u, n);
   if (period * (n - 1) >= GRID_LIMIT) period = 0;
+  if (period > 0 && encodeSlots(w, u, n, unit, period)) return;
   for (let i = 0; i < n; i++) u[i] -= i * period;
   w.u8(TimeMode.Grid);
   w.varint(unit);
   w.varint(period);
   encodeIntColumn(w, u, n);
+}
+
+/**
+ * A regular series with collector gaps: each point's slot n_i = round(u_i / P) and its
+ * residual u_i - n_i*P; the skipped slots n_i - i form a step function (a run per gap),
+ * so a gap costs a few bytes instead of widening its whole 128-point block of residuals.
+ * Used only when the chunk has a gap and every residual is within P/4 (jitter, not an
+ * irregular series); returns false (nothing written) otherwise.
+ */
+function encodeSlots(w: ChunkWriter, u: Float64Array, n: number, unit: number, period: number): boolean {
+  const skips = scratchColumn(ScratchSlot.TimeSkips, n);
+  const resid = scratchColumn(ScratchSlot.TimeResiduals, n);
+  const limit = period / 4;
+  let gaps = false;
+  for (let i = 0; i < n; i++) {
+    const slot = Math.round(u[i] / period);
+    const q = u[i] - slot * period;
+    if (Math.abs(q) > limit) return false;
+    skips[i] = slot - i;
+    resid[i] = q;
+    if (skips[i] !== 0) gaps = true;
+  }
+  if (!gaps) return false;
+  w.u8(TimeMode.Slots);
+  w.varint(unit);
+  w.varint(period);
+  encodeIntColumn(w, skips, n);
+  encodeIntColumn(w, resid, n);
+  return true;
 }
 
 /** Fills out[0..n) with the offsets from the chunk's first time. */
@@ -88,7 +118,16 @@ export function decodeTimes(r: ChunkReader, n: number, out: Float64Array): void 
     }
     return;
   }
-  if (mode !== TimeMode.Grid) r.fail(`unknown time column mode ${mode}`);
+  if (mode !== TimeMode.Grid && mode !== TimeMode.Slots) r.fail(`unknown time column mode ${mode}`);
   const period = r.varint('time period');
+  if (mode === TimeMode.Grid) {
+    decodeGridColumn(r, n, out, period, unit);
+    return;
+  }
+  const skips = scratchColumn(ScratchSlot.TimeSkips, n);
+  decodeIntColumn(r, n, skips);
+  // (q_i + i*P)*unit + (n_i - i)*P*unit = u_i*unit: integers below 2^53 throughout.
   decodeGridColumn(r, n, out, period, unit);
+  const step = period * unit;
+  for (let i = 0; i < n; i++) out[i] += skips[i] * step;
 }
