@@ -115,7 +115,9 @@ export class CollectorClient extends EventEmitter {
     const creds = opts.tls
       ? grpc.credentials.createSsl(opts.tls.caPem, opts.tls.keyPem ?? null, opts.tls.certPem ?? null)
       : grpc.credentials.createInsecure();
-    const channelOptions: grpc.ChannelOptions = { 'grpc.max_send_message_length': 64 * 1024 * 1024, 'grpc.max_receive_message_length': 64 * 1024 * 1024 };
+    // Own connection per session (grpc-js otherwise shares one HTTP/2 connection per target, so a
+    // backfill session's bytes would queue in front of a live session's).
+    const channelOptions: grpc.ChannelOptions = { 'grpc.max_send_message_length': 64 * 1024 * 1024, 'grpc.max_receive_message_length': 64 * 1024 * 1024, 'grpc.use_local_subchannel_pool': 1 };
     if (opts.tls?.serverName) channelOptions['grpc.ssl_target_name_override'] = opts.tls.serverName;
     const client = new Ctor(opts.address, creds, channelOptions);
     const md = new grpc.Metadata();

@@ -164,6 +164,7 @@ export class IngestCore {
       name: s.name, type: s.type, seriesId: opened.streams[i].seriesId, accepted: opened.streams[i].accepted,
       refusal: opened.streams[i].refusal, pointsWritten: 0, pointsRefused: 0, batchesRejected: 0, lastTsNs: null,
     }));
+    this.store.refresh();
     for (const s of sessionStreams) {
       if (s.accepted && s.seriesId && this.store.seriesType(s.seriesId) !== s.type) {
         s.accepted = false;

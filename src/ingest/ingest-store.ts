@@ -28,6 +28,8 @@ export interface IngestStore {
   /** Time of the latest durable point of the series, or null when it has none. */
   lastPointNs(seriesId: string): bigint | null;
   finalisedNs(seriesId: string): bigint | null;
+  /** Makes the next reads see commits of other threads (series the main thread just created). */
+  refresh(): void;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,12 @@ export class EngineIngestStore implements IngestStore {
   finalisedNs(seriesId: string): bigint | null {
     if (!this.engine.meta(seriesId)) return null;
     return this.engine.read((v) => readFinalised(v, seriesId));
+  }
+
+  refresh(): void {
+    // lmdb-js keeps a thread's read snapshot until that thread writes; the main thread
+    // creates series, so the worker renews its snapshot before looking them up.
+    this.engine.env.root.resetReadTxn();
   }
 
   close(): Promise<void> {

@@ -1,0 +1,176 @@
+// Collector ingest benchmark: a real server process (node --import tsx src/main.ts) and
+// several collector sessions in this process over loopback gRPC, both on this machine.
+//   node --import tsx bench/ingest.ts [--sessions 4] [--streams 1200] [--points 4000000] [--batch 1000] [--json]
+// Phase 1: every session streams its share of the streams as fast as credit allows:
+//   sustained durably acknowledged points/s, ack latency p50/p99, CPU s per million points.
+// Phase 2: one session backfills at full speed while another sends a small live batch
+//   every 20 ms: live-lane ack latency p50/p99 during the backfill.
+// Inputs are generated from a fixed seed before timing. Needs DATABASE_URL (a database is
+// created and dropped) or runs on embedded PGlite.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { CollectorClient, type OutgoingColumns } from '../src/collector/collector-client.js';
+
+const args = process.argv.slice(2);
+const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
+const SESSIONS = opt('sessions', 4), STREAMS = opt('streams', 1200), POINTS = opt('points', 4_000_000), BATCH = opt('batch', 1000);
+const JSON_OUT = args.includes('--json');
+const T0 = 1_700_000_000_000_000_000n;
+
+function rng(seed: number): () => number {
+  let x = seed >>> 0;
+  return () => { x = (x + 0x6d2b79f5) >>> 0; let z = x; z = Math.imul(z ^ (z >>> 15), z | 1); z ^= z + Math.imul(z ^ (z >>> 7), z | 61); return ((z ^ (z >>> 14)) >>> 0) / 4294967296; };
+}
+
+/** batchesPerStream batches of BATCH points for each stream: 1 s cadence, ms jitter, a 0.01-resolution random walk. */
+function generate(streams: number, batchesPerStream: number, startNs: bigint): OutgoingColumns[][] {
+  const r = rng(42);
+  return Array.from({ length: streams }, () => {
+    let level = 100 * r();
+    return Array.from({ length: batchesPerStream }, (_, b) => {
+      const times = new BigInt64Array(BATCH), values = new Float64Array(BATCH);
+      for (let i = 0; i < BATCH; i++) {
+        const k = b * BATCH + i;
+        times[i] = startNs + BigInt(k) * 1_000_000_000n + BigInt(Math.floor(r() * 8)) * 1_000_000n;
+        level += (r() - 0.5) * 0.1;
+        values[i] = Math.round(level * 100) / 100;
+      }
+      return { times, values, quality: null };
+    });
+  });
+}
+
+const freePort = () => new Promise<number>((resolve) => { const s = createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); }); });
+const pct = (xs: number[], p: number) => { if (!xs.length) return NaN; const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
+
+async function cpuSeconds(pid: number): Promise<number> {
+  const f = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100; // utime + stime in clock ticks (100 Hz)
+}
+async function rssMb(pid: number): Promise<number> {
+  const m = /VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+async function connect(address: string, id: string, names: string[]): Promise<CollectorClient> {
+  const end = Date.now() + 60_000;
+  for (;;) {
+    try { return await CollectorClient.connect({ address, collectorId: id, epoch: 1n, streams: names.map((name) => ({ name, type: 'float64' as const })) }); } catch (e) {
+      if (Date.now() > end) throw e;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+/** Sends every batch of the given streams round-robin, keeping at most `window` batches queued for credit. */
+async function stream(c: CollectorClient, lane: 'LIVE' | 'BACKFILL', batches: OutgoingColumns[][], lat: number[]): Promise<number> {
+  let acked = 0;
+  const all: Array<Promise<void>> = [];
+  for (let b = 0; b < batches[0].length; b++) {
+    for (let s = 0; s < batches.length; s++) {
+      all.push(c.send(lane, s, 'float64', batches[s][b]).then((o) => { if (!o.ok) throw new Error(`rejected: ${o.reason} ${o.detail}`); acked += BATCH - o.refused; lat.push(o.ackMs); }));
+      if (c.waitingForCredit() > 16) await new Promise((r) => setImmediate(r));
+    }
+  }
+  await Promise.all(all);
+  return acked;
+}
+
+async function main(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'historian-bench-ingest-'));
+  let dbName: string | null = null;
+  let databaseUrl: string | undefined;
+  if (process.env.DATABASE_URL) {
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL }); await admin.connect();
+    dbName = `bench_ingest_${randomBytes(4).toString('hex')}`;
+    await admin.query(`CREATE DATABASE ${dbName}`); await admin.end();
+    const u = new URL(process.env.DATABASE_URL); u.pathname = `/${dbName}`; databaseUrl = u.toString();
+  }
+  const grpcPort = await freePort();
+  const server: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: String(await freePort()), SERVICE_GRPC_PORT: String(grpcPort), SERVICE_DATA_DIR: dataDir,
+      SERVICE_AUTH_MODE: 'disabled', SERVICE_LOG_LEVEL: 'error', SERVICE_WORKERS: '1', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const address = `127.0.0.1:${grpcPort}`;
+  try {
+    const perSession = Math.ceil(STREAMS / SESSIONS);
+    const batchesPerStream = Math.max(1, Math.round(POINTS / (STREAMS * BATCH)));
+    const data = generate(STREAMS, batchesPerStream, T0);
+    const clients = await Promise.all(Array.from({ length: SESSIONS }, (_, i) =>
+      connect(address, `bench-${i}`, Array.from({ length: Math.min(perSession, STREAMS - i * perSession) }, (_, k) => `s${i * perSession + k}`))));
+    const pid = server.pid as number;
+
+    // Phase 1: sustained ingest.
+    const lat: number[] = [];
+    const cpu0 = await cpuSeconds(pid), client0 = process.cpuUsage();
+    let rssMax = 0;
+    const rssTimer = setInterval(() => { rssMb(pid).then((m) => { rssMax = Math.max(rssMax, m); }, () => undefined); }, 200);
+    const t0 = performance.now();
+    const acked = (await Promise.all(clients.map((c, i) => stream(c, 'LIVE', data.slice(i * perSession, (i + 1) * perSession), lat)))).reduce((a, b) => a + b, 0);
+    const secs = (performance.now() - t0) / 1000;
+    const serverCpu = (await cpuSeconds(pid)) - cpu0;
+    const cu = process.cpuUsage(client0);
+    clearInterval(rssTimer);
+
+    // Phase 2: live latency while one session backfills at full speed.
+    const back = generate(perSession, batchesPerStream, T0 - 10_000_000_000_000_000n);
+    const liveLat: number[] = [], backLat: number[] = [];
+    let backfilling = true;
+    const backfill = stream(clients[0], 'BACKFILL', back, backLat).finally(() => { backfilling = false; });
+    const liveClient = clients[1] ?? clients[0];
+    let k = 0;
+    const liveSends: Array<Promise<void>> = [];
+    while (backfilling) {
+      const times = new BigInt64Array(100), values = new Float64Array(100);
+      for (let i = 0; i < 100; i++) { times[i] = T0 + 5_000_000_000_000_000n + BigInt(k * 100 + i) * 1_000_000n; values[i] = i; }
+      k++;
+      liveSends.push(liveClient.send('LIVE', k % 10, 'float64', { times, values, quality: null }).then((o) => { if (o.ok) liveLat.push(o.ackMs); }));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const backAcked = await backfill;
+    await Promise.all(liveSends);
+    for (const c of clients) c.close();
+
+    const result = {
+      sessions: SESSIONS, streams: STREAMS, batch_points: BATCH,
+      points_acked: acked, seconds: Number(secs.toFixed(2)),
+      acked_points_per_s: Math.round(acked / secs),
+      ack_p50_ms: Number(pct(lat, 50).toFixed(1)), ack_p99_ms: Number(pct(lat, 99).toFixed(1)),
+      server_cpu_s_per_million: Number((serverCpu / (acked / 1e6)).toFixed(3)),
+      collector_cpu_s_per_million: Number(((cu.user + cu.system) / 1e6 / (acked / 1e6)).toFixed(3)),
+      server_rss_max_mb: Math.round(rssMax),
+      backfill_points_acked: backAcked,
+      live_during_backfill_p50_ms: Number(pct(liveLat, 50).toFixed(1)), live_during_backfill_p99_ms: Number(pct(liveLat, 99).toFixed(1)),
+      live_batches_during_backfill: liveLat.length,
+    };
+    if (JSON_OUT) process.stdout.write(`${JSON.stringify(result)}\n`);
+    else {
+      const rows: Array<[string, string, string]> = [
+        ['sustained acked points/s', String(result.acked_points_per_s), '>= 2,000,000'],
+        ['ack latency p50 / p99 (ms)', `${result.ack_p50_ms} / ${result.ack_p99_ms}`, 'p99 < 50'],
+        ['live p50 / p99 during backfill (ms)', `${result.live_during_backfill_p50_ms} / ${result.live_during_backfill_p99_ms}`, 'p99 < 100'],
+        ['server CPU s per million points', String(result.server_cpu_s_per_million), ''],
+        ['collector CPU s per million points', String(result.collector_cpu_s_per_million), ''],
+        ['server RSS max (MB)', String(result.server_rss_max_mb), 'bounded'],
+        ['points acked (phase 1) / seconds', `${acked} / ${result.seconds}`, ''],
+      ];
+      process.stdout.write(`ingest: ${SESSIONS} sessions, ${STREAMS} streams, ${BATCH}-point batches\n`);
+      for (const [a, b, c] of rows) process.stdout.write(`  ${a.padEnd(38)} ${b.padStart(16)}   ${c}\n`);
+    }
+  } finally {
+    await new Promise<void>((resolve) => { server.once('exit', () => resolve()); server.kill('SIGTERM'); setTimeout(() => server.kill('SIGKILL'), 10_000).unref(); });
+    await rm(dataDir, { recursive: true, force: true });
+    if (dbName && process.env.DATABASE_URL) {
+      const admin = new pg.Client({ connectionString: process.env.DATABASE_URL }); await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`); await admin.end();
+    }
+  }
+}
+
+main().catch((e: unknown) => { process.stderr.write(`bench/ingest: ${e instanceof Error ? e.stack : String(e)}\n`); process.exit(1); });
