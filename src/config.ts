@@ -4,6 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { AuthMode } from './auth/access-types.js';
+import { INGEST_VARIABLES, loadIngestConfig, type IngestConfig } from './ingest/ingest-config.js';
 
 export interface Config {
   host: string;
@@ -19,6 +20,8 @@ export interface Config {
   logLevel: string;
   /** Behind a TLS-terminating proxy that sets X-Forwarded-Proto (cookies get Secure). */
   trustProxy: boolean;
+  /** Collector ingest (src/ingest/ingest-config.ts). */
+  ingest: IngestConfig;
   oidc: { issuer: string; clientId: string; clientSecret: string | undefined; redirectUri: string; portalUrl: string; defaultRole: string } | undefined;
 }
 
@@ -40,6 +43,7 @@ export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: 'SERVICE_OIDC_REDIRECT_URI', default: 'http://<host>:<port>/v1/auth/callback', meaning: 'redirect URI registered with the provider' },
   { name: 'SERVICE_PORTAL_URL', default: '/', meaning: 'where the OIDC callback sends the browser after login' },
   { name: 'SERVICE_OIDC_DEFAULT_ROLE', default: 'viewer', meaning: 'built-in role granted everywhere to a principal created at first OIDC login' },
+  ...INGEST_VARIABLES,
 ];
 
 export class ConfigError extends Error {}
@@ -73,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: int(env, 'SERVICE_BODY_LIMIT', 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     logLevel: env.SERVICE_LOG_LEVEL || 'info',
     trustProxy: env.SERVICE_TRUST_PROXY === 'true' || env.SERVICE_TRUST_PROXY === '1',
+    ingest: loadIngestConfig(env, (m) => new ConfigError(m)),
     oidc: issuer ? {
       issuer,
       clientId: env.SERVICE_OIDC_CLIENT_ID as string,

@@ -16,6 +16,7 @@ import { createAccessControl } from './auth/index.js';
 import { join } from 'node:path';
 import { seedSystemRegistries } from './model/registries/registry-writes.js';
 import { startSeriesPart } from './series/series-part.js';
+import { IngestHost } from './ingest/ingest-host.js';
 
 export interface RunningService {
   context: ServiceContext;
@@ -58,6 +59,9 @@ export async function startService(config: Config, log: Logger, opts: StartOptio
     purge.unref();
     closers.push(async () => clearInterval(purge));
     closers.push(startSeriesPart(context));
+    const ingest = await IngestHost.start(context, config.ingest);
+    context.parts.ingest = ingest;
+    closers.push(() => ingest.stop());
 
     const http = await startHttpServer(context, [...allRoutes(), ...(opts.extraRoutes ?? [])]);
     let stopped: Promise<void> | null = null;

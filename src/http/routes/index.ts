@@ -10,6 +10,7 @@ import { adminRoutes } from './admin/routes.js';
 import { lintsRoutes } from './lints/routes.js';
 import { seriesRoutes } from './series/routes.js';
 import { jobsRoutes } from './jobs/routes.js';
+import { collectorsRoutes } from './collectors/routes.js';
 import { modelRoutes } from './model/routes.js';
 
 export const CONTRACT_VERSION = '0.1.0';
@@ -24,6 +25,7 @@ export function allRoutes(): AnyRoute[] {
     ...lintsRoutes(),
     ...seriesRoutes(),
     ...jobsRoutes(),
+    ...collectorsRoutes(),
     ...modelRoutes(),
   ];
   routes.push(...serviceRoutes(() => contract));
