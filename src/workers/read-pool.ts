@@ -18,8 +18,9 @@ export interface ReadBody {
 // instead of piling up latency without bound (the spec's "render capacity exhausted").
 const QUEUE_PER_THREAD = 64;
 
-// Under tsx/tap this module is .ts and so is the worker; compiled, both are .js (STACK-NOTES §2).
-const WORKER_FILE = new URL(`./read-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+// Compiled, the worker entry is read-worker.js; from sources it goes through a plain .mjs
+// bootstrap that registers tsx in the worker when the loader is not inherited (STACK-NOTES §2).
+const WORKER_FILE = new URL(import.meta.url.endsWith('.ts') ? './read-worker-boot.mjs' : './read-worker.js', import.meta.url).href;
 
 export class ReadPool {
   private readonly pool: Piscina;
@@ -35,6 +36,9 @@ export class ReadPool {
       maxQueue: threads * QUEUE_PER_THREAD,
       workerData: { seriesDir },
     });
+    // A worker that dies is replaced by Piscina; without a listener the 'error' event
+    // would be thrown and take the whole service down.
+    this.pool.on('error', (e: unknown) => { process.emitWarning(`read worker failed: ${(e as Error)?.message ?? String(e)}`); });
   }
 
   /** Runs a read task; throws the task's ServiceError, or 503 when the queue is full. */

@@ -1,0 +1,120 @@
+// Service-level storage figures on the shared industrial dataset, through the running
+// service: the dataset goes in through the write path (series created in the model and
+// LMDB), then a second process reads over loopback HTTP while this process watches its
+// own event loop.
+//   node --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--json]
+// Engine-only figures (write path, bytes/point, render without HTTP) are in bench/storage-engine.ts.
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { pino } from 'pino';
+// @ts-expect-error the shared dataset is plain JS without types
+import { datasetSeries } from '../../shared/datasets/industrial.mjs';
+import { loadConfig } from '../src/config.js';
+import { startService } from '../src/service.js';
+import type { ValueType } from '../src/storage/encoding/chunk-types.js';
+import type { PointBatch } from '../src/storage/series-store.js';
+
+interface DatasetSeries { name: string; type: ValueType; points(): Iterable<[bigint, unknown, number]> }
+interface Columns { id: string; times: BigInt64Array; values: PointBatch['values']; quality: Uint32Array }
+
+const args = process.argv.slice(2);
+const opt = (name: string, dflt: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : dflt; };
+const SERIES = opt('series', 1000), POINTS = opt('points', 10_000), BIG = opt('big-points', 10_000_000);
+const JSON_OUT = args.includes('--json');
+const log = (s: string) => { if (!JSON_OUT) process.stderr.write(s + '\n'); };
+const ENUM_SET = '00000000-0000-4000-8000-00000000e001';
+
+function columnsOf(id: string, s: DatasetSeries, n: number): Columns {
+  const times = new BigInt64Array(n), quality = new Uint32Array(n);
+  const f64 = s.type === 'float64' ? new Float64Array(n) : null, i64 = s.type === 'int64' ? new BigInt64Array(n) : null;
+  const u8 = s.type === 'boolean' ? new Uint8Array(n) : null, ord = s.type === 'enum' ? new Int32Array(n) : null;
+  const str: string[] | null = s.type === 'string' ? [] : null;
+  let k = 0;
+  for (const [ts, v, q] of s.points()) {
+    if (k === n) break;
+    times[k] = ts; quality[k] = q;
+    if (f64) f64[k] = v as number; else if (i64) i64[k] = BigInt(v as number); else if (u8) u8[k] = v ? 1 : 0;
+    else if (ord) ord[k] = (v as { ordinal: number }).ordinal; else str!.push(v as string);
+    k++;
+  }
+  const values = f64 ? f64.subarray(0, k) : i64 ? i64.subarray(0, k) : u8 ? u8.subarray(0, k) : ord ? ord.subarray(0, k) : str!;
+  return { id, times: times.subarray(0, k), quality: quality.subarray(0, k), values };
+}
+
+const slice = (c: Columns, a: number, b: number): PointBatch => ({
+  series: c.id, times: c.times.subarray(a, b), quality: c.quality.subarray(a, b),
+  values: Array.isArray(c.values) ? c.values.slice(a, b) : (c.values as Float64Array).subarray(a, b),
+});
+
+async function main() {
+  const dataDir = await mkdtemp(join(tmpdir(), 'bench-storage-http-'));
+  const config = loadConfig({ SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_DATA_DIR: dataDir, SERVICE_AUTH_MODE: 'disabled' });
+  const svc = await startService(config, pino({ level: 'silent' }));
+  const parts = svc.context.parts;
+  const who = { principal: 'bench' };
+  const out: Record<string, number | string> = { series: SERIES, points_per_series: POINTS, big_series_points: BIG, workers: config.workers };
+  try {
+    log(`generating ${SERIES} x ${POINTS} points and one series of ${BIG} ...`);
+    const list = (datasetSeries({ series: SERIES, points: POINTS }) as DatasetSeries[]);
+    const cols: Columns[] = [];
+    for (const s of list) {
+      const r = await parts.series.create({ sourceName: s.name, valueType: s.type, ...(s.type === 'enum' ? { enumSet: { id: ENUM_SET, ordinals: [0, 1, 2, 3, 4, 5] } } : {}) }, who);
+      cols.push(columnsOf(r.id, s, POINTS));
+    }
+    const bigSource = (datasetSeries({ series: 1, points: BIG }) as DatasetSeries[])[0];
+    const big = await parts.series.create({ sourceName: 'bench/big', valueType: bigSource.type }, who);
+    const bigCols = columnsOf(big.id, bigSource, BIG);
+
+    log('writing through the write path (durable group commits) ...');
+    const SLICE = 1000;
+    let written = 0;
+    const t0 = performance.now();
+    for (let a = 0; a < POINTS; a += SLICE) {
+      const r = await parts.storage.write(cols.map((c) => slice(c, a, Math.min(POINTS, a + SLICE))), who);
+      written += r.accepted;
+    }
+    for (let a = 0; a < bigCols.times.length; a += 100_000) {
+      const r = await parts.storage.write([slice(bigCols, a, Math.min(bigCols.times.length, a + 100_000))], who);
+      written += r.accepted;
+    }
+    const writeS = (performance.now() - t0) / 1000;
+    out.write_points_per_s = Math.round(written / writeS);
+    await parts.storage.sealHeads(0);
+    const envBytes = (await stat(join(dataDir, 'series', 'data.mdb'))).size;
+    out.bytes_per_point_env_file = +(envBytes / written).toFixed(3);
+
+    log('decode throughput per worker ...');
+    const decodes = await Promise.all([0, 1].slice(0, config.workers).map(() => parts.readPool.run('decode', { series: big.id, repeat: 3 })));
+    const perWorker = decodes.map((d) => { const r = JSON.parse(Buffer.from(d.bytes).toString()) as { points: number; seconds: number }; return r.points / r.seconds; });
+    out.decode_points_per_s_per_worker = Math.round(perWorker.reduce((a, x) => a + x, 0) / perWorker.length);
+
+    log('HTTP reads from a second process ...');
+    const rawSeries = cols.filter((_, i) => list[i].type === 'float64').slice(0, 40).map((c) => c.id);
+    const plan = {
+      url: `http://127.0.0.1:${svc.http.port}`, rawSeries,
+      startNs: String(cols[0].times[0] - 1_000_000_000n), endNs: String(cols[0].times[cols[0].times.length - 1] + 10_000_000_000n),
+      bigSeries: big.id, bigStartNs: String(bigCols.times[0]), bigEndNs: String(bigCols.times[bigCols.times.length - 1] + 1n), renders: 50,
+    };
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    loop.enable();
+    const clientOut = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, ['--import', 'tsx', new URL('./storage-client.ts', import.meta.url).pathname, JSON.stringify(plan), String(POINTS)],
+        { maxBuffer: 1 << 20 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
+    });
+    loop.disable();
+    Object.assign(out, JSON.parse(clientOut));
+    out.event_loop_max_delay_ms_during_reads = +(loop.max / 1e6).toFixed(1);
+    out.event_loop_p99_delay_ms_during_reads = +(loop.percentile(99) / 1e6).toFixed(1);
+  } finally {
+    await svc.stop(2000);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+  if (JSON_OUT) { process.stdout.write(JSON.stringify(out) + '\n'); return; }
+  const w = Math.max(...Object.keys(out).map((k) => k.length));
+  process.stdout.write(Object.entries(out).map(([k, v]) => `${k.padEnd(w)}  ${typeof v === 'number' ? v.toLocaleString('en-US') : v}`).join('\n') + '\n');
+}
+
+main().catch((e) => { process.stderr.write(String(e?.stack ?? e) + '\n'); process.exit(1); });
