@@ -9,13 +9,25 @@
 //   u32 magic 0x48424631 ("HBF1")  u32 stream  u32 count  u32 value bytes
 //   count x i64 ts_ns | value bytes | count x u32 quality
 // String values are stored as a JSON array in the value bytes.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeFileSync, writeSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, truncateSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeFileSync, writeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ValueType } from '../storage/encoding/chunk-types.js';
 import type { BatchColumns } from '../ingest/batch-columns.js';
 
 const MAGIC = 0x48424631;
 const HEADER = 16;
+
+/** Length of the log up to its last complete record: a torn tail (a crash mid-append) is cut off. */
+function completeLength(bytes: Buffer): number {
+  let off = 0;
+  while (off + HEADER <= bytes.byteLength && bytes.readUInt32LE(off) === MAGIC) {
+    const n = bytes.readUInt32LE(off + 8), vb = bytes.readUInt32LE(off + 12);
+    const len = HEADER + n * 8 + vb + n * 4;
+    if (off + len > bytes.byteLength) break;
+    off += len;
+  }
+  return off;
+}
 
 export interface BufferedBatch {
   /** Byte offset just after this record (the replay position once it is acknowledged). */
@@ -36,6 +48,7 @@ export class ForwardBuffer {
     mkdirSync(dir, { recursive: true });
     this.logPath = join(dir, 'forward.log');
     this.posPath = join(dir, 'forward.pos');
+    if (existsSync(this.logPath)) truncateSync(this.logPath, completeLength(readFileSync(this.logPath)));
     this.fd = openSync(this.logPath, 'a+');
     this.size = statSync(this.logPath).size;
     this.done = existsSync(this.posPath) ? Number(readFileSync(this.posPath, 'utf8')) || 0 : 0;

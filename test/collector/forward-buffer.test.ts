@@ -18,7 +18,7 @@ t.test('the forward buffer keeps unacknowledged batches across a restart and rep
   t.equal(first.length, 3);
   a.acknowledge(first[0].end);
   a.close();
-  // A torn last append (the collector died while writing) is ignored, not fatal.
+  // A torn last append (the collector died while writing) is cut off when the buffer reopens.
   await appendFile(join(dir, 'forward.log'), Buffer.from([0x31, 0x46, 0x42, 0x48, 1, 0]));
 
   const b = new ForwardBuffer(dir, types);
