@@ -83,37 +83,51 @@ const dataset = datasetSeries({ series: SERIES, points: POINTS, seed: SEED }).ma
 log(`generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
 interface Chunked { kind: string; type: ValueType; chunks: Uint8Array[]; points: number }
-const sealed: Chunked[] = [];
-let encodeMs = 0;
-let totalPoints = 0;
-for (const { s, cols } of dataset) {
-  const chunks: Uint8Array[] = [];
+/** Seals every series as the engine does; best of 3 passes (the machine is shared). */
+function sealAll(): { sealed: Chunked[]; ms: number } {
+  const sealed: Chunked[] = [];
   const start = performance.now();
-  let at = 0;
-  while (at < cols.count) {
-    const { bytes, count } = encodeChunkPrefix(slicePointColumns(cols, at, cols.count - at), BUDGET);
-    chunks.push(bytes);
-    at += count;
+  for (const { s, cols } of dataset) {
+    const chunks: Uint8Array[] = [];
+    let at = 0;
+    while (at < cols.count) {
+      const { bytes, count } = encodeChunkPrefix(slicePointColumns(cols, at, cols.count - at), BUDGET);
+      chunks.push(bytes);
+      at += count;
+    }
+    sealed.push({ kind: s.kind, type: s.type, chunks, points: cols.count });
   }
-  encodeMs += performance.now() - start;
-  totalPoints += cols.count;
-  sealed.push({ kind: s.kind, type: s.type, chunks, points: cols.count });
+  return { sealed, ms: performance.now() - start };
 }
+let { sealed, ms: encodeMs } = sealAll();
+for (let pass = 1; pass < 3; pass++) {
+  const again = sealAll();
+  if (again.ms < encodeMs) ({ sealed, ms: encodeMs } = again);
+}
+const totalPoints = sealed.reduce((a, c) => a + c.points, 0);
 
-interface KindRow { kind: string; series: number; points: number; chunks: number; bytes: number; disk: number; deflated: number }
+interface KindRow { kind: string; series: number; points: number; chunks: number; bytes: number; disk: number; deflated: number; header: number; times: number; values: number; quality: number }
 const byKind = new Map<string, KindRow>();
 let totalBytes = 0;
 let totalDisk = 0;
 let totalDeflated = 0;
 let chunkCount = 0;
 for (const c of sealed) {
-  const row = byKind.get(c.kind) ?? { kind: c.kind, series: 0, points: 0, chunks: 0, bytes: 0, disk: 0, deflated: 0 };
+  const row = byKind.get(c.kind) ?? { kind: c.kind, series: 0, points: 0, chunks: 0, bytes: 0, disk: 0, deflated: 0, header: 0, times: 0, values: 0, quality: 0 };
   row.series++;
   row.points += c.points;
   for (const b of c.chunks) {
     const d = deflateRawSync(b, { level: 6 }).length + 1;
     row.chunks++;
     row.bytes += b.length;
+    // Section offsets from the header (FORMAT.md): times at 100, values, quality, CRC.
+    const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    const valuesAt = dv.getUint32(88, true);
+    const qualityAt = dv.getUint32(92, true);
+    row.header += 104;
+    row.times += valuesAt - 100;
+    row.values += qualityAt - valuesAt;
+    row.quality += b.length - 4 - qualityAt;
     row.disk += modelledDiskBytes(b.length);
     row.deflated += Math.min(d, b.length + 1);
     chunkCount++;
@@ -176,7 +190,9 @@ const alt = { gridResidual: 0, deltaFor: 0, deltaOfDeltaFor: 0, points: 0 };
       const u = (i: number): number => (o[at + i] - o[at]) / unit;
       alt.deltaFor += size((i) => (i === 0 ? 0 : u(i) - u(i - 1)));
       alt.deltaOfDeltaFor += size((i) => (i < 2 ? u(i) : u(i) - 2 * u(i - 1) + u(i - 2)));
-      const p = Math.round(u(n - 1) / (n - 1));
+      // Period from the chunk's median delta (the codec refines it and handles gaps).
+      const deltas = Float64Array.from({ length: n - 1 }, (_, i) => u(i + 1) - u(i)).sort();
+      const p = deltas[(n - 1) >> 1];
       alt.gridResidual += size((i) => u(i) - i * p);
       alt.points += n;
     }
@@ -210,7 +226,7 @@ const result = {
   decodeNumericPointsPerSec: decodeNumericPps,
   decodeColumnsPointsPerSecByType: Object.fromEntries(byType),
   inflateNsPerPoint: inflateMs,
-  kinds: Object.fromEntries(kinds.map((k) => [k.kind, { series: k.series, points: k.points, chunks: k.chunks, bytesPerPoint: k.bytes / k.points, modelledDiskBytesPerPoint: k.disk / k.points, deflatedBytesPerPoint: k.deflated / k.points }])),
+  kinds: Object.fromEntries(kinds.map((k) => [k.kind, { series: k.series, points: k.points, chunks: k.chunks, bytesPerPoint: k.bytes / k.points, headerBytesPerPoint: k.header / k.points, timeBytesPerPoint: k.times / k.points, valueBytesPerPoint: k.values / k.points, qualityBytesPerPoint: k.quality / k.points, modelledDiskBytesPerPoint: k.disk / k.points, deflatedBytesPerPoint: k.deflated / k.points }])),
   timestampAlternativesBytesPerPoint: {
     gridResidual: alt.gridResidual / alt.points,
     deltaFor: alt.deltaFor / alt.points,
@@ -224,9 +240,10 @@ if (JSON_OUT) {
   const f = (x: number, d = 3): string => x.toFixed(d);
   const m = (x: number): string => `${(x / 1e6).toFixed(1)} M`;
   log('');
-  log('kind        series   points      chunks  B/pt   disk B/pt  deflated B/pt');
+  log('kind        series   points      chunks  B/pt   disk B/pt  deflated B/pt | header  times  values quality');
   for (const k of kinds) {
-    log(`${k.kind.padEnd(11)} ${String(k.series).padStart(6)} ${String(k.points).padStart(9)} ${String(k.chunks).padStart(9)}  ${f(k.bytes / k.points)}  ${f(k.disk / k.points).padStart(9)}  ${f(k.deflated / k.points).padStart(13)}`);
+    const parts = [k.header, k.times, k.values, k.quality].map((x) => f(x / k.points).padStart(6)).join(' ');
+    log(`${k.kind.padEnd(11)} ${String(k.series).padStart(6)} ${String(k.points).padStart(9)} ${String(k.chunks).padStart(9)}  ${f(k.bytes / k.points)}  ${f(k.disk / k.points).padStart(9)}  ${f(k.deflated / k.points).padStart(13)} | ${parts}`);
   }
   log(`${'total'.padEnd(11)} ${String(SERIES).padStart(6)} ${String(totalPoints).padStart(9)} ${String(chunkCount).padStart(9)}  ${f(result.bytesPerPoint)}  ${f(result.modelledDiskBytesPerPoint).padStart(9)}  ${f(result.deflatedBytesPerPoint).padStart(13)}`);
   log('');
@@ -236,6 +253,6 @@ if (JSON_OUT) {
   log(`decode numeric view (times + f64)     ${m(decodeNumericPps)} points/s`);
   for (const [t, pps] of byType) log(`  decodeChunk ${t.padEnd(8)}                 ${m(pps)} points/s`);
   log(`inflate of deflated chunks            ${f(inflateMs, 1)} ns/point (extra)`);
-  log('timestamp layouts (B/pt, 3600-point chunks, first 200 series):');
+  log('timestamp layouts alone (B/pt, 3600-point chunks, first 200 series, gaps included):');
   for (const [k, v] of Object.entries(result.timestampAlternativesBytesPerPoint)) log(`  ${k.padEnd(16)} ${f(v)}`);
 }

@@ -50,8 +50,9 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const writer = new ChunkWriter();
 const stats: HeaderStats = { minIdx: 0, maxIdx: 0, good: 0, uncertain: 0, bad: 0 };
 
-function valueColumnLength(cols: PointColumns): number {
-  switch (cols.type) {
+/** Length of the value column of `type` in cols, -1 when that column is missing. */
+function valueColumnLength(cols: PointColumns, type: ValueType): number {
+  switch (type) {
     case 'float64': return cols.f64 === null ? -1 : cols.f64.length;
     case 'int64': return cols.i64 === null ? -1 : cols.i64.length;
     case 'boolean': return cols.u8 === null ? -1 : cols.u8.length;
@@ -67,7 +68,7 @@ function validate(cols: PointColumns, n: number): void {
   if (!Number.isInteger(n) || n < 1) throw invalid('points.count', `must be an integer >= 1, got ${n}`);
   if (!(cols.type in COLUMN_NAME)) throw invalid('points.type', `unknown value type ${String(cols.type)}`);
   const name = COLUMN_NAME[cols.type];
-  const cap = valueColumnLength(cols);
+  const cap = valueColumnLength(cols, cols.type);
   if (cap < n) throw invalid(`points.${name}`, cap < 0 ? `missing for type ${cols.type}` : `holds ${cap} values, count is ${n}`);
   if (cols.tsOffset.length < n) throw invalid('points.tsOffset', `holds ${cols.tsOffset.length} values, count is ${n}`);
   if (cols.quality.length < n) throw invalid('points.quality', `holds ${cols.quality.length} values, count is ${n}`);
@@ -205,7 +206,7 @@ export function decodeChunk(bytes: Uint8Array, out: PointColumns): number {
   checkCapacity('out.tsOffset', out.tsOffset.length, n);
   checkCapacity('out.quality', out.quality.length, n);
   const needed = c.h.type;
-  const cap = valueColumnLength({ ...out, type: needed });
+  const cap = valueColumnLength(out, needed);
   if (needed !== 'string') checkCapacity(`out.${COLUMN_NAME[needed]}`, cap, n);
   else if (out.str === null) throw invalid('out.str', 'missing for a string chunk');
   const s = sectionEnds(c.bytes);
