@@ -9,8 +9,8 @@ import { nowNs } from '../../clock.js';
 import { readTxFor, SqlArgs, validAt, pgArray, type ReadTx } from '../versions/history.js';
 import type { AssetModel } from '../assets/asset-model.js';
 import type { AssetNode, AssetTree } from '../assets/asset-tree.js';
-import { attributesWhere, effectiveAttributes, type AttributeRow, type EffectiveAttribute } from '../attributes/effective.js';
-import { bindingsCovering, type Binding } from '../bindings/bindings.js';
+import { ATTRIBUTE_COLUMNS, effectiveAttributes, type AttributeRow, type EffectiveAttribute } from '../attributes/effective.js';
+import type { Binding } from '../bindings/bindings.js';
 import { walkLinks } from '../links/links.js';
 
 /** Largest answer one resolve gives; a broader scope must be narrowed. */
@@ -89,6 +89,26 @@ async function scopedAssets(model: AssetModel, tree: AssetTree, tx: ReadTx, req:
   return set;
 }
 
+interface JoinedRow extends AttributeRow {
+  b_binding_id: string | null; b_series_id: string | null; b_from_ns: bigint | null; b_to_ns: bigint | null; b_tx_from: bigint | null;
+}
+
+/** Attributes valid at the read matching cond, each joined with its bindings covering [start, end] (or the instant start). */
+async function attributesWithBindings(q: Queryable, tx: ReadTx, start: bigint, end: bigint | null, cond: (args: SqlArgs) => string): Promise<JoinedRow[]> {
+  const args = new SqlArgs();
+  const validA = validAt('a', tx, args);
+  const validB = validAt('b', tx, args);
+  const s = args.add(start);
+  const e = end === null ? s : args.add(end);
+  const where = cond(args);
+  const { rows } = await q.query<JoinedRow>(
+    `SELECT ${ATTRIBUTE_COLUMNS}, b.binding_id AS b_binding_id, b.series_id AS b_series_id, b.from_ns AS b_from_ns, b.to_ns AS b_to_ns, b.tx_from AS b_tx_from
+       FROM attribute_version a
+       LEFT JOIN LATERAL (SELECT * FROM binding_version b WHERE b.attribute_id = a.attribute_id AND ${validB} AND b.from_ns <= ${e} AND (b.to_ns IS NULL OR b.to_ns > ${s})) b ON true
+      WHERE ${validA} AND ${where}`, args.values);
+  return rows;
+}
+
 export async function resolve(model: AssetModel, req: ResolveRequest, visible: (assetId: string) => Promise<boolean>): Promise<Resolution> {
   const q = model.db;
   const tx = await readTxFor(q, req.as_of_ns);
@@ -106,18 +126,28 @@ export async function resolve(model: AssetModel, req: ResolveRequest, visible: (
   const tree = await model.tree(tx);
   const assets = await scopedAssets(model, tree, tx, req);
 
-  let rows: AttributeRow[];
+  // One round trip: the attributes with the bindings covering the range joined on
+  // (usually one per attribute); a row per binding, grouped below.
   const sel = req.select;
   const assetParam = assets !== null && assets.size <= MAX_ASSET_PARAM ? [...assets] : null;
-  if (assets !== null && assets.size === 0) rows = [];
+  let joined: JoinedRow[];
+  if (assets !== null && assets.size === 0) joined = [];
   else if (sel.kind === 'attribute_ids') {
-    rows = sel.content.length === 0 ? [] : await attributesWhere(q, tx, (a) => `a.attribute_id = ANY(${a.add(pgArray(sel.content))}::uuid[])`);
+    joined = sel.content.length === 0 ? [] : await attributesWithBindings(q, tx, start, end, (a) => `a.attribute_id = ANY(${a.add(pgArray(sel.content))}::uuid[])`);
   } else if (sel.kind === 'attributes_named') {
-    rows = await attributesWhere(q, tx, (a) => `a.name = ${a.add(sel.content.name)}${assetParam ? ` AND a.asset_id = ANY(${a.add(pgArray(assetParam))}::uuid[])` : ''}`);
+    joined = await attributesWithBindings(q, tx, start, end, (a) => `a.name = ${a.add(sel.content.name)}${assetParam ? ` AND a.asset_id = ANY(${a.add(pgArray(assetParam))}::uuid[])` : ''}`);
   } else {
     if (!assetParam) throw bad('scope', `selecting every attribute needs a scope of at most ${MAX_ASSET_PARAM} assets (under, template or a link walk)`);
-    rows = await attributesWhere(q, tx, (a) => `a.asset_id = ANY(${a.add(pgArray(assetParam))}::uuid[])`);
+    joined = await attributesWithBindings(q, tx, start, end, (a) => `a.asset_id = ANY(${a.add(pgArray(assetParam))}::uuid[])`);
   }
+  const rows: AttributeRow[] = [];
+  const bindings = new Map<string, Binding[]>();
+  for (const r of joined) {
+    let list = bindings.get(r.attribute_id);
+    if (!list) { list = []; bindings.set(r.attribute_id, list); rows.push(r); }
+    if (r.b_binding_id !== null) list.push({ binding_id: r.b_binding_id, attribute_id: r.attribute_id, series_id: r.b_series_id as string, from_ns: r.b_from_ns as bigint, to_ns: r.b_to_ns, tx_id: r.b_tx_from as bigint });
+  }
+  for (const list of bindings.values()) if (list.length > 1) list.sort((x, y) => (x.from_ns < y.from_ns ? -1 : x.from_ns > y.from_ns ? 1 : 0));
 
   // Keep attributes whose asset is in scope, present, not retired (unless asked) and readable.
   const verdict = new Map<string, boolean>();
@@ -135,7 +165,6 @@ export async function resolve(model: AssetModel, req: ResolveRequest, visible: (
   if (kept.length > MAX_RESOLVED) throw bad('scope', `the resolve matches ${kept.length} attributes, more than ${MAX_RESOLVED}; narrow the scope`);
 
   const effective = await effectiveAttributes(q, tx, kept);
-  const bindings = await bindingsCovering(q, tx, kept.map((r) => r.attribute_id), start, end);
   const pathOf = new Map<string, string>();
   const results: ResolvedAttribute[] = new Array(effective.length);
   for (let i = 0; i < effective.length; i++) {
