@@ -24,7 +24,12 @@ function seriesEnv(): SeriesEnv {
 export function runTask(contentType: string, write: (view: ReadView, sink: BodySink) => number): TaskOutcome {
   try {
     sink.reset();
-    const points = withReadView(seriesEnv(), (view) => write(view, sink));
+    const e = seriesEnv();
+    // lmdb-js renews its shared read transaction on an event-loop turn, and a Piscina
+    // worker in atomics 'sync' mode sleeps in Atomics.wait between tasks without one: reset
+    // it so every task reads the latest committed snapshot, not the one of its first task.
+    e.root.resetReadTxn();
+    const points = withReadView(e, (view) => write(view, sink));
     return { ok: true, body: sink.toShared(), length: sink.pos, contentType, points };
   } catch (e) {
     if (isServiceError(e)) return { ok: false, error: e.toWire() };
