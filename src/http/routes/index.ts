@@ -8,6 +8,7 @@ import { authRoutes } from './auth/routes.js';
 import { registriesRoutes } from './registries/routes.js';
 import { adminRoutes } from './admin/routes.js';
 import { lintsRoutes } from './lints/routes.js';
+import { modelJobsRoutes } from './model-jobs/routes.js';
 import { seriesRoutes } from './series/routes.js';
 import { jobsRoutes } from './jobs/routes.js';
 import { collectorsRoutes } from './collectors/routes.js';
@@ -23,6 +24,7 @@ export function allRoutes(): AnyRoute[] {
     ...registriesRoutes(),
     ...adminRoutes(),
     ...lintsRoutes(),
+    ...modelJobsRoutes(),
     ...seriesRoutes(),
     ...jobsRoutes(),
     ...collectorsRoutes(),
