@@ -16,8 +16,6 @@ if (new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) {
   throw new Error('BUG: chunk codecs need a little-endian platform');
 }
 
-const TWO_32 = 4294967296;
-
 export class ChunkWriter {
   bytes: Uint8Array;
   words: Uint32Array;
