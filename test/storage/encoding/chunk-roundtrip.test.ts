@@ -78,8 +78,8 @@ function assertHeaderAgrees(bytes: Uint8Array, c: PointColumns): void {
     if (less(i, lo)) lo = i;
     if (less(hi, i)) hi = i;
   }
-  expect('min', h.min === 0 ? Math.abs(h.min) : h.min, numericAt(c, lo) === 0 ? 0 : numericAt(c, lo));
-  expect('max', h.max === 0 ? Math.abs(h.max) : h.max, numericAt(c, hi) === 0 ? 0 : numericAt(c, hi));
+  expect('min', h.min, numericAt(c, lo));
+  expect('max', h.max, numericAt(c, hi));
   expect('minTs', h.minTs, timeAt(c, lo));
   expect('maxTs', h.maxTs, timeAt(c, hi));
   expect('first', h.first, numericAt(c, 0));
