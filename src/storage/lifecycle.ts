@@ -5,7 +5,7 @@
 // the model: the report carries their cutoff per series for the model to apply.
 import { chunkKey, INT64_MIN, rollupKey, seriesKey } from './keys.js';
 import { headerOf, allChunks } from './chunk-access.js';
-import { readHead, putHeadInTxn } from './head-record.js';
+import { readHead, clearHeadInTxn } from './head-record.js';
 import { keepNs } from './lifecycle-policy.js';
 import { ROLLUP_INTERVALS } from './rollups.js';
 import { decodeMeta, type SeriesMeta } from './series-meta.js';
@@ -67,7 +67,7 @@ function enforceOne(view: ReadView, meta: SeriesMeta, nowNs: bigint): LifecycleS
     const head = readHead(view, series);
     if (head.cols && head.cols.count > 0 && head.cols.tsBase + BigInt(head.cols.tsOffset[head.cols.count - 1]) < cutoff) {
       r.pointsDropped += head.cols.count;
-      putHeadInTxn(view.env, series, { sealedEnd: head.cols.tsBase + BigInt(head.cols.tsOffset[head.cols.count - 1]), lastWriteMs: head.lastWriteMs, cols: null });
+      clearHeadInTxn(view, series, head.cols.tsBase + BigInt(head.cols.tsOffset[head.cols.count - 1]), head.lastWriteMs);
     }
     if (policy.raw.then === 'delete') rollupCutoff = cutoff;
   }

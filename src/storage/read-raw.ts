@@ -4,7 +4,7 @@
 import { ServiceError, invalid } from '../http/errors.js';
 import { allChunks, chunksCovering, decodeColumns, headerOf } from './chunk-access.js';
 import { auditKey, INT64_MAX, INT64_MIN, readTime, seriesKey } from './keys.js';
-import { readHead } from './head-record.js';
+import { loadStoredHead, readHead } from './head-record.js';
 import { allocTimed, copyValue, timeAt, valueAt, type PointValue, type TimedPoints } from './point-runs.js';
 import { scanRange } from './range-scan.js';
 import { readMeta, recordPackr, type DeclaredGap, type SeriesMeta, type TimeRangeNs } from './series-meta.js';
@@ -144,11 +144,11 @@ export function listChunks(view: ReadView, id: string, q: { startNs: bigint; end
     if (h.lastTs < q.startNs) continue;
     out.push({ startNs: h.firstTs, endNs: h.lastTs, count: h.count, bytes: c.bytes.byteLength, sealed: true });
   }
-  const rec = view.env.heads.get(series, { transaction: view.txn });
-  const head = readHead(view, series).cols;
+  const stored = loadStoredHead(view, series);
+  const head = stored.cols;
   if (head && head.count > 0 && out.length < limit) {
     const first = timeAt(head, 0), last = timeAt(head, head.count - 1);
-    if (last >= q.startNs && first < q.endNs) out.push({ startNs: first, endNs: last, count: head.count, bytes: rec ? rec.byteLength : 0, sealed: false });
+    if (last >= q.startNs && first < q.endNs) out.push({ startNs: first, endNs: last, count: head.count, bytes: stored.storedBytes, sealed: false });
   }
   return out;
 }

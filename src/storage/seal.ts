@@ -1,14 +1,18 @@
-// Turning a run of points into sealed chunks. Chunks are filled to the codec's byte
-// budget (CHUNK_BYTE_BUDGET, 4,000 B: one 4 KiB LMDB page, STACK-NOTES §3) and capped at
-// a point count, using the codec's encodeChunkPrefix. Optionally swinging-door first.
+// Turning points into sealed chunks. Chunks are filled to the codec's byte budget
+// (CHUNK_BYTE_BUDGET: one 4 KiB LMDB overflow page, STACK-NOTES §3) and capped at a point
+// count. The append path seals from the writer's open head with an estimate-first single
+// encode (sealFromHead); merges of late data re-chunk a run with the codec's
+// encodeChunkPrefix (sealRun). Optionally swinging-door first.
 import type { PointColumns } from './encoding/chunk-types.js';
-import { CHUNK_BYTE_BUDGET, MAX_CHUNK_POINTS, encodeChunkPrefix } from './encoding/chunk.js';
+import { CHUNK_BYTE_BUDGET, MAX_CHUNK_POINTS, encodeChunk, encodeChunkPrefix } from './encoding/chunk.js';
+import { MIN_CHUNK_BYTES } from './encoding/chunk-header.js';
 import { slicePointColumns } from './encoding/point-columns.js';
 import { putChunkInTxn } from './chunk-access.js';
 import { timeAt } from './point-runs.js';
 import type { SeriesMeta } from './series-meta.js';
 import type { SeriesEnv } from './series-env.js';
 import { swingingDoor } from './swinging-door.js';
+import type { OpenHead } from './open-head.js';
 
 export interface SealBudget {
   /** Most points per sealed chunk (MAX_CHUNK_POINTS unless a test wants tiny chunks). */
@@ -63,29 +67,60 @@ export function sealRun(env: SeriesEnv, series: Buffer, meta: SeriesMeta, cols: 
   return out;
 }
 
-export interface HeadSplit {
-  /** Points that stay open (a view of cols), null when none. */
-  rest: PointColumns | null;
-  /** rest already encoded, to store as the head without encoding twice. */
-  restBytes: Uint8Array | null;
-  /** Time of the last point sealed here, null when nothing was sealed. */
-  sealedEnd: bigint | null;
-  dropped: number;
-}
+/** A sealed chunk should fill at least this share of the byte budget (an LMDB page is paid whole). */
+const FILL_LOW = 0.95;
+/** The share of the budget a chunk is aimed at from the bytes-per-point estimate. */
+const FILL_TARGET = 0.985;
+const MAX_TRIES = 6;
 
-/** Seals full chunks off the front of a head until what remains fits one chunk below the point cap. */
-export function sealFullPrefixes(env: SeriesEnv, series: Buffer, meta: SeriesMeta, cols: PointColumns, budget: SealBudget): HeadSplit {
-  let from = 0, sealedEnd: bigint | null = null, dropped = 0;
-  while (from < cols.count) {
-    const view = capped(cols, from, budget);
-    const p = encodeChunkPrefix(view, budget.chunkBytes);
-    const remaining = cols.count - from;
-    if (p.count === remaining && remaining < budget.chunkPoints) {
-      return { rest: from === 0 ? cols : slicePointColumns(cols, from, remaining), restBytes: p.bytes, sealedEnd, dropped };
+/**
+ * Seals full chunks off the front of an open head (inside the write txn). The point count
+ * of each chunk comes from the series' measured bytes per point, so a chunk is usually
+ * encoded once, twice when the estimate misses the [95%, 100%] window of the budget.
+ * A head is full once it holds budget.chunkPoints points or its estimated encoding
+ * reaches the fill window; with `all`, every point is sealed (idle heads, shutdown).
+ * Returns the points sealed; head.sealedEnd follows.
+ */
+export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, head: OpenHead, budget: SealBudget, all: boolean): { points: number; dropped: number } {
+  const out = { points: 0, dropped: 0 };
+  const maxBytes = budget.chunkBytes, target = maxBytes * FILL_TARGET - MIN_CHUNK_BYTES;
+  while (head.count > 0) {
+    const avail = Math.min(head.count, budget.chunkPoints);
+    const full = head.count >= budget.chunkPoints;
+    let bpp = head.bytesPerPoint;
+    if (!all && !full && !(MIN_CHUNK_BYTES + head.count * bpp >= maxBytes * FILL_LOW)) break; // NaN: not measured yet
+    let n = bpp > 0 ? Math.floor(target / bpp) : avail;
+    let best: { bytes: Uint8Array; n: number } | null = null;
+    let tooMany = avail + 1;
+    for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+      n = Math.max(1, Math.min(n, avail, tooMany - 1));
+      if (best !== null && n <= best.n) break;
+      const bytes = encodeChunk(slicePointColumns(head.cols, 0, n));
+      head.calibrate(bytes.byteLength, n, true);
+      bpp = head.bytesPerPoint;
+      if (bytes.byteLength <= maxBytes || n === 1) {
+        best = { bytes, n };
+        if (n === avail || bytes.byteLength >= maxBytes * FILL_LOW) break;
+        n = Math.max(n + 1, Math.floor(target / bpp));
+      } else {
+        tooMany = n;
+        n = Math.min(n - 1, Math.floor(target / bpp));
+      }
     }
-    dropped += sealRun(env, series, meta, slicePointColumns(cols, from, p.count), budget, true).dropped;
-    from += p.count;
-    sealedEnd = timeAt(cols, from - 1);
+    while (best === null) {
+      n = Math.max(1, n >> 1);
+      const bytes = encodeChunk(slicePointColumns(head.cols, 0, n));
+      if (bytes.byteLength <= maxBytes || n === 1) best = { bytes, n };
+    }
+    // the whole head fits with room to spare: it is not full yet, keep it open
+    if (!all && best.n === head.count && !full && best.bytes.byteLength < maxBytes * FILL_LOW) break;
+    const sealed = slicePointColumns(head.cols, 0, best.n);
+    const endNs = head.cols.tsBase + BigInt(head.cols.tsOffset[best.n - 1]);
+    if (meta.lifecycle?.policy.swinging_door && meta.type === 'float64') out.dropped += sealRun(env, series, meta, sealed, budget, true).dropped;
+    else putChunkInTxn(env, series, timeAt(head.cols, 0), best.bytes);
+    head.sealedEnd = endNs;
+    head.dropFront(best.n);
+    out.points += best.n;
   }
-  return { rest: null, restBytes: null, sealedEnd, dropped };
+  return out;
 }

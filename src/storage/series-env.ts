@@ -12,6 +12,8 @@ export interface SeriesEnv {
   readonly chunks: Database<Buffer, Buffer>;
   /** uuid -> head record (open, unsealed points; see head-record.ts). */
   readonly heads: Database<Buffer, Buffer>;
+  /** uuid + segment seq -> the points one commit appended to the head (see head-record.ts). */
+  readonly segments: Database<Buffer, Buffer>;
   /** uuid + ts + superseded_at -> audit record (see audit-record.ts). */
   readonly audit: Database<Buffer, Buffer>;
   /** uuid + interval + bucket start -> rollup row (see rollup-row.ts). */
@@ -44,6 +46,7 @@ export function openSeriesEnv(dir: string, options: OpenSeriesEnvOptions = {}): 
     root,
     chunks: db('chunks'),
     heads: db('heads'),
+    segments: db('head-segments'),
     audit: db('audit'),
     rollups: db('rollups'),
     meta: db('meta'),

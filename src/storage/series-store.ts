@@ -26,7 +26,9 @@ import { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from './se
 import { readMeta, type DeclaredGap, type EnumSetRef, type SeriesMeta } from './series-meta.js';
 import { TxnContext, applyBatch, sealHeadNow, type BatchResult, type Writer } from './write-apply.js';
 import { checkBatchShape, type PointBatch } from './write-batch.js';
-import { readHead } from './head-record.js';
+import { decodeHeadRecord, readHeadRecord } from './head-record.js';
+import { HeadCache, DEFAULT_HEAD_CACHE_POINTS } from './head-cache.js';
+import { measureDisk, type DiskUsage } from './disk-usage.js';
 
 export type { PointBatch, RefusalReason, Refusal } from './write-batch.js';
 export type { BatchResult, Writer } from './write-apply.js';
@@ -37,6 +39,7 @@ export { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from './se
 export { readRaw, readRawAudit, readSnapshot, listChunks, readFinalised, readGaps, type RawPage, type AuditEntry, type ChunkInfo, type GapReport, type SnapshotPoint } from './read-raw.js';
 export { readRollups, ROLLUP_INTERVALS, type RollupColumns, type RollupInterval, type Continuity } from './rollups.js';
 export type { LifecycleReport } from './lifecycle.js';
+export type { DiskUsage } from './disk-usage.js';
 export { renderSeries, RENDER_STATS, type RenderQuery, type RenderMode, type RenderStat, type SignificantPoints, type MinMaxBand } from './render.js';
 export { columnOf } from './render-columns.js';
 
@@ -58,6 +61,8 @@ export interface SeriesStoreOptions {
   groupWindowMs?: number;
   /** Chunk budget; tests shrink chunkPoints to exercise chunk boundaries. */
   seal?: Partial<SealBudget>;
+  /** Most open-head points the writer keeps in memory across commits (default 4,000,000). */
+  headCachePoints?: number;
 }
 
 const VALUE_TYPES: readonly ValueType[] = ['float64', 'int64', 'boolean', 'string', 'enum'];
@@ -75,10 +80,12 @@ export class SeriesStore {
   private readonly auditClock = { lastNs: 0n };
   private readonly budget: SealBudget;
   private readonly groupWindowMs: number;
+  private readonly heads: HeadCache;
 
   private constructor(readonly env: SeriesEnv, options: SeriesStoreOptions) {
     this.budget = { ...DEFAULT_SEAL_BUDGET, ...options.seal };
     this.groupWindowMs = options.groupWindowMs ?? 2;
+    this.heads = new HeadCache(options.headCachePoints ?? DEFAULT_HEAD_CACHE_POINTS);
   }
 
   static open(dir: string, options: SeriesStoreOptions = {}): SeriesStore {
@@ -143,7 +150,10 @@ export class SeriesStore {
     const cutoff = Date.now() - olderThanMs;
     return this.enqueue((ctx) => {
       const ids: Buffer[] = [];
-      for (const { key, value } of ctx.env.heads.getRange({})) if (value.length > 18 && value.readDoubleLE(10) <= cutoff) ids.push(Buffer.from(key));
+      for (const { key, value } of ctx.env.heads.getRange({})) {
+        const open = value[0] === 2 ? decodeHeadRecord(value).openPoints : value.length > 18 ? 1 : 0;
+        if (open > 0 && value.readDoubleLE(10) <= cutoff) ids.push(Buffer.from(key));
+      }
       let series = 0, points = 0;
       for (const key of ids) {
         const meta = ctx.metaByKey(key);
@@ -193,7 +203,21 @@ export class SeriesStore {
 
   /** Points currently open in the head of a series (for tests and diagnostics). */
   headPoints(id: string): number {
-    return this.read((v) => readHead(v, seriesKey(id)).cols?.count ?? 0);
+    return this.read((v) => readHeadRecord(v, seriesKey(id))?.openPoints ?? 0);
+  }
+
+  /** The env file's size, and how much of it the trees use (the rest is LMDB free pages). */
+  diskUsage(): Promise<DiskUsage> {
+    return measureDisk(this.env);
+  }
+
+  /**
+   * Maintenance: writes a compacted copy of the env (live pages only, no free pages) to
+   * `path` (a file that must not exist). LMDB never shrinks its file; swapping the copy in
+   * while the service is stopped returns the high-water mark of head segments to the OS.
+   */
+  compactCopy(path: string): Promise<void> {
+    return this.env.root.backup(path, true);
   }
 
   async close(): Promise<void> {
@@ -244,7 +268,7 @@ export class SeriesStore {
         let failedAt = -1;
         try {
           await this.env.root.transaction(() => {
-            const ctx = new TxnContext(this.env, this.budget, this.auditClock);
+            const ctx = new TxnContext(this.env, this.budget, this.auditClock, this.heads);
             for (let i = 0; i < group.length; i++) {
               try {
                 outcomes.push({ ok: true, value: group[i].run(ctx) });
@@ -269,6 +293,7 @@ export class SeriesStore {
         return;
       }
     } finally {
+      this.heads.trim();
       this.running = false;
       this.schedule();
     }

@@ -1,22 +1,24 @@
 // Applying validated batches inside the one write transaction of a group commit.
-// Per series: points later than the last sealed point go to the head (the fast path is a
-// plain append); earlier points merge into the sealed chunk covering them, which is
-// re-encoded. Identical points are no-ops; a different value or quality at an existing
+// Per series: points later than the last sealed point go to the writer's open head (the
+// fast path appends them and stores them as one new head segment); earlier points merge
+// into the sealed chunk covering them, which is re-encoded. Identical points are no-ops; a different value or quality at an existing
 // time supersedes it and the old one goes to the audit. Rollups follow in the same txn.
 import { decodeColumns, floorChunk, nextChunk } from './chunk-access.js';
 import { chunkKey, auditKey, seriesKey, uuidOf } from './keys.js';
-import { readHead, putHeadInTxn, type Head } from './head-record.js';
+import type { HeadCache } from './head-cache.js';
+import type { OpenHead } from './open-head.js';
 import {
-  MAX_CHUNK_SPAN_NS, appendTimed, mergeTimed, sliceTimed, splitTimedBySpan, timeAt, toTimed, upperBound,
+  MAX_CHUNK_SPAN_NS, mergeTimed, sliceTimed, splitTimedBySpan, timeAt, toTimed, upperBound,
   type PointValue, type Supersession, type TimedPoints,
 } from './point-runs.js';
 import { appendRollups, repairRollups } from './rollups.js';
-import { sealFullPrefixes, sealRun, type SealBudget } from './seal.js';
+import { sealFromHead, sealRun, type SealBudget } from './seal.js';
 import { readMeta, putMetaInTxn, recordPackr, type SeriesMeta } from './series-meta.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
 import { checkBatchShape, normaliseBatch, refuseAll, type PointBatch, type Refusal } from './write-batch.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_SPAN_BIG = BigInt(MAX_CHUNK_SPAN_NS);
 
 export interface BatchResult {
   series: string;
@@ -39,7 +41,17 @@ export interface Writer {
 export class TxnContext {
   private readonly metas = new Map<string, SeriesMeta | null>();
   private readonly dirtyMeta = new Set<string>();
-  constructor(readonly env: SeriesEnv, readonly budget: SealBudget, private auditClock: { lastNs: bigint }) {}
+  constructor(readonly env: SeriesEnv, readonly budget: SealBudget, private auditClock: { lastNs: bigint }, private readonly heads: HeadCache) {}
+
+  /** The writer's open head of a series (cached across transactions, validated by generation). */
+  head(series: Buffer, meta: SeriesMeta): OpenHead {
+    return this.heads.get(this.view, series, meta.id, meta.type);
+  }
+
+  /** Stores what changed in the head, stamped with a new generation of this writer. */
+  persistHead(series: Buffer, head: OpenHead, lastWriteMs: number = Date.now()): void {
+    head.persist(this.env, series, this.heads.nextGeneration(), lastWriteMs);
+  }
 
   get view(): ReadView { return { env: this.env, txn: undefined }; }
 
@@ -101,46 +113,55 @@ export function applyBatch(ctx: TxnContext, b: PointBatch, who: Writer, at: stri
   for (const s of norm.superseded) ctx.audit(series, s, who);
   const pts = norm.points;
   if (pts.count > 0) {
-    const head = readHead(ctx.view, series);
-    const prevLast = head.cols && head.cols.count > 0 ? timeAt(head.cols, head.cols.count - 1) : head.sealedEnd;
+    const head = ctx.head(series, meta);
+    const prevLast = head.lastTs() ?? head.sealedEnd;
     const split = head.sealedEnd === null ? 0 : upperBound(pts, head.sealedEnd);
     const pureAppend = split === 0 && (prevLast === null || pts.ts[0] > prevLast);
     if (split > 0) mergeLate(ctx, series, meta, sliceTimed(pts, 0, split), who, ch);
-    if (split < pts.count) mergeIntoHead(ctx, series, meta, head, split === 0 ? pts : sliceTimed(pts, split, pts.count), who, ch);
+    if (split < pts.count) mergeIntoHead(ctx, series, meta, head, pts, split, who, ch);
+    // the head is stored by now, so the reads of a rollup repair see this batch
     if (pureAppend) appendRollups(ctx.view, series, meta.type, prevLast, pts);
     else if (ch.lo !== null && ch.hi !== null) repairRollups(ctx.view, series, meta.type, ch.lo, ch.hi);
   }
   return { series: meta.id, accepted: ch.accepted, unchanged: ch.unchanged, superseded: ch.superseded, refused: norm.refusals.length, refusals: norm.refusals };
 }
 
-function mergeIntoHead(ctx: TxnContext, series: Buffer, meta: SeriesMeta, head: Head, fresh: TimedPoints, who: Writer, ch: Changes): void {
-  const cols = head.cols;
-  let pieces;
-  const lastFresh = fresh.ts[fresh.count - 1];
-  if (!cols || cols.count === 0) {
-    pieces = splitTimedBySpan(fresh);
-    ch.accepted += fresh.count; widen(ch, fresh.ts[0], lastFresh);
-  } else if (fresh.ts[0] > timeAt(cols, cols.count - 1) && lastFresh - cols.tsBase < BigInt(MAX_CHUNK_SPAN_NS)) {
-    pieces = [appendTimed(cols, fresh)];
-    ch.accepted += fresh.count; widen(ch, fresh.ts[0], lastFresh);
+/**
+ * Points [from, count) of pts (all later than sealedEnd) into the open head. The common
+ * case appends after the head's last point: no BigInt per point, nothing re-encoded. Any
+ * other case (points inside the head, or a span past MAX_CHUNK_SPAN_NS) merges in memory
+ * and rewrites the head's segments.
+ */
+function mergeIntoHead(ctx: TxnContext, series: Buffer, meta: SeriesMeta, head: OpenHead, pts: TimedPoints, from: number, who: Writer, ch: Changes): void {
+  const first = pts.ts[from], last = pts.ts[pts.count - 1];
+  const prevLast = head.lastTs();
+  const spanStart = prevLast === null ? first : head.firstTs();
+  if ((prevLast === null || first > prevLast) && last - spanStart < MAX_SPAN_BIG) {
+    head.append(pts, from, pts.count);
+    ch.accepted += pts.count - from; widen(ch, first, last);
   } else {
-    const m = mergeTimed(toTimed(cols), fresh);
-    for (const s of m.superseded) ctx.audit(series, s, who);
-    ch.accepted += m.changed; ch.unchanged += m.unchanged; ch.superseded += m.superseded.length;
-    widen(ch, m.changedLo, m.changedHi);
-    pieces = splitTimedBySpan(m.merged);
+    const fresh = from === 0 ? pts : sliceTimed(pts, from, pts.count);
+    let merged = fresh;
+    if (head.count > 0) {
+      const m = mergeTimed(toTimed(head.cols), fresh);
+      for (const s of m.superseded) ctx.audit(series, s, who);
+      ch.accepted += m.changed; ch.unchanged += m.unchanged; ch.superseded += m.superseded.length;
+      widen(ch, m.changedLo, m.changedHi);
+      merged = m.merged;
+    } else {
+      ch.accepted += fresh.count; widen(ch, first, last);
+    }
+    const pieces = splitTimedBySpan(merged);
+    // every piece but the last is closed by the span limit; the last stays open
+    for (let p = 0; p < pieces.length - 1; p++) {
+      const piece = pieces[p];
+      if (sealRun(ctx.env, series, meta, piece, ctx.budget, true).dropped > 0) ctx.touchMeta(meta.id);
+      head.sealedEnd = timeAt(piece, piece.count - 1);
+    }
+    head.replace(pieces[pieces.length - 1]);
   }
-  let sealedEnd = head.sealedEnd;
-  // every piece but the last is closed by the span limit; the last keeps its tail open
-  for (let p = 0; p < pieces.length - 1; p++) {
-    const piece = pieces[p];
-    if (sealRun(ctx.env, series, meta, piece, ctx.budget, true).dropped > 0) ctx.touchMeta(meta.id);
-    sealedEnd = timeAt(piece, piece.count - 1);
-  }
-  const split = sealFullPrefixes(ctx.env, series, meta, pieces[pieces.length - 1], ctx.budget);
-  if (split.dropped > 0) ctx.touchMeta(meta.id);
-  if (split.sealedEnd !== null) sealedEnd = split.sealedEnd;
-  putHeadInTxn(ctx.env, series, { sealedEnd, lastWriteMs: Date.now(), cols: split.rest }, split.restBytes);
+  if (sealFromHead(ctx.env, series, meta, head, ctx.budget, false).dropped > 0) ctx.touchMeta(meta.id);
+  ctx.persistHead(series, head);
 }
 
 /** Merges points at or before the last sealed point into the chunks that cover them. */
@@ -169,10 +190,11 @@ function mergeLate(ctx: TxnContext, series: Buffer, meta: SeriesMeta, late: Time
 
 /** Seals a whole head now (idle heads, shutdown, benchmarks). Inside the write txn. */
 export function sealHeadNow(ctx: TxnContext, series: Buffer, meta: SeriesMeta): number {
-  const head = readHead(ctx.view, series);
-  if (!head.cols || head.cols.count === 0) return 0;
-  if (sealRun(ctx.env, series, meta, head.cols, ctx.budget, true).dropped > 0) ctx.touchMeta(meta.id);
-  const n = head.cols.count;
-  putHeadInTxn(ctx.env, series, { sealedEnd: timeAt(head.cols, n - 1), lastWriteMs: head.lastWriteMs, cols: null });
-  return n;
+  const head = ctx.head(series, meta);
+  if (head.count === 0) return 0;
+  const lastWriteMs = head.lastWriteMs;
+  const r = sealFromHead(ctx.env, series, meta, head, ctx.budget, true);
+  if (r.dropped > 0) ctx.touchMeta(meta.id);
+  ctx.persistHead(series, head, lastWriteMs);
+  return r.points;
 }

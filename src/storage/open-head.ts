@@ -1,0 +1,225 @@
+// The writer's in-memory head of one series: its open points in growable typed columns,
+// and which stored segments hold them. A commit appends its new points here, seals full
+// chunks off the front, then persists only what changed: a segment for the new points
+// still open, deletions of segments sealing emptied, and the small head record.
+import type { PointColumns } from './encoding/chunk-types.js';
+import { encodeChunk } from './encoding/chunk.js';
+import { MIN_CHUNK_BYTES } from './encoding/chunk-header.js';
+import { slicePointColumns } from './encoding/point-columns.js';
+import { offsetsFrom } from './int64-words.js';
+import { allocColumns, copyValue, type TimedPoints } from './point-runs.js';
+import {
+  putHeadRecord, putSegment, removeAllSegments, removeSegment, type HeadRecord, type SegmentRef, type StoredHead,
+} from './head-record.js';
+import type { SeriesEnv } from './series-env.js';
+import type { ValueType } from './encoding/chunk-types.js';
+
+/**
+ * A new segment absorbs the newest stored segments while they hold fewer open points than
+ * this and no more than twice its own: like a binary counter, tiny commits cost O(log)
+ * segments and each point is re-encoded O(log(SMALL_SEGMENT / commit size)) times, while
+ * commits of >= 512 points per series never re-encode.
+ */
+const SMALL_SEGMENT = 512;
+/** Calibrating bytes per point from a segment needs enough points to see past the header. */
+const CALIBRATE_MIN_POINTS = 64;
+
+export interface Generation {
+  writer: number;
+  counter: number;
+}
+
+export class OpenHead {
+  cols: PointColumns;
+  sealedEnd: bigint | null;
+  lastWriteMs: number;
+  genWriter: number;
+  genCounter: number;
+  nextSeq: number;
+  /** Stored segments holding head points [0, pendingFrom), in order. */
+  segments: SegmentRef[];
+  /** Points from here on are in no stored segment yet. */
+  pendingFrom: number;
+  /** The stored segments no longer describe the head: persist replaces them all. */
+  rewrite: boolean;
+  /** Segments sealing emptied, deleted at the next persist. */
+  private emptied: number[] = [];
+  /** Encoded bytes per point of this series (NaN until measured); picks the sealing point count. */
+  bytesPerPoint = NaN;
+  /** bytesPerPoint came from a sealed chunk (segments only calibrate until one exists). */
+  private calibratedByChunk = false;
+
+  constructor(type: ValueType, stored: StoredHead | null) {
+    const open = stored?.cols ?? null;
+    this.cols = allocColumns(type, Math.max(256, open?.count ?? 0));
+    this.sealedEnd = stored?.sealedEnd ?? null;
+    this.lastWriteMs = stored?.lastWriteMs ?? 0;
+    this.genWriter = stored?.record.genWriter ?? 0;
+    this.genCounter = stored?.record.genCounter ?? 0;
+    this.nextSeq = stored?.record.nextSeq ?? 0;
+    this.segments = [];
+    for (const s of stored?.segments ?? []) {
+      if (s.open > 0) this.segments.push({ ...s }); else this.emptied.push(s.seq);
+    }
+    this.rewrite = stored?.legacy ?? false;
+    if (open && open.count > 0) {
+      this.cols.tsBase = open.tsBase;
+      this.cols.tsOffset.set(open.tsOffset.subarray(0, open.count));
+      this.cols.quality.set(open.quality.subarray(0, open.count));
+      for (let i = 0; i < open.count; i++) copyValue(open, i, this.cols, i);
+      this.cols.count = open.count;
+    }
+    this.pendingFrom = this.rewrite ? 0 : this.cols.count;
+  }
+
+  /**
+   * In memory the head now differs from every stored generation: until persist stamps a
+   * new one, the cache must not trust it (a txn that throws before persisting leaves it so).
+   */
+  private unsettle(): void {
+    this.genWriter = 0;
+    this.genCounter = -1;
+  }
+
+  get count(): number { return this.cols.count; }
+  get capacity(): number { return this.cols.tsOffset.length; }
+
+  firstTs(): bigint { return this.cols.tsBase + BigInt(this.cols.tsOffset[0]); }
+  lastTs(): bigint | null { return this.cols.count === 0 ? null : this.cols.tsBase + BigInt(this.cols.tsOffset[this.cols.count - 1]); }
+
+  private ensureCapacity(n: number): void {
+    if (n <= this.capacity) return;
+    this.resize(Math.max(n, this.capacity * 2));
+  }
+
+  private resize(capacity: number): void {
+    const c = this.cols, n = c.count;
+    const g = allocColumns(c.type, capacity, c.tsBase);
+    g.tsOffset.set(c.tsOffset.subarray(0, n));
+    g.quality.set(c.quality.subarray(0, n));
+    switch (c.type) {
+      case 'float64': g.f64!.set(c.f64!.subarray(0, n)); break;
+      case 'int64': g.i64!.set(c.i64!.subarray(0, n)); break;
+      case 'boolean': g.u8!.set(c.u8!.subarray(0, n)); break;
+      case 'enum': g.ord!.set(c.ord!.subarray(0, n)); break;
+      case 'string': for (let i = 0; i < n; i++) g.str![i] = c.str![i]; break;
+    }
+    g.count = n;
+    this.cols = g;
+  }
+
+  /**
+   * Appends points [from, to) of a sorted run, all later than the head's last point; the
+   * caller guarantees the head then spans less than MAX_CHUNK_SPAN_NS, so offsets are exact.
+   */
+  append(t: TimedPoints, from: number, to: number): void {
+    this.unsettle();
+    const k = to - from, c0 = this.cols.count;
+    this.ensureCapacity(c0 + k);
+    const c = this.cols;
+    if (c0 === 0) c.tsBase = t.ts[from];
+    if (!offsetsFrom(t.ts, from, to, c.tsBase, c.tsOffset, c0)) throw new Error('BUG: head append beyond the exact span');
+    switch (c.type) {
+      case 'float64': c.f64!.set(t.f64!.subarray(from, to), c0); break;
+      case 'int64': c.i64!.set(t.i64!.subarray(from, to), c0); break;
+      case 'boolean': c.u8!.set(t.u8!.subarray(from, to), c0); break;
+      case 'enum': c.ord!.set(t.ord!.subarray(from, to), c0); break;
+      case 'string': for (let i = from, j = c0; i < to; i++, j++) c.str![j] = t.str![i]; break;
+    }
+    c.quality.set(t.quality.subarray(from, to), c0);
+    c.count = c0 + k;
+  }
+
+  /** Replaces every open point (after a merge); persist rewrites the stored segments. */
+  replace(cols: PointColumns | null): void {
+    this.unsettle();
+    const n = cols?.count ?? 0;
+    this.cols.count = 0;
+    this.ensureCapacity(n);
+    if (cols && n > 0) {
+      const c = this.cols;
+      c.tsBase = cols.tsBase;
+      c.tsOffset.set(cols.tsOffset.subarray(0, n));
+      c.quality.set(cols.quality.subarray(0, n));
+      for (let i = 0; i < n; i++) copyValue(cols, i, c, i);
+      c.count = n;
+    }
+    this.rewrite = true;
+    this.pendingFrom = 0;
+  }
+
+  /** Forgets the first n points (just sealed) and rebases the rest on their first time (exact shift). */
+  dropFront(n: number): void {
+    this.unsettle();
+    const c = this.cols, rest = c.count - n;
+    c.tsOffset.copyWithin(0, n, c.count);
+    c.quality.copyWithin(0, n, c.count);
+    switch (c.type) {
+      case 'float64': c.f64!.copyWithin(0, n, c.count); break;
+      case 'int64': c.i64!.copyWithin(0, n, c.count); break;
+      case 'boolean': c.u8!.copyWithin(0, n, c.count); break;
+      case 'enum': c.ord!.copyWithin(0, n, c.count); break;
+      case 'string': { const s = c.str!; for (let i = 0; i < rest; i++) s[i] = s[i + n]; for (let i = rest; i < c.count; i++) s[i] = ''; break; }
+    }
+    if (rest > 0) {
+      const shift = c.tsOffset[0];
+      if (shift !== 0) { for (let i = 0; i < rest; i++) c.tsOffset[i] -= shift; c.tsBase += BigInt(shift); }
+    }
+    c.count = rest;
+    let left = n;
+    while (left > 0 && this.segments.length > 0) {
+      const s = this.segments[0];
+      const take = Math.min(left, s.open);
+      s.open -= take; left -= take;
+      if (s.open === 0) { this.emptied.push(s.seq); this.segments.shift(); }
+    }
+    this.pendingFrom = Math.max(0, this.pendingFrom - n);
+  }
+
+  /** Records a measured encoding: `bytes` for n points of this series. */
+  calibrate(bytes: number, n: number, fromChunk: boolean): void {
+    if (n < CALIBRATE_MIN_POINTS && !fromChunk) return;
+    if (!fromChunk && this.calibratedByChunk) return;
+    this.bytesPerPoint = Math.max(1e-3, (bytes - MIN_CHUNK_BYTES) / n);
+    if (fromChunk) this.calibratedByChunk = true;
+  }
+
+  /** Writes what changed since the last persist (inside the write txn) under generation g. */
+  persist(env: SeriesEnv, series: Buffer, g: Generation, nowMs: number): void {
+    const c = this.cols;
+    if (this.rewrite) {
+      removeAllSegments(env, series);
+      this.segments = [];
+      this.emptied = [];
+      this.pendingFrom = 0;
+    }
+    for (const seq of this.emptied) removeSegment(env, series, seq);
+    this.emptied = [];
+    let p = c.count - this.pendingFrom;
+    if (p > 0) {
+      while (this.segments.length > 0) {
+        const last = this.segments[this.segments.length - 1];
+        if (last.open >= SMALL_SEGMENT || last.open > 2 * p) break;
+        removeSegment(env, series, last.seq);
+        this.segments.pop();
+        p += last.open;
+      }
+      const from = c.count - p;
+      const view = slicePointColumns(c, from, p);
+      const bytes = encodeChunk(view);
+      const seq = this.nextSeq++;
+      putSegment(env, series, seq, bytes);
+      this.segments.push({ seq, open: p, lastTs: c.tsBase + BigInt(c.tsOffset[c.count - 1]) });
+      this.calibrate(bytes.byteLength, p, false);
+    }
+    this.pendingFrom = c.count;
+    this.rewrite = false;
+    this.genWriter = g.writer;
+    this.genCounter = g.counter;
+    this.lastWriteMs = nowMs;
+    const rec: HeadRecord = { sealedEnd: this.sealedEnd, lastWriteMs: nowMs, genWriter: g.writer, genCounter: g.counter, nextSeq: this.nextSeq, openPoints: c.count };
+    putHeadRecord(env, series, rec);
+    // a big batch grows the columns far past what stays open; give the memory back
+    if (this.capacity > 4 * Math.max(c.count, 4096)) this.resize(Math.max(2 * c.count, 256));
+  }
+}
