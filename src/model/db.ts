@@ -29,6 +29,28 @@ export interface Db extends Queryable {
 
 pg.types.setTypeParser(20, (v: string) => BigInt(v)); // int8 as bigint, like PGlite
 
+/**
+ * A Postgres array literal ({"a","b",NULL}) for an array parameter, to be cast in SQL
+ * (`= ANY($1::uuid[])`, `$2::text[]`). Object and array parameters travel as JSON text
+ * (that is what the jsonb columns take, on both backends), which an array cast refuses;
+ * this is the one way model code passes SQL arrays. Every element is quoted, so a
+ * string may hold any character; numbers and bigints are written exactly.
+ */
+export function sqlTextArray(values: ReadonlyArray<string | number | bigint | null>): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i > 0) out += ',';
+    if (v === null) out += 'NULL';
+    else if (typeof v === 'string') out += `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+    else {
+      if (typeof v === 'number' && !Number.isFinite(v)) throw new Error(`BUG: sqlTextArray of a non-finite number ${v}`);
+      out += String(v);
+    }
+  }
+  return out + '}';
+}
+
 // pg serialises bigint through toString, which is exact; JSON params need it too.
 function normaliseParams(params: SqlParam[] | undefined): unknown[] | undefined {
   if (!params) return params;

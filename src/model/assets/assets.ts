@@ -1,6 +1,8 @@
 // Asset changes: create, rename, move (cycle-free), retire and unretire, time zone.
-// Each runs in one model transaction and emits one 'asset' event whose details carry the
-// asset's new state, which is what keeps the in-memory tree current (asset-model.ts).
+// Each emits one 'asset' event whose details carry the asset's new state, which is what
+// keeps the in-memory tree current (asset-model.ts). The *In functions run inside a
+// model transaction the caller opened (jobs, change sets: many changes, one tx); the
+// plain ones open their own.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.js';
 import { modelTransaction, type EventSink, type Who } from '../tx-log.js';
@@ -69,29 +71,40 @@ async function insertVersion(q: Queryable, r: Omit<AssetRow, 'tx_from'>, txId: b
     [r.asset_id, r.parent_id, r.name, r.template_id, r.timezone, r.retired, txId]);
 }
 
-export async function createAsset(model: AssetModel, who: Who, a: NewAsset): Promise<{ assetId: string; txId: bigint }> {
+/**
+ * Creates an asset inside the caller's model transaction (bulk work composes many of
+ * these into one). The in-memory tree learns of it from the 'asset' event when that
+ * transaction commits.
+ */
+export async function createAssetIn(q: Queryable, txId: bigint, events: EventSink, a: NewAsset, assetId: string = randomUUID()): Promise<string> {
   checkName('name', a.name, { pathSegment: true });
   const timezone = a.timezone == null ? null : checkTimezone('timezone', a.timezone);
-  const assetId = randomUUID();
+  const parent = a.parent ? await currentAssetRow(q, a.parent) : null;
+  if (a.parent && !parent) throw new ServiceError('invalid-request', `parent: no asset ${a.parent}`, { errors: [{ field: 'parent', problem: 'no such asset' }] });
+  const templateId = a.template_id ?? null;
+  if (templateId && !(await currentTemplate(q, templateId))) throw new ServiceError('invalid-request', `template_id: no template ${templateId}`, { errors: [{ field: 'template_id', problem: 'no such template' }] });
+  await checkPermittedChild(q, parent, templateId, 'template_id');
+  const row = { asset_id: assetId, parent_id: parent?.asset_id ?? null, name: a.name, template_id: templateId, timezone, retired: false };
   try {
-    const c = await modelTransaction(model.db, who, async (q, txId, events) => {
-      const parent = a.parent ? await currentAssetRow(q, a.parent) : null;
-      if (a.parent && !parent) throw new ServiceError('invalid-request', `parent: no asset ${a.parent}`, { errors: [{ field: 'parent', problem: 'no such asset' }] });
-      const templateId = a.template_id ?? null;
-      if (templateId && !(await currentTemplate(q, templateId))) throw new ServiceError('invalid-request', `template_id: no template ${templateId}`, { errors: [{ field: 'template_id', problem: 'no such template' }] });
-      await checkPermittedChild(q, parent, templateId, 'template_id');
-      const row = { asset_id: assetId, parent_id: parent?.asset_id ?? null, name: a.name, template_id: templateId, timezone, retired: false };
-      await insertVersion(q, row, txId);
-      emitState(events, row, 'created');
-    });
-    return { assetId, txId: c.txId };
+    await insertVersion(q, row, txId);
   } catch (e) {
     if (isUniqueViolation(e, 'asset_sibling_name')) throw nameConflict(a.name, a.parent ?? null);
     throw e;
   }
+  emitState(events, row, 'created');
+  return assetId;
 }
 
-export async function patchAsset(model: AssetModel, who: Who, assetId: string, p: AssetPatch): Promise<{ txId: bigint }> {
+export async function createAsset(model: AssetModel, who: Who, a: NewAsset): Promise<{ assetId: string; txId: bigint }> {
+  const c = await modelTransaction(model.db, who, (q, txId, events) => createAssetIn(q, txId, events, a));
+  return { assetId: c.result, txId: c.txId };
+}
+
+/**
+ * Changes an asset inside the caller's model transaction; returns what changed (empty
+ * when the patch matches the current state: nothing is written).
+ */
+export async function patchAssetIn(q: Queryable, txId: bigint, events: EventSink, assetId: string, p: AssetPatch): Promise<string[]> {
   const moving = p.move !== undefined;
   if (p.retire && p.unretire) throw new ServiceError('invalid-request', 'retire, unretire: only one of them at a time', { errors: [{ field: 'unretire', problem: 'conflicts with retire' }] });
   if (!moving && p.rename === undefined && !p.retire && !p.unretire && p.timezone === undefined) {
@@ -99,50 +112,50 @@ export async function patchAsset(model: AssetModel, who: Who, assetId: string, p
   }
   if (p.rename !== undefined) checkName('rename', p.rename, { pathSegment: true });
   if (p.timezone != null) checkTimezone('timezone', p.timezone);
-  let newName = '';
-  let newParent: string | null = null;
+  if (moving) await q.query('SELECT pg_advisory_xact_lock($1)', [MOVE_LOCK]);
+  const cur = await currentAssetRow(q, assetId, true);
+  if (!cur) throw new ServiceError('not-found', `asset ${assetId} not found`);
+  checkExpectedTx(`asset ${assetId}`, p.expected_tx, cur.tx_from);
+  if (p.retire && cur.retired) throw new ServiceError('conflict', `asset ${assetId} is already retired`);
+  if (p.unretire && !cur.retired) throw new ServiceError('conflict', `asset ${assetId} is not retired`);
+  const next = { ...cur };
+  const changes: string[] = [];
+  if (moving && p.move !== cur.parent_id) {
+    const target = p.move ?? null;
+    if (target !== null) {
+      if (target === assetId) throw new ServiceError('invalid-request', 'move: an asset cannot be its own parent', { errors: [{ field: 'move', problem: 'cycle' }] });
+      const parent = await currentAssetRow(q, target);
+      if (!parent) throw new ServiceError('invalid-request', `move: no asset ${target}`, { errors: [{ field: 'move', problem: 'no such asset' }] });
+      const { rows } = await q.query<{ found: boolean }>(
+        `WITH RECURSIVE up(asset_id, parent_id) AS (
+           SELECT asset_id, parent_id FROM asset_version WHERE asset_id = $1 AND tx_to IS NULL
+           UNION SELECT a.asset_id, a.parent_id FROM asset_version a JOIN up ON a.asset_id = up.parent_id AND a.tx_to IS NULL)
+         SELECT EXISTS (SELECT 1 FROM up WHERE asset_id = $2) AS found`, [target, assetId]);
+      if (rows[0].found) throw new ServiceError('invalid-request', `move: ${target} is inside the subtree of ${assetId}; the move would make a cycle`, { errors: [{ field: 'move', problem: 'cycle' }] });
+      await checkPermittedChild(q, parent, cur.template_id, 'move');
+    }
+    next.parent_id = target;
+    changes.push('moved');
+  }
+  if (p.rename !== undefined && p.rename !== cur.name) { next.name = p.rename; changes.push('renamed'); }
+  if (p.retire) { next.retired = true; changes.push('retired'); }
+  if (p.unretire) { next.retired = false; changes.push('unretired'); }
+  if (p.timezone !== undefined && p.timezone !== cur.timezone) { next.timezone = p.timezone; changes.push('timezone-changed'); }
+  if (changes.length === 0) return changes; // nothing differs: the tx records the (empty) intent
+  await endCurrentVersion(q, 'asset_version', { asset_id: assetId }, txId);
   try {
-    const c = await modelTransaction(model.db, who, async (q, txId, events) => {
-      if (moving) await q.query('SELECT pg_advisory_xact_lock($1)', [MOVE_LOCK]);
-      const cur = await currentAssetRow(q, assetId, true);
-      if (!cur) throw new ServiceError('not-found', `asset ${assetId} not found`);
-      checkExpectedTx(`asset ${assetId}`, p.expected_tx, cur.tx_from);
-      if (p.retire && cur.retired) throw new ServiceError('conflict', `asset ${assetId} is already retired`);
-      if (p.unretire && !cur.retired) throw new ServiceError('conflict', `asset ${assetId} is not retired`);
-      const next = { ...cur };
-      const changes: string[] = [];
-      if (moving && p.move !== cur.parent_id) {
-        const target = p.move ?? null;
-        if (target !== null) {
-          if (target === assetId) throw new ServiceError('invalid-request', 'move: an asset cannot be its own parent', { errors: [{ field: 'move', problem: 'cycle' }] });
-          const parent = await currentAssetRow(q, target);
-          if (!parent) throw new ServiceError('invalid-request', `move: no asset ${target}`, { errors: [{ field: 'move', problem: 'no such asset' }] });
-          const { rows } = await q.query<{ found: boolean }>(
-            `WITH RECURSIVE up(asset_id, parent_id) AS (
-               SELECT asset_id, parent_id FROM asset_version WHERE asset_id = $1 AND tx_to IS NULL
-               UNION SELECT a.asset_id, a.parent_id FROM asset_version a JOIN up ON a.asset_id = up.parent_id AND a.tx_to IS NULL)
-             SELECT EXISTS (SELECT 1 FROM up WHERE asset_id = $2) AS found`, [target, assetId]);
-          if (rows[0].found) throw new ServiceError('invalid-request', `move: ${target} is inside the subtree of ${assetId}; the move would make a cycle`, { errors: [{ field: 'move', problem: 'cycle' }] });
-          await checkPermittedChild(q, parent, cur.template_id, 'move');
-        }
-        next.parent_id = target;
-        changes.push('moved');
-      }
-      if (p.rename !== undefined && p.rename !== cur.name) { next.name = p.rename; changes.push('renamed'); }
-      if (p.retire) { next.retired = true; changes.push('retired'); }
-      if (p.unretire) { next.retired = false; changes.push('unretired'); }
-      if (p.timezone !== undefined && p.timezone !== cur.timezone) { next.timezone = p.timezone; changes.push('timezone-changed'); }
-      newName = next.name; newParent = next.parent_id;
-      if (changes.length === 0) return; // nothing differs: the tx records the (empty) intent
-      await endCurrentVersion(q, 'asset_version', { asset_id: assetId }, txId);
-      await insertVersion(q, next, txId);
-      emitState(events, next, changes.length === 1 ? changes[0] : 'updated', {
-        changes, ...(changes.includes('moved') ? { from_parent_id: cur.parent_id } : {}), ...(changes.includes('renamed') ? { from_name: cur.name } : {}),
-      });
-    });
-    return { txId: c.txId };
+    await insertVersion(q, next, txId);
   } catch (e) {
-    if (isUniqueViolation(e, 'asset_sibling_name')) throw nameConflict(newName, newParent);
+    if (isUniqueViolation(e, 'asset_sibling_name')) throw nameConflict(next.name, next.parent_id);
     throw e;
   }
+  emitState(events, next, changes.length === 1 ? changes[0] : 'updated', {
+    changes, ...(changes.includes('moved') ? { from_parent_id: cur.parent_id } : {}), ...(changes.includes('renamed') ? { from_name: cur.name } : {}),
+  });
+  return changes;
+}
+
+export async function patchAsset(model: AssetModel, who: Who, assetId: string, p: AssetPatch): Promise<{ txId: bigint }> {
+  const c = await modelTransaction(model.db, who, (q, txId, events) => patchAssetIn(q, txId, events, assetId, p));
+  return { txId: c.txId };
 }

@@ -2,10 +2,10 @@
 // calendar...). Effective properties are inherited down the tree: an asset sees its own
 // rows plus each ancestor's keys it does not set itself, the nearest one winning.
 import { randomUUID } from 'node:crypto';
-import type { Queryable } from '../db.js';
-import { modelTransaction, type Who } from '../tx-log.js';
+import { type Queryable, sqlTextArray } from '../db.js';
+import { modelTransaction, type EventSink, type Who } from '../tx-log.js';
 import { ServiceError } from '../../http/errors.js';
-import { SqlArgs, validAt, endCurrentVersion, pgArray, type ReadTx } from '../versions/history.js';
+import { SqlArgs, validAt, endCurrentVersion, type ReadTx } from '../versions/history.js';
 import { checkName } from '../versions/names.js';
 import { nowNs } from '../../clock.js';
 import { stringifyJson } from '../../http/json.js';
@@ -22,7 +22,7 @@ export async function propertiesOf(q: Queryable, tx: ReadTx, assetIds: string[])
   const args = new SqlArgs();
   const { rows } = await q.query<PropertyRow>(
     `SELECT property_id, asset_id, key, value, valid_from_ns, tx_from FROM asset_property_version p
-      WHERE ${validAt('p', tx, args)} AND p.asset_id = ANY(${args.add(pgArray(assetIds))}::uuid[]) ORDER BY key`, args.values);
+      WHERE ${validAt('p', tx, args)} AND p.asset_id = ANY(${args.add(sqlTextArray(assetIds))}::uuid[]) ORDER BY key`, args.values);
   return rows.map(toOwn);
 }
 
@@ -38,25 +38,31 @@ export async function effectiveProperties(q: Queryable, tx: ReadTx, ancestry: st
   return [...best.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((r) => ({ key: r.key, source_asset: r.asset_id, value: r.value }));
 }
 
-export async function putProperty(model: AssetModel, who: Who, assetId: string, key: string, value: unknown, validFromNs?: bigint): Promise<{ property: OwnProperty; txId: bigint }> {
+/** Sets an asset's own property inside the caller's model transaction. */
+export async function putPropertyIn(q: Queryable, txId: bigint, events: EventSink, assetId: string, key: string, value: unknown, validFromNs?: bigint): Promise<OwnProperty> {
   checkName('key', key);
-  const c = await modelTransaction(model.db, who, async (q, txId, events) => {
-    if (!(await currentAssetRow(q, assetId))) throw new ServiceError('not-found', `asset ${assetId} not found`);
-    const prev = await endCurrentVersion<PropertyRow>(q, 'asset_property_version', { asset_id: assetId, key }, txId);
-    const row: PropertyRow = { property_id: prev?.property_id ?? randomUUID(), asset_id: assetId, key, value, valid_from_ns: validFromNs ?? nowNs(), tx_from: txId };
-    await q.query('INSERT INTO asset_property_version (property_id, asset_id, key, value, valid_from_ns, tx_from) VALUES ($1, $2, $3, $4::jsonb, $5, $6)',
-      [row.property_id, assetId, key, stringifyJson(value), row.valid_from_ns, txId]);
-    events.emit('property', row.property_id, prev ? 'updated' : 'created', { asset_id: assetId, key });
-    return row;
-  });
-  return { property: toOwn(c.result), txId: c.txId };
+  if (!(await currentAssetRow(q, assetId))) throw new ServiceError('not-found', `asset ${assetId} not found`);
+  const prev = await endCurrentVersion<PropertyRow>(q, 'asset_property_version', { asset_id: assetId, key }, txId);
+  const row: PropertyRow = { property_id: prev?.property_id ?? randomUUID(), asset_id: assetId, key, value, valid_from_ns: validFromNs ?? nowNs(), tx_from: txId };
+  await q.query('INSERT INTO asset_property_version (property_id, asset_id, key, value, valid_from_ns, tx_from) VALUES ($1, $2, $3, $4::jsonb, $5, $6)',
+    [row.property_id, assetId, key, stringifyJson(value), row.valid_from_ns, txId]);
+  events.emit('property', row.property_id, prev ? 'updated' : 'created', { asset_id: assetId, key });
+  return toOwn(row);
+}
+
+export async function putProperty(model: AssetModel, who: Who, assetId: string, key: string, value: unknown, validFromNs?: bigint): Promise<{ property: OwnProperty; txId: bigint }> {
+  const c = await modelTransaction(model.db, who, (q, txId, events) => putPropertyIn(q, txId, events, assetId, key, value, validFromNs));
+  return { property: c.result, txId: c.txId };
+}
+
+/** Removes an asset's own property inside the caller's model transaction. */
+export async function deletePropertyIn(q: Queryable, txId: bigint, events: EventSink, assetId: string, key: string): Promise<void> {
+  const prev = await endCurrentVersion<PropertyRow>(q, 'asset_property_version', { asset_id: assetId, key }, txId);
+  if (!prev) throw new ServiceError('not-found', `asset ${assetId} has no property "${key}"`);
+  events.emit('property', prev.property_id, 'deleted', { asset_id: assetId, key });
 }
 
 export async function deleteProperty(model: AssetModel, who: Who, assetId: string, key: string): Promise<{ txId: bigint }> {
-  const c = await modelTransaction(model.db, who, async (q, txId, events) => {
-    const prev = await endCurrentVersion<PropertyRow>(q, 'asset_property_version', { asset_id: assetId, key }, txId);
-    if (!prev) throw new ServiceError('not-found', `asset ${assetId} has no property "${key}"`);
-    events.emit('property', prev.property_id, 'deleted', { asset_id: assetId, key });
-  });
+  const c = await modelTransaction(model.db, who, (q, txId, events) => deletePropertyIn(q, txId, events, assetId, key));
   return { txId: c.txId };
 }

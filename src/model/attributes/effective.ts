@@ -2,8 +2,8 @@
 // definition as of the read, or its own) with the asset's overrides applied. An override
 // applies only while the definition lists its field as overridable, so a template
 // version that withdraws a field takes the override out of effect without losing it.
-import type { Queryable } from '../db.js';
-import { SqlArgs, validAt, pgArray, type ReadTx } from '../versions/history.js';
+import { type Queryable, sqlTextArray } from '../db.js';
+import { SqlArgs, validAt, type ReadTx } from '../versions/history.js';
 import { overridableField, type AttributeDefinition } from '../templates/templates.js';
 
 export interface AttributeRow {
@@ -49,7 +49,7 @@ export async function definitionsAt(q: Queryable, tx: ReadTx, ids: Iterable<stri
   const upTo = tx === null ? '' : ` AND d.tx_from <= ${args.add(tx)}`;
   const { rows } = await q.query<{ attr_def_id: string; definition: AttributeDefinition }>(
     `SELECT DISTINCT ON (d.attr_def_id) d.attr_def_id, d.definition FROM attr_def_version d
-      WHERE d.attr_def_id = ANY(${args.add(pgArray(list))}::uuid[])${upTo} ORDER BY d.attr_def_id, d.tx_from DESC`, args.values);
+      WHERE d.attr_def_id = ANY(${args.add(sqlTextArray(list))}::uuid[])${upTo} ORDER BY d.attr_def_id, d.tx_from DESC`, args.values);
   for (const r of rows) out.set(r.attr_def_id, r.definition);
   return out;
 }

@@ -4,10 +4,10 @@
 // has an open binding starting earlier closes that binding at the new from_ns; binding
 // to series null only closes it (unbinding). Nothing is deleted: the history stays.
 import { randomUUID } from 'node:crypto';
-import type { Queryable } from '../db.js';
-import { modelTransaction, type Who } from '../tx-log.js';
+import { type Queryable, sqlTextArray } from '../db.js';
+import { modelTransaction, type EventSink, type Who } from '../tx-log.js';
 import { ServiceError } from '../../http/errors.js';
-import { SqlArgs, validAt, endCurrentVersion, pgArray, type ReadTx } from '../versions/history.js';
+import { SqlArgs, validAt, endCurrentVersion, type ReadTx } from '../versions/history.js';
 import type { AssetModel } from '../assets/asset-model.js';
 
 export interface Binding {
@@ -37,51 +37,59 @@ const SERIES_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext('binding:' || $1)
 const overlaps = (aFrom: bigint, aTo: bigint | null, bFrom: bigint, bTo: bigint | null) =>
   (bTo === null || aFrom < bTo) && (aTo === null || bFrom < aTo);
 
-export async function bind(model: AssetModel, who: Who, b: NewBinding): Promise<{ binding: Binding | null; closed: string[]; txId: bigint }> {
+/** What a bind did: the new binding (null for an unbinding) and the bindings it closed. */
+export interface BindOutcome { binding: Binding | null; closed: string[] }
+
+/**
+ * Binds (or unbinds) inside the caller's model transaction. Bulk work calls it once per
+ * attribute so every binding goes through the same overlap and ownership checks.
+ */
+export async function bindIn(q: Queryable, txId: bigint, events: EventSink, b: NewBinding): Promise<BindOutcome> {
   const to = b.to_ns ?? null;
   if (to !== null && to <= b.from_ns) throw new ServiceError('invalid-request', 'to_ns: must be after from_ns', { errors: [{ field: 'to_ns', problem: 'not after from_ns' }] });
   if (b.series_id === null && to !== null) throw new ServiceError('invalid-request', 'to_ns: an unbinding (series_id null) takes only from_ns', { errors: [{ field: 'to_ns', problem: 'not allowed when unbinding' }] });
-  const c = await modelTransaction(model.db, who, async (q, txId, events) => {
-    const attr = await q.query<{ asset_id: string; retired: boolean }>('SELECT asset_id, retired FROM attribute_version WHERE attribute_id = $1 AND tx_to IS NULL FOR UPDATE', [b.attribute_id]);
-    if (!attr.rows[0]) throw new ServiceError('invalid-request', `attribute_id: no attribute ${b.attribute_id}`, { errors: [{ field: 'attribute_id', problem: 'no such attribute' }] });
-    const assetId = attr.rows[0].asset_id;
-    if (b.series_id !== null) {
-      const s = await q.query('SELECT 1 FROM series WHERE series_id = $1', [b.series_id]);
-      if (s.rowCount === 0) throw new ServiceError('invalid-request', `series_id: no series ${b.series_id}`, { errors: [{ field: 'series_id', problem: 'no such series' }] });
-      await q.query(SERIES_LOCK_SQL, [b.series_id]);
+  const attr = await q.query<{ asset_id: string; retired: boolean }>('SELECT asset_id, retired FROM attribute_version WHERE attribute_id = $1 AND tx_to IS NULL FOR UPDATE', [b.attribute_id]);
+  if (!attr.rows[0]) throw new ServiceError('invalid-request', `attribute_id: no attribute ${b.attribute_id}`, { errors: [{ field: 'attribute_id', problem: 'no such attribute' }] });
+  const assetId = attr.rows[0].asset_id;
+  if (b.series_id !== null) {
+    const s = await q.query('SELECT 1 FROM series WHERE series_id = $1', [b.series_id]);
+    if (s.rowCount === 0) throw new ServiceError('invalid-request', `series_id: no series ${b.series_id}`, { errors: [{ field: 'series_id', problem: 'no such series' }] });
+    await q.query(SERIES_LOCK_SQL, [b.series_id]);
+  }
+  const { rows: mine } = await q.query<BindingRow>('SELECT binding_id, attribute_id, series_id, from_ns, to_ns, tx_from FROM binding_version WHERE attribute_id = $1 AND tx_to IS NULL', [b.attribute_id]);
+  const closed: string[] = [];
+  for (const r of mine) {
+    if (r.to_ns === null && r.from_ns < b.from_ns) {
+      await endCurrentVersion(q, 'binding_version', { binding_id: r.binding_id }, txId);
+      await q.query('INSERT INTO binding_version (binding_id, attribute_id, series_id, from_ns, to_ns, tx_from) VALUES ($1, $2, $3, $4, $5, $6)',
+        [r.binding_id, r.attribute_id, r.series_id, r.from_ns, b.from_ns, txId]);
+      events.emit('binding', r.binding_id, 'closed', { asset_id: assetId, attribute_id: r.attribute_id, series_id: r.series_id, from_ns: r.from_ns, to_ns: b.from_ns });
+      closed.push(r.binding_id);
+    } else if (b.series_id !== null && overlaps(b.from_ns, to, r.from_ns, r.to_ns)) {
+      throw new ServiceError('conflict', `attribute ${b.attribute_id} is already bound over part of that range (binding ${r.binding_id}, from ${r.from_ns}${r.to_ns === null ? '' : ` to ${r.to_ns}`})`, { binding_id: r.binding_id });
     }
-    const { rows: mine } = await q.query<BindingRow>('SELECT binding_id, attribute_id, series_id, from_ns, to_ns, tx_from FROM binding_version WHERE attribute_id = $1 AND tx_to IS NULL', [b.attribute_id]);
-    const closed: string[] = [];
-    for (const r of mine) {
-      if (r.to_ns === null && r.from_ns < b.from_ns) {
-        await endCurrentVersion(q, 'binding_version', { binding_id: r.binding_id }, txId);
-        await q.query('INSERT INTO binding_version (binding_id, attribute_id, series_id, from_ns, to_ns, tx_from) VALUES ($1, $2, $3, $4, $5, $6)',
-          [r.binding_id, r.attribute_id, r.series_id, r.from_ns, b.from_ns, txId]);
-        events.emit('binding', r.binding_id, 'closed', { asset_id: assetId, attribute_id: r.attribute_id, series_id: r.series_id, from_ns: r.from_ns, to_ns: b.from_ns });
-        closed.push(r.binding_id);
-      } else if (b.series_id !== null && overlaps(b.from_ns, to, r.from_ns, r.to_ns)) {
-        throw new ServiceError('conflict', `attribute ${b.attribute_id} is already bound over part of that range (binding ${r.binding_id}, from ${r.from_ns}${r.to_ns === null ? '' : ` to ${r.to_ns}`})`, { binding_id: r.binding_id });
-      }
-    }
-    if (b.series_id === null) {
-      if (closed.length === 0) throw new ServiceError('conflict', `attribute ${b.attribute_id} has no open binding starting before ${b.from_ns} to close`);
-      return null;
-    }
-    const { rows: other } = await q.query<BindingRow>(
-      `SELECT binding_id, attribute_id, series_id, from_ns, to_ns, tx_from FROM binding_version
-        WHERE series_id = $1 AND tx_to IS NULL AND attribute_id <> $2 AND (to_ns IS NULL OR to_ns > $3) ${to === null ? '' : 'AND from_ns < $4'} LIMIT 1`,
-      to === null ? [b.series_id, b.attribute_id, b.from_ns] : [b.series_id, b.attribute_id, b.from_ns, to]);
-    if (other[0]) {
-      throw new ServiceError('conflict', `series ${b.series_id} is already bound to attribute ${other[0].attribute_id} over part of that range; unbind it there first`, { binding_id: other[0].binding_id, attribute_id: other[0].attribute_id });
-    }
-    const row: BindingRow = { binding_id: randomUUID(), attribute_id: b.attribute_id, series_id: b.series_id, from_ns: b.from_ns, to_ns: to, tx_from: txId };
-    await q.query('INSERT INTO binding_version (binding_id, attribute_id, series_id, from_ns, to_ns, tx_from) VALUES ($1, $2, $3, $4, $5, $6)',
-      [row.binding_id, row.attribute_id, row.series_id, row.from_ns, row.to_ns, txId]);
-    events.emit('binding', row.binding_id, 'created', { asset_id: assetId, attribute_id: row.attribute_id, series_id: row.series_id, from_ns: row.from_ns, to_ns: row.to_ns, closed });
-    return { row, closed };
-  });
-  const r = c.result;
-  return r ? { binding: toBinding(r.row), closed: r.closed, txId: c.txId } : { binding: null, closed: [], txId: c.txId };
+  }
+  if (b.series_id === null) {
+    if (closed.length === 0) throw new ServiceError('conflict', `attribute ${b.attribute_id} has no open binding starting before ${b.from_ns} to close`);
+    return { binding: null, closed };
+  }
+  const { rows: other } = await q.query<BindingRow>(
+    `SELECT binding_id, attribute_id, series_id, from_ns, to_ns, tx_from FROM binding_version
+      WHERE series_id = $1 AND tx_to IS NULL AND attribute_id <> $2 AND (to_ns IS NULL OR to_ns > $3) ${to === null ? '' : 'AND from_ns < $4'} LIMIT 1`,
+    to === null ? [b.series_id, b.attribute_id, b.from_ns] : [b.series_id, b.attribute_id, b.from_ns, to]);
+  if (other[0]) {
+    throw new ServiceError('conflict', `series ${b.series_id} is already bound to attribute ${other[0].attribute_id} over part of that range; unbind it there first`, { binding_id: other[0].binding_id, attribute_id: other[0].attribute_id });
+  }
+  const row: BindingRow = { binding_id: randomUUID(), attribute_id: b.attribute_id, series_id: b.series_id, from_ns: b.from_ns, to_ns: to, tx_from: txId };
+  await q.query('INSERT INTO binding_version (binding_id, attribute_id, series_id, from_ns, to_ns, tx_from) VALUES ($1, $2, $3, $4, $5, $6)',
+    [row.binding_id, row.attribute_id, row.series_id, row.from_ns, row.to_ns, txId]);
+  events.emit('binding', row.binding_id, 'created', { asset_id: assetId, attribute_id: row.attribute_id, series_id: row.series_id, from_ns: row.from_ns, to_ns: row.to_ns, closed });
+  return { binding: toBinding(row), closed };
+}
+
+export async function bind(model: AssetModel, who: Who, b: NewBinding): Promise<BindOutcome & { txId: bigint }> {
+  const c = await modelTransaction(model.db, who, (q, txId, events) => bindIn(q, txId, events, b));
+  return { ...c.result, txId: c.txId };
 }
 
 /** The valid-time history of an attribute's bindings as the model knew it at the read. */
@@ -102,7 +110,7 @@ export async function bindingsCovering(q: Queryable, tx: ReadTx, attributeIds: s
   if (attributeIds.length === 0) return out;
   const args = new SqlArgs();
   const valid = validAt('b', tx, args);
-  const ids = args.add(pgArray(attributeIds));
+  const ids = args.add(sqlTextArray(attributeIds));
   const s = args.add(start);
   const e = end === null ? s : args.add(end);
   const { rows } = await q.query<BindingRow>(

@@ -1,6 +1,6 @@
 // Reading registry entries: the stored row, its projection to the spec's Registry entry
 // shape, listings in name order (keyset), and the exact unit scales conversions use.
-import type { Queryable } from '../db.js';
+import { type Queryable, sqlTextArray } from '../db.js';
 import { SqlArgs, validAt, type ReadTx } from '../versions/history.js';
 import { parseRatio, toDouble, type Ratio } from './exact-ratio.js';
 import type { UnitScale } from './unit-conversion.js';
@@ -91,15 +91,6 @@ export async function entryRow(q: Queryable, kind: RegistryKind | null, id: stri
   return rows[0] ?? null;
 }
 
-/**
- * A uuid[] parameter as a Postgres array literal: the Db layer JSON-encodes array
- * parameters (for jsonb), which `::uuid[]` cannot read. Uuids need no quoting.
- */
-export function uuidArrayLiteral(ids: string[]): string {
-  for (const id of ids) if (!/^[0-9a-f-]{36}$/i.test(id)) throw new Error(`BUG: ${id} is not a uuid`);
-  return `{${ids.join(',')}}`;
-}
-
 export interface EntryPage { rows: EntryRow[]; more: boolean }
 
 /** One page of a kind in (name, id) order, after the keyset position when given. */
@@ -129,7 +120,7 @@ export function unitScaleOf(r: EntryRow): UnitScale {
 /** Current unit scales by id (all of them when ids is omitted). */
 export async function unitScales(q: Queryable, ids?: string[]): Promise<Map<string, UnitScale>> {
   const args = new SqlArgs();
-  const filter = ids ? ` AND r.entry_id = ANY(${args.add(uuidArrayLiteral(ids))}::uuid[])` : '';
+  const filter = ids ? ` AND r.entry_id = ANY(${args.add(sqlTextArray(ids))}::uuid[])` : '';
   const { rows } = await q.query<EntryRow>(
     `SELECT ${ENTRY_COLUMNS} FROM registry_entry_version r WHERE r.kind = 'units' AND r.tx_to IS NULL${filter}`, args.values);
   return new Map(rows.map((r) => [r.entry_id, unitScaleOf(r)]));

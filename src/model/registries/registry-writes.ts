@@ -1,12 +1,12 @@
 // Creating registry entries (through the dedupe gate, in one model transaction) and
 // seeding the system entries at start.
 import { randomUUID } from 'node:crypto';
-import type { Db, Queryable } from '../db.js';
+import { type Db, type Queryable, sqlTextArray } from '../db.js';
 import { modelTransaction, type EventSink, type Who } from '../tx-log.js';
 import { ServiceError } from '../../http/errors.js';
 import { checkName } from '../versions/names.js';
 import { formatRatio, fromDouble, parseRatio } from './exact-ratio.js';
-import { currentEntryRows, entryRow, uuidArrayLiteral, toEntry, type EntryRow, type RegistryEntry, type RegistryKind } from './registry-entries.js';
+import { currentEntryRows, entryRow, toEntry, type EntryRow, type RegistryEntry, type RegistryKind } from './registry-entries.js';
 import { findClashes, parseOverride, passGate, type Clash, type OverrideClaim } from './registry-gate.js';
 import { SYSTEM_QUANTITY_KINDS, systemEntryId } from './system-seed.js';
 
@@ -184,7 +184,7 @@ export async function seedSystemRegistries(db: Db): Promise<number> {
     }
   }
   const missing = async (q: Queryable) => {
-    const { rows } = await q.query<{ entry_id: string }>('SELECT entry_id FROM registry_entry_version WHERE system AND entry_id = ANY($1::uuid[])', [uuidArrayLiteral(wanted.map((w) => w.entry_id))]);
+    const { rows } = await q.query<{ entry_id: string }>('SELECT entry_id FROM registry_entry_version WHERE system AND entry_id = ANY($1::uuid[])', [sqlTextArray(wanted.map((w) => w.entry_id))]);
     const have = new Set(rows.map((r) => r.entry_id));
     return wanted.filter((w) => !have.has(w.entry_id));
   };

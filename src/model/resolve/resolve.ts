@@ -3,10 +3,10 @@
 // resolved reads (/v1/read/...) call exactly this. Scope is narrowed on the in-memory
 // tree (subtree, template, retired, link walks), then one query fetches the attributes
 // and one their bindings, so cost follows the size of the answer, not of the model.
-import type { Queryable } from '../db.js';
+import { type Queryable, sqlTextArray } from '../db.js';
 import { ServiceError } from '../../http/errors.js';
 import { nowNs } from '../../clock.js';
-import { readTxFor, SqlArgs, validAt, pgArray, type ReadTx } from '../versions/history.js';
+import { readTxFor, SqlArgs, validAt, type ReadTx } from '../versions/history.js';
 import type { AssetModel } from '../assets/asset-model.js';
 import type { AssetNode, AssetTree } from '../assets/asset-tree.js';
 import { ATTRIBUTE_COLUMNS, effectiveAttributes, type AttributeRow, type EffectiveAttribute } from '../attributes/effective.js';
@@ -133,12 +133,12 @@ export async function resolve(model: AssetModel, req: ResolveRequest, visible: (
   let joined: JoinedRow[];
   if (assets !== null && assets.size === 0) joined = [];
   else if (sel.kind === 'attribute_ids') {
-    joined = sel.content.length === 0 ? [] : await attributesWithBindings(q, tx, start, end, (a) => `a.attribute_id = ANY(${a.add(pgArray(sel.content))}::uuid[])`);
+    joined = sel.content.length === 0 ? [] : await attributesWithBindings(q, tx, start, end, (a) => `a.attribute_id = ANY(${a.add(sqlTextArray(sel.content))}::uuid[])`);
   } else if (sel.kind === 'attributes_named') {
-    joined = await attributesWithBindings(q, tx, start, end, (a) => `a.name = ${a.add(sel.content.name)}${assetParam ? ` AND a.asset_id = ANY(${a.add(pgArray(assetParam))}::uuid[])` : ''}`);
+    joined = await attributesWithBindings(q, tx, start, end, (a) => `a.name = ${a.add(sel.content.name)}${assetParam ? ` AND a.asset_id = ANY(${a.add(sqlTextArray(assetParam))}::uuid[])` : ''}`);
   } else {
     if (!assetParam) throw bad('scope', `selecting every attribute needs a scope of at most ${MAX_ASSET_PARAM} assets (under, template or a link walk)`);
-    joined = await attributesWithBindings(q, tx, start, end, (a) => `a.asset_id = ANY(${a.add(pgArray(assetParam))}::uuid[])`);
+    joined = await attributesWithBindings(q, tx, start, end, (a) => `a.asset_id = ANY(${a.add(sqlTextArray(assetParam))}::uuid[])`);
   }
   const rows: AttributeRow[] = [];
   const bindings = new Map<string, Binding[]>();

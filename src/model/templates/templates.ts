@@ -2,10 +2,10 @@
 // children. Every PATCH writes a new version; definitions keep their attr_def_id while
 // their name stays, so attributes instantiated from a definition follow its new text.
 import { randomUUID } from 'node:crypto';
-import type { Queryable } from '../db.js';
-import { modelTransaction, type Who } from '../tx-log.js';
+import { type Queryable, sqlTextArray } from '../db.js';
+import { modelTransaction, type EventSink, type Who } from '../tx-log.js';
 import { ServiceError } from '../../http/errors.js';
-import { SqlArgs, validAt, endCurrentVersion, isUniqueViolation, pgArray, type ReadTx } from '../versions/history.js';
+import { SqlArgs, validAt, endCurrentVersion, isUniqueViolation, type ReadTx } from '../versions/history.js';
 import { checkName } from '../versions/names.js';
 import type { AssetModel } from '../assets/asset-model.js';
 
@@ -78,14 +78,14 @@ export async function currentTemplate(q: Queryable, id: string): Promise<Templat
 /** Templates valid at the read transaction, with their definitions (all, or the given ids). */
 export async function templatesAt(q: Queryable, tx: ReadTx, ids?: string[]): Promise<Template[]> {
   const args = new SqlArgs();
-  const idFilter = ids ? ` AND t.template_id = ANY(${args.add(pgArray(ids))}::uuid[])` : '';
+  const idFilter = ids ? ` AND t.template_id = ANY(${args.add(sqlTextArray(ids))}::uuid[])` : '';
   const { rows } = await q.query<TemplateRow>(
     `SELECT template_id, name, notes, permitted_children, version, tx_from FROM template_version t WHERE ${validAt('t', tx, args)}${idFilter} ORDER BY name`, args.values);
   if (rows.length === 0) return [];
   const dargs = new SqlArgs();
   const defs = await q.query<{ attr_def_id: string; template_id: string; definition: AttributeDefinition }>(
     `SELECT attr_def_id, template_id, definition FROM attr_def_version d
-      WHERE ${validAt('d', tx, dargs)} AND d.template_id = ANY(${dargs.add(pgArray(rows.map((r) => r.template_id)))}::uuid[]) ORDER BY ordinal`, dargs.values);
+      WHERE ${validAt('d', tx, dargs)} AND d.template_id = ANY(${dargs.add(sqlTextArray(rows.map((r) => r.template_id)))}::uuid[]) ORDER BY ordinal`, dargs.values);
   const byTemplate = new Map<string, Array<[string, AttributeDefinition]>>();
   for (const d of defs.rows) {
     const list = byTemplate.get(d.template_id) ?? [];
@@ -98,7 +98,7 @@ export async function templatesAt(q: Queryable, tx: ReadTx, ids?: string[]): Pro
 async function checkPermitted(q: Queryable, ids: string[], self: string): Promise<void> {
   const others = ids.filter((id) => id !== self);
   if (others.length === 0) return;
-  const { rows } = await q.query<{ template_id: string }>('SELECT template_id FROM template_version WHERE tx_to IS NULL AND template_id = ANY($1::uuid[])', [pgArray(others)]);
+  const { rows } = await q.query<{ template_id: string }>('SELECT template_id FROM template_version WHERE tx_to IS NULL AND template_id = ANY($1::uuid[])', [sqlTextArray(others)]);
   const found = new Set(rows.map((r) => r.template_id));
   const missing = others.find((id) => !found.has(id));
   if (missing) throw new ServiceError('invalid-request', `permitted_children: no template ${missing}`, { errors: [{ field: 'permitted_children', problem: 'no such template' }] });
@@ -119,43 +119,50 @@ function templateNameConflict(name: string): ServiceError {
   return new ServiceError('name-conflict', `a template named "${name}" already exists`, { name });
 }
 
-export async function createTemplate(model: AssetModel, who: Who, t: TemplateInput): Promise<{ templateId: string; txId: bigint }> {
+/** Creates a template (version 1) inside the caller's model transaction; returns its id. */
+export async function createTemplateIn(q: Queryable, txId: bigint, events: EventSink, t: TemplateInput, templateId: string = randomUUID()): Promise<string> {
   checkInput(t);
-  const templateId = randomUUID();
   try {
-    const c = await modelTransaction(model.db, who, async (q, txId, events) => {
-      await checkPermitted(q, t.permitted_children ?? [], templateId);
-      await q.query('INSERT INTO template_version (template_id, name, notes, permitted_children, version, tx_from) VALUES ($1, $2, $3, $4::uuid[], 1, $5)',
-        [templateId, t.name, t.notes ?? '', pgArray(t.permitted_children ?? []), txId]);
-      await writeDefinitions(q, templateId, t.attributes ?? [], txId);
-      events.emit('template', templateId, 'created', { name: t.name, version: 1 });
-    });
-    return { templateId, txId: c.txId };
+    await checkPermitted(q, t.permitted_children ?? [], templateId);
+    await q.query('INSERT INTO template_version (template_id, name, notes, permitted_children, version, tx_from) VALUES ($1, $2, $3, $4::uuid[], 1, $5)',
+      [templateId, t.name, t.notes ?? '', sqlTextArray(t.permitted_children ?? []), txId]);
   } catch (e) {
     if (isUniqueViolation(e, 'template_name_current')) throw templateNameConflict(t.name);
     throw e;
   }
+  await writeDefinitions(q, templateId, t.attributes ?? [], txId);
+  events.emit('template', templateId, 'created', { name: t.name, version: 1 });
+  return templateId;
+}
+
+export async function createTemplate(model: AssetModel, who: Who, t: TemplateInput): Promise<{ templateId: string; txId: bigint }> {
+  const c = await modelTransaction(model.db, who, (q, txId, events) => createTemplateIn(q, txId, events, t));
+  return { templateId: c.result, txId: c.txId };
+}
+
+/** Replaces a template with a new version inside the caller's model transaction; returns the version. */
+export async function patchTemplateIn(q: Queryable, txId: bigint, events: EventSink, templateId: string, t: TemplateInput): Promise<number> {
+  checkInput(t);
+  const cur = await q.query<TemplateRow>('SELECT template_id, name, notes, permitted_children, version, tx_from FROM template_version WHERE template_id = $1 AND tx_to IS NULL FOR UPDATE', [templateId]);
+  const prev = cur.rows[0];
+  if (!prev) throw new ServiceError('not-found', `template ${templateId} not found`);
+  await checkPermitted(q, t.permitted_children ?? prev.permitted_children, templateId);
+  await endCurrentVersion(q, 'template_version', { template_id: templateId }, txId);
+  const version = prev.version + 1;
+  try {
+    await q.query('INSERT INTO template_version (template_id, name, notes, permitted_children, version, tx_from) VALUES ($1, $2, $3, $4::uuid[], $5, $6)',
+      [templateId, t.name, t.notes ?? prev.notes, sqlTextArray(t.permitted_children ?? prev.permitted_children), version, txId]);
+  } catch (e) {
+    if (isUniqueViolation(e, 'template_name_current')) throw templateNameConflict(t.name);
+    throw e;
+  }
+  if (t.attributes) await writeDefinitions(q, templateId, t.attributes, txId);
+  events.emit('template', templateId, 'updated', { name: t.name, version });
+  return version;
 }
 
 /** Replaces a template with a new version (the body is the whole new template). */
 export async function patchTemplate(model: AssetModel, who: Who, templateId: string, t: TemplateInput): Promise<{ txId: bigint }> {
-  checkInput(t);
-  try {
-    const c = await modelTransaction(model.db, who, async (q, txId, events) => {
-      const cur = await q.query<TemplateRow>('SELECT template_id, name, notes, permitted_children, version, tx_from FROM template_version WHERE template_id = $1 AND tx_to IS NULL FOR UPDATE', [templateId]);
-      const prev = cur.rows[0];
-      if (!prev) throw new ServiceError('not-found', `template ${templateId} not found`);
-      await checkPermitted(q, t.permitted_children ?? prev.permitted_children, templateId);
-      await endCurrentVersion(q, 'template_version', { template_id: templateId }, txId);
-      const version = prev.version + 1;
-      await q.query('INSERT INTO template_version (template_id, name, notes, permitted_children, version, tx_from) VALUES ($1, $2, $3, $4::uuid[], $5, $6)',
-        [templateId, t.name, t.notes ?? prev.notes, pgArray(t.permitted_children ?? prev.permitted_children), version, txId]);
-      if (t.attributes) await writeDefinitions(q, templateId, t.attributes, txId);
-      events.emit('template', templateId, 'updated', { name: t.name, version });
-    });
-    return { txId: c.txId };
-  } catch (e) {
-    if (isUniqueViolation(e, 'template_name_current')) throw templateNameConflict(t.name);
-    throw e;
-  }
+  const c = await modelTransaction(model.db, who, (q, txId, events) => patchTemplateIn(q, txId, events, templateId, t));
+  return { txId: c.txId };
 }

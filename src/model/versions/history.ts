@@ -68,17 +68,3 @@ export function checkExpectedTx(what: string, expected: number | bigint | undefi
     throw new ServiceError('conflict', `${what} changed: expected tx ${String(expected)}, current tx ${current}`, { expected_tx: String(expected), current_tx: String(current) });
   }
 }
-
-/**
- * A Postgres array literal ({"a","b",NULL}) for an array parameter: the Db adapter sends
- * object and array parameters as JSON (for jsonb columns), which an array cast refuses.
- */
-export function pgArray(values: ReadonlyArray<string | number | null>): string {
-  let out = '{';
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (i > 0) out += ',';
-    out += v === null ? 'NULL' : typeof v === 'number' ? String(v) : `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-  }
-  return out + '}';
-}

@@ -2,10 +2,10 @@
 // view...). A view is a name plus members; each member places an asset under another
 // member of the same view, or at its top. Membership is replaced as a whole by PATCH.
 import { randomUUID } from 'node:crypto';
-import type { Queryable } from '../db.js';
-import { modelTransaction, type Who } from '../tx-log.js';
+import { type Queryable, sqlTextArray } from '../db.js';
+import { modelTransaction, type EventSink, type Who } from '../tx-log.js';
 import { ServiceError } from '../../http/errors.js';
-import { SqlArgs, validAt, endCurrentVersion, isUniqueViolation, checkExpectedTx, pgArray, type ReadTx } from '../versions/history.js';
+import { SqlArgs, validAt, endCurrentVersion, isUniqueViolation, checkExpectedTx, type ReadTx } from '../versions/history.js';
 import { checkName } from '../versions/names.js';
 import type { AssetModel } from '../assets/asset-model.js';
 
@@ -43,7 +43,7 @@ function checkMembers(members: ViewMember[]): void {
 async function writeMembers(q: Queryable, viewId: string, members: ViewMember[], txId: bigint): Promise<void> {
   const ids = members.map((m) => m.asset_id);
   if (ids.length > 0) {
-    const { rows } = await q.query<{ asset_id: string }>('SELECT asset_id FROM asset_version WHERE tx_to IS NULL AND asset_id = ANY($1::uuid[])', [pgArray(ids)]);
+    const { rows } = await q.query<{ asset_id: string }>('SELECT asset_id FROM asset_version WHERE tx_to IS NULL AND asset_id = ANY($1::uuid[])', [sqlTextArray(ids)]);
     const found = new Set(rows.map((r) => r.asset_id));
     const i = ids.findIndex((id) => !found.has(id));
     if (i >= 0) throw new ServiceError('invalid-request', `members[${i}].asset_id: no asset ${ids[i]}`, { errors: [{ field: `members[${i}].asset_id`, problem: 'no such asset' }] });
@@ -54,54 +54,60 @@ async function writeMembers(q: Queryable, viewId: string, members: ViewMember[],
   await q.query(
     `INSERT INTO view_member_version (view_id, asset_id, parent_asset_id, ordinal, tx_from)
      SELECT $1, m.asset_id, m.parent_asset_id, m.ordinal, $2 FROM unnest($3::uuid[], $4::uuid[], $5::int[]) AS m(asset_id, parent_asset_id, ordinal)`,
-    [viewId, txId, pgArray(ids), pgArray(members.map((m) => m.parent_asset_id)), pgArray(members.map((_m, i) => i))]);
+    [viewId, txId, sqlTextArray(ids), sqlTextArray(members.map((m) => m.parent_asset_id)), sqlTextArray(members.map((_m, i) => i))]);
 }
 
 const viewNameConflict = (name: string) => new ServiceError('name-conflict', `a view named "${name}" already exists`, { name });
 
-export async function createView(model: AssetModel, who: Who, v: { name: string; members?: ViewMember[] }): Promise<{ viewId: string; txId: bigint }> {
+/** Creates a view inside the caller's model transaction; returns its id. */
+export async function createViewIn(q: Queryable, txId: bigint, events: EventSink, v: { name: string; members?: ViewMember[] }, viewId: string = randomUUID()): Promise<string> {
   checkName('name', v.name);
   checkMembers(v.members ?? []);
-  const viewId = randomUUID();
   try {
-    const c = await modelTransaction(model.db, who, async (q, txId, events) => {
-      await q.query('INSERT INTO view_version (view_id, name, retired, tx_from) VALUES ($1, $2, false, $3)', [viewId, v.name, txId]);
-      await writeMembers(q, viewId, v.members ?? [], txId);
-      events.emit('view', viewId, 'created', { name: v.name, members: (v.members ?? []).length });
-    });
-    return { viewId, txId: c.txId };
+    await q.query('INSERT INTO view_version (view_id, name, retired, tx_from) VALUES ($1, $2, false, $3)', [viewId, v.name, txId]);
   } catch (e) {
     if (isUniqueViolation(e, 'view_name_current')) throw viewNameConflict(v.name);
     throw e;
   }
+  await writeMembers(q, viewId, v.members ?? [], txId);
+  events.emit('view', viewId, 'created', { name: v.name, members: (v.members ?? []).length });
+  return viewId;
 }
 
-export async function patchView(model: AssetModel, who: Who, viewId: string, p: ViewPatch): Promise<{ txId: bigint }> {
+export async function createView(model: AssetModel, who: Who, v: { name: string; members?: ViewMember[] }): Promise<{ viewId: string; txId: bigint }> {
+  const c = await modelTransaction(model.db, who, (q, txId, events) => createViewIn(q, txId, events, v));
+  return { viewId: c.result, txId: c.txId };
+}
+
+/** Renames, retires, unretires or re-members a view inside the caller's model transaction. */
+export async function patchViewIn(q: Queryable, txId: bigint, events: EventSink, viewId: string, p: ViewPatch): Promise<void> {
   if (p.retire && p.unretire) throw new ServiceError('invalid-request', 'retire, unretire: only one of them at a time', { errors: [{ field: 'unretire', problem: 'conflicts with retire' }] });
   if (p.name === undefined && !p.retire && !p.unretire && p.members === undefined) throw new ServiceError('invalid-request', 'patch: nothing to change (give name, retire, unretire or members)', { errors: [{ field: 'body', problem: 'empty patch' }] });
   if (p.name !== undefined) checkName('name', p.name);
   if (p.members) checkMembers(p.members);
+  const { rows } = await q.query<ViewRow>('SELECT view_id, name, retired, tx_from FROM view_version WHERE view_id = $1 AND tx_to IS NULL FOR UPDATE', [viewId]);
+  const cur = rows[0];
+  if (!cur) throw new ServiceError('not-found', `view ${viewId} not found`);
+  checkExpectedTx(`view ${viewId}`, p.expected_tx, cur.tx_from);
+  if (p.retire && cur.retired) throw new ServiceError('conflict', `view ${viewId} is already retired`);
+  if (p.unretire && !cur.retired) throw new ServiceError('conflict', `view ${viewId} is not retired`);
+  const name = p.name ?? cur.name;
+  const retired = p.retire ? true : p.unretire ? false : cur.retired;
+  await endCurrentVersion(q, 'view_version', { view_id: viewId }, txId);
   try {
-    const c = await modelTransaction(model.db, who, async (q, txId, events) => {
-      const { rows } = await q.query<ViewRow>('SELECT view_id, name, retired, tx_from FROM view_version WHERE view_id = $1 AND tx_to IS NULL FOR UPDATE', [viewId]);
-      const cur = rows[0];
-      if (!cur) throw new ServiceError('not-found', `view ${viewId} not found`);
-      checkExpectedTx(`view ${viewId}`, p.expected_tx, cur.tx_from);
-      if (p.retire && cur.retired) throw new ServiceError('conflict', `view ${viewId} is already retired`);
-      if (p.unretire && !cur.retired) throw new ServiceError('conflict', `view ${viewId} is not retired`);
-      const name = p.name ?? cur.name;
-      const retired = p.retire ? true : p.unretire ? false : cur.retired;
-      await endCurrentVersion(q, 'view_version', { view_id: viewId }, txId);
-      await q.query('INSERT INTO view_version (view_id, name, retired, tx_from) VALUES ($1, $2, $3, $4)', [viewId, name, retired, txId]);
-      if (p.members) await writeMembers(q, viewId, p.members, txId);
-      const changes = [p.name !== undefined && 'renamed', p.retire && 'retired', p.unretire && 'unretired', p.members && 'members-changed'].filter((x): x is string => typeof x === 'string');
-      events.emit('view', viewId, changes.length === 1 ? changes[0] : 'updated', { name, retired, changes });
-    });
-    return { txId: c.txId };
+    await q.query('INSERT INTO view_version (view_id, name, retired, tx_from) VALUES ($1, $2, $3, $4)', [viewId, name, retired, txId]);
   } catch (e) {
-    if (isUniqueViolation(e, 'view_name_current')) throw viewNameConflict(p.name ?? '');
+    if (isUniqueViolation(e, 'view_name_current')) throw viewNameConflict(name);
     throw e;
   }
+  if (p.members) await writeMembers(q, viewId, p.members, txId);
+  const changes = [p.name !== undefined && 'renamed', p.retire && 'retired', p.unretire && 'unretired', p.members && 'members-changed'].filter((x): x is string => typeof x === 'string');
+  events.emit('view', viewId, changes.length === 1 ? changes[0] : 'updated', { name, retired, changes });
+}
+
+export async function patchView(model: AssetModel, who: Who, viewId: string, p: ViewPatch): Promise<{ txId: bigint }> {
+  const c = await modelTransaction(model.db, who, (q, txId, events) => patchViewIn(q, txId, events, viewId, p));
+  return { txId: c.txId };
 }
 
 export async function viewsAt(q: Queryable, tx: ReadTx, opts: { id?: string; includeRetired?: boolean }): Promise<View[]> {

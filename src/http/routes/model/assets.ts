@@ -1,8 +1,9 @@
 // Assets: create, read (the Asset projection), patch (rename, move, retire, unretire,
 // time zone), the tree, path lookup and template instantiation.
+import { sqlTextArray } from '../../../model/db.js';
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
 import { ServiceError } from '../../errors.js';
-import { readTxFor, pgArray } from '../../../model/versions/history.js';
+import { readTxFor } from '../../../model/versions/history.js';
 import { createAsset, patchAsset } from '../../../model/assets/assets.js';
 import { instantiateTemplate } from '../../../model/attributes/attributes.js';
 import { attributesWhere, effectiveAttributes } from '../../../model/attributes/effective.js';
@@ -134,7 +135,7 @@ export function assetRoutes(): AnyRoute[] {
       handler: async (ctx) => {
         const model = modelOf(ctx);
         const { created, txId } = await instantiateTemplate(model, who(ctx, ctx.body.reason), ctx.params.uuid);
-        const rows = created.length === 0 ? [] : await attributesWhere(model.db, null, (a) => `a.attribute_id = ANY(${a.add(pgArray(created))}::uuid[])`);
+        const rows = created.length === 0 ? [] : await attributesWhere(model.db, null, (a) => `a.attribute_id = ANY(${a.add(sqlTextArray(created))}::uuid[])`);
         return { body: { asset: await projectionOf(ctx, ctx.params.uuid), attributes: await effectiveAttributes(model.db, null, rows), tx_id: txId } };
       },
     }),
