@@ -1,15 +1,16 @@
 // The asset.rename operation of a change set: derive its preview from the current model
 // (before and after {name, path}, the asset's revision as base_tx, warnings), tell
 // whether the model drifted from that preview, and apply it through the asset model's
-// own patch path with expected_tx = base_tx, so a change that slips in between the drift
-// check and the write is still refused.
+// own patch path (inside the change set's model transaction) with expected_tx = base_tx,
+// so a change that slips in between the drift check and the write is still refused.
 import { ServiceError } from '../http/errors.js';
 import { checkName } from '../model/versions/names.js';
-import { patchAsset } from '../model/assets/assets.js';
+import { patchAssetIn } from '../model/assets/assets.js';
+import type { Queryable } from '../model/db.js';
 import type { AssetModel } from '../model/assets/asset-model.js';
 import type { AssetNode, AssetTree } from '../model/assets/asset-tree.js';
 import { nameKey } from '../model/registries/dedupe.js';
-import type { Who } from '../model/tx-log.js';
+import type { EventSink } from '../model/tx-log.js';
 
 export interface RenameOperation { kind: 'asset.rename'; asset_id: string; name: string }
 export interface NamePath { name: string; path: string }
@@ -72,8 +73,34 @@ export async function renameDrift(model: AssetModel, preview: Preview): Promise<
   return { current_tx: currentTx, current: { resource_id: n.asset_id, revision: String(n.tx_id), name: n.name, path } };
 }
 
-/** Applies the rename; returns the model transaction it committed in. */
-export async function applyRename(model: AssetModel, who: Who, op: RenameOperation, baseTx: string): Promise<bigint> {
-  const { txId } = await patchAsset(model, who, op.asset_id, { rename: op.name, expected_tx: BigInt(baseTx) });
-  return txId;
+/**
+ * The drift read inside the committing transaction, from the database rather than the
+ * in-memory tree (which shows only committed changes): the asset's revision, name and
+ * path as this transaction sees them. current_tx is the newest transaction before txId.
+ */
+export async function renameDriftIn(q: Queryable, preview: Preview, txId: bigint): Promise<Drift | null> {
+  const change = preview.changes[0];
+  const { rows: tx } = await q.query<{ tx_id: bigint | null }>('SELECT max(tx_id) AS tx_id FROM model_tx WHERE tx_id < $1', [txId]);
+  const currentTx = String(tx[0]?.tx_id ?? 0n);
+  const { rows } = await q.query<{ name: string; tx_from: bigint; depth: number }>(
+    `WITH RECURSIVE up(asset_id, parent_id, name, tx_from, depth) AS (
+       SELECT asset_id, parent_id, name, tx_from, 0 FROM asset_version WHERE asset_id = $1 AND tx_to IS NULL
+       UNION ALL
+       SELECT a.asset_id, a.parent_id, a.name, a.tx_from, up.depth + 1 FROM asset_version a JOIN up ON a.asset_id = up.parent_id AND a.tx_to IS NULL
+        WHERE up.depth < 10000)
+     SELECT name, tx_from, depth FROM up ORDER BY depth DESC`, [change.resource_id]);
+  if (rows.length === 0) return { current_tx: currentTx, current: { resource_id: change.resource_id, revision: '0', name: '', path: '' } };
+  const self = rows[rows.length - 1];
+  const path = rows.map((r) => `/${r.name}`).join('');
+  if (String(self.tx_from) === change.base_tx && path === change.before.path && self.name === change.before.name) return null;
+  return { current_tx: currentTx, current: { resource_id: change.resource_id, revision: String(self.tx_from), name: self.name, path } };
+}
+
+/**
+ * Applies the rename inside the caller's model transaction, with expected_tx = base_tx:
+ * a change that slipped in after the drift read is refused (409 conflict) under the
+ * asset's row lock.
+ */
+export async function applyRenameIn(q: Queryable, txId: bigint, events: EventSink, op: RenameOperation, baseTx: string): Promise<void> {
+  await patchAssetIn(q, txId, events, op.asset_id, { rename: op.name, expected_tx: BigInt(baseTx) });
 }

@@ -1,18 +1,19 @@
 // Administration change sets: create (server-derived preview and its hash), read,
 // commit (state, hash and drift checks, then the change through the asset model's own
-// code path, the receipt and an Operation record), cancel.
+// code path, the receipt and an Operation record, all in one model transaction), cancel.
 //
 // Commits of one change set are serialised in this process (the deployment is one
 // service process per model database, as the asset model's caches already assume), so
 // a commit and a cancel of the same change set cannot interleave.
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../model/db.js';
+import type { Db, Queryable } from '../model/db.js';
 import type { AssetModel } from '../model/assets/asset-model.js';
 import type { OperationsCatalogue } from '../operations/catalogue.js';
 import { ServiceError } from '../http/errors.js';
 import { nowNs } from '../clock.js';
 import { previewHash } from './canonical-json.js';
-import { previewRename, renameDrift, applyRename, type Preview, type RenameOperation } from './asset-rename.js';
+import { previewRename, renameDrift, renameDriftIn, applyRenameIn, type Drift, type Preview, type RenameOperation } from './asset-rename.js';
+import { modelTransaction, type EventSink } from '../model/tx-log.js';
 
 export const CHANGE_SET_STATES = ['preview', 'committed', 'cancelled', 'failed'] as const;
 export type ChangeSetState = (typeof CHANGE_SET_STATES)[number];
@@ -95,53 +96,60 @@ export function commitChangeSet(deps: ChangeSetDeps, id: string, hash: string, p
     if (hash !== cs.preview_hash) {
       throw new ServiceError('hash-mismatch', `preview_hash does not match the preview of change set ${id}`, { expected: cs.preview_hash, received: hash });
     }
-    const drift = await renameDrift(deps.model, cs.preview);
-    if (drift) throw driftConflict(id, drift);
     const op = cs.operations[0];
-    let txId: bigint;
     try {
-      txId = await applyRename(deps.model, { principal, reason: cs.reason }, op, cs.preview.changes[0].base_tx);
+      // The rename, the change set's new state with its receipt and the Operation record
+      // commit together in one model transaction, or none of them does.
+      const c = await modelTransaction(deps.db, { principal, reason: cs.reason }, async (q, txId, events) => {
+        const { rows: locked } = await q.query<{ state: ChangeSetState }>('SELECT state FROM change_set WHERE change_set_id = $1 FOR UPDATE', [id]);
+        if (locked[0].state !== 'preview') throw stateConflict(id, locked[0].state);
+        const drift = await renameDriftIn(q, cs.preview, txId);
+        if (drift) throw driftConflict(id, drift);
+        // The receipt lists the transaction's events, so the sink records what it forwards.
+        const audit: Receipt['audit_events'] = [];
+        const recording: EventSink = {
+          emit(entityKind, entityId, action, details) { audit.push({ entity_kind: entityKind, entity_id: entityId, action }); events.emit(entityKind, entityId, action, details); },
+        };
+        await applyRenameIn(q, txId, recording, op, cs.preview.changes[0].base_tx);
+        const { rows: tx } = await q.query<{ committed_ns: bigint }>('SELECT committed_ns FROM model_tx WHERE tx_id = $1', [txId]);
+        const receipt: Receipt = {
+          operation_id: `change:${id}`,
+          model_tx: String(txId),
+          committed_operations: [{ kind: op.kind, resource_kind: 'asset', resource_id: op.asset_id, resulting_tx: String(txId) }],
+          audit_events: audit,
+        };
+        const { rows } = await q.query<Row>(
+          `UPDATE change_set SET state = 'committed', committed_ns = $2, receipt = $3::jsonb WHERE change_set_id = $1 AND state = 'preview' RETURNING *`,
+          [id, tx[0].committed_ns, JSON.stringify(receipt)]);
+        await recordOperationIn(q, deps.operations, cs, receipt, principal);
+        return rows[0];
+      });
+      return toChangeSet(c.result);
     } catch (e) {
-      // A change that committed between the drift check and the write: report it as drift.
-      if (e instanceof ServiceError && e.code === 'conflict') {
+      // A change that committed between the drift read and the write: report it as drift.
+      if (e instanceof ServiceError && e.code === 'conflict' && e.details?.expected_tx !== undefined) {
         const late = await renameDrift(deps.model, cs.preview);
         if (late) throw driftConflict(id, late);
       }
       throw e;
     }
-    const { rows: ev } = await deps.db.query<{ entity_kind: string; entity_id: string; action: string; committed_ns: bigint }>(
-      `SELECT e.entity_kind, e.entity_id, e.action, t.committed_ns FROM model_tx t LEFT JOIN model_event e ON e.tx_id = t.tx_id
-        WHERE t.tx_id = $1 ORDER BY e.seq`, [txId]);
-    const committedNs = ev[0]?.committed_ns ?? nowNs();
-    const receipt: Receipt = {
-      operation_id: `change:${id}`,
-      model_tx: String(txId),
-      committed_operations: [{ kind: op.kind, resource_kind: 'asset', resource_id: op.asset_id, resulting_tx: String(txId) }],
-      audit_events: ev.filter((e) => e.entity_kind !== null).map((e) => ({ entity_kind: e.entity_kind, entity_id: e.entity_id, action: e.action })),
-    };
-    const { rows } = await deps.db.query<Row>(
-      `UPDATE change_set SET state = 'committed', committed_ns = $2, receipt = $3::jsonb WHERE change_set_id = $1 AND state = 'preview' RETURNING *`,
-      [id, committedNs, JSON.stringify(receipt)]);
-    if (rows.length === 0) throw new Error(`BUG: change set ${id} left preview while its commit was serialised`);
-    await recordOperation(deps.operations, cs, receipt, principal);
-    return toChangeSet(rows[0]);
   });
 }
 
-function driftConflict(id: string, drift: NonNullable<Awaited<ReturnType<typeof renameDrift>>>): ServiceError {
+function driftConflict(id: string, drift: Drift): ServiceError {
   return new ServiceError('conflict', `change set ${id}: asset ${drift.current.resource_id} changed since its preview (revision ${drift.current.revision})`, { ...drift });
 }
 
-/** The Operation record of a committed change set (adapter change-set), completed with the receipt. */
-async function recordOperation(ops: OperationsCatalogue, cs: ChangeSet, receipt: Receipt, principal: string): Promise<void> {
+/** The Operation record of a committed change set (adapter change-set), written in the commit's transaction. */
+async function recordOperationIn(q: Queryable, ops: OperationsCatalogue, cs: ChangeSet, receipt: Receipt, principal: string): Promise<void> {
   const opId = receipt.operation_id;
-  await ops.start({
+  await ops.startIn(q, {
     namespace: 'change', localId: cs.change_set_id, kind: 'change-set.commit', principal, reason: cs.reason,
     sourceChangeSetId: cs.change_set_id, detail: { adapter: 'change-set', change_set_id: cs.change_set_id, change_set_state: 'preview' },
     total: BigInt(cs.operations.length), unit: 'operations', affected: cs.operations.map((o) => ({ kind: 'asset', id: o.asset_id })), state: 'running',
   });
-  await ops.progress(opId, { completed: BigInt(cs.operations.length), stage: 'committed' });
-  await ops.complete(opId, { adapter: 'change-set', value: receipt }, { adapter: 'change-set', change_set_id: cs.change_set_id, change_set_state: 'committed' });
+  await ops.progressIn(q, opId, { completed: BigInt(cs.operations.length), stage: 'committed' });
+  await ops.completeIn(q, opId, { adapter: 'change-set', value: receipt }, { adapter: 'change-set', change_set_id: cs.change_set_id, change_set_state: 'committed' });
 }
 
 export function cancelChangeSet(deps: ChangeSetDeps, id: string): Promise<ChangeSet> {

@@ -3,7 +3,7 @@
 // (start, progress, complete, fail, cancel); readers list and inspect it through
 // GET /v1/operations, filtered to what the caller may see.
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../model/db.js';
+import type { Db, Queryable } from '../model/db.js';
 import { nowNs } from '../clock.js';
 import { ServiceError } from '../http/errors.js';
 
@@ -52,6 +52,8 @@ export interface StartOperation {
   state?: 'queued' | 'running';
 }
 
+export interface ProgressReport { completed: bigint; total?: bigint | null; stage?: string; rate?: number | null; remaining?: bigint | null }
+
 export interface ListFilter {
   kind?: string;
   state?: OperationState;
@@ -92,10 +94,18 @@ export class OperationsCatalogue {
   constructor(private readonly db: Db) {}
 
   async start(op: StartOperation): Promise<OperationRecord> {
+    return this.startIn(this.db, op);
+  }
+
+  /**
+   * start inside the caller's transaction (q), so the record commits or rolls back with
+   * the work it describes (a change-set commit writes it in its model transaction).
+   */
+  async startIn(q: Queryable, op: StartOperation): Promise<OperationRecord> {
     const id = `${op.namespace}:${op.localId ?? randomUUID()}`;
     if (!OPERATION_ID_RE.test(id)) throw new Error(`BUG: operation id ${id} is not namespaced`);
     if (!OPERATION_KIND_RE.test(op.kind)) throw new Error(`BUG: operation kind ${op.kind} is not a dotted lowercase name`);
-    const { rows } = await this.db.query<Row>(
+    const { rows } = await q.query<Row>(
       `INSERT INTO operation (id, kind, principal, reason, source_change_set_id, state, progress_total, progress_unit,
          affected_resources, cancellable, created_ns, detail)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
@@ -106,8 +116,13 @@ export class OperationsCatalogue {
   }
 
   /** Records progress; returns false when a cancel was requested, so the work can stop. */
-  async progress(id: string, p: { completed: bigint; total?: bigint | null; stage?: string; rate?: number | null; remaining?: bigint | null }): Promise<boolean> {
-    const { rows } = await this.db.query<{ cancel_requested: boolean }>(
+  async progress(id: string, p: ProgressReport): Promise<boolean> {
+    return this.progressIn(this.db, id, p);
+  }
+
+  /** progress inside the caller's transaction. */
+  async progressIn(q: Queryable, id: string, p: ProgressReport): Promise<boolean> {
+    const { rows } = await q.query<{ cancel_requested: boolean }>(
       `UPDATE operation SET progress_completed = $2, progress_total = COALESCE($3, progress_total), stage = COALESCE($4, stage),
          rate = $5, estimated_work_remaining = $6, state = CASE WHEN state = 'queued' THEN 'running' ELSE state END
        WHERE id = $1 AND state IN ('queued', 'running') RETURNING cancel_requested`,
@@ -122,6 +137,11 @@ export class OperationsCatalogue {
 
   async complete(id: string, receipt: { adapter: string; value: unknown } | null, detail?: OperationDetail): Promise<OperationRecord> {
     return this.finishOrMove(id, 'completed', { receipt, detail });
+  }
+
+  /** complete inside the caller's transaction. */
+  async completeIn(q: Queryable, id: string, receipt: { adapter: string; value: unknown } | null, detail?: OperationDetail): Promise<OperationRecord> {
+    return this.finishOrMove(id, 'completed', { receipt, detail }, q);
   }
 
   async fail(id: string, error: unknown, detail?: OperationDetail): Promise<OperationRecord> {
@@ -141,8 +161,8 @@ export class OperationsCatalogue {
     return this.finishOrMove(id, 'cancelled', {});
   }
 
-  private async finishOrMove(id: string, state: OperationState, f: { receipt?: unknown; error?: unknown; detail?: OperationDetail }): Promise<OperationRecord> {
-    const { rows } = await this.db.query<Row>(
+  private async finishOrMove(id: string, state: OperationState, f: { receipt?: unknown; error?: unknown; detail?: OperationDetail }, q: Queryable = this.db): Promise<OperationRecord> {
+    const { rows } = await q.query<Row>(
       `UPDATE operation SET state = $2, completed_ns = CASE WHEN $3 THEN $4::bigint ELSE NULL END,
          receipt = COALESCE($5, receipt), error = COALESCE($6, error), detail = COALESCE($7, detail),
          estimated_work_remaining = CASE WHEN $3 THEN 0 ELSE estimated_work_remaining END

@@ -160,6 +160,39 @@ t.test('administration change sets over HTTP', async (t) => {
     t.equal((r.json as Json).details.current.path, '/Plant/Area 8/Pump D');
   });
 
+  t.test('a failure after the rename (an Operation id collision) leaves nothing changed, and a retry then commits', async (t) => {
+    const pump = await asset('Pump E', area);
+    const cs = (await rename(pump, 'Pump E1', 'collision')).json as Json;
+    const ctx = svc.service.context;
+    // Injected fault: the Operation id the commit will write is already taken.
+    await ctx.operations.start({ namespace: 'change', localId: cs.change_set_id, kind: 'test.injected', principal: 'test', detail: { adapter: 'test' } });
+    const lastTx = async () => (await ctx.db.query<{ tx: bigint }>('SELECT max(tx_id) AS tx FROM model_tx')).rows[0].tx;
+    const txBefore = await lastTx();
+    const r = await api(`/v1/admin/change-sets/${cs.change_set_id}/commit`, { method: 'POST', body: { preview_hash: cs.preview_hash } });
+    t.equal(r.status, 500);
+    t.equal((r.json as Json).code, 'internal');
+    t.equal(await lastTx(), txBefore, 'no model transaction committed');
+    const read = (await api(`/v1/model/assets/${pump}`)).json as Json;
+    t.equal(read.name, 'Pump E', 'the asset is not renamed (the tree too)');
+    t.equal((await api(`/v1/model/resolve-path?path=${encodeURIComponent('/Plant/Area 8/Pump E1')}`)).status, 404);
+    const after = (await api(`/v1/admin/change-sets/${cs.change_set_id}`)).json as Json;
+    t.equal(after.state, 'preview');
+    t.equal(after.receipt, null);
+    t.equal(after.committed_ns, null);
+    const op = (await api(`/v1/operations/change:${cs.change_set_id}`)).json as Json;
+    t.match(op, { kind: 'test.injected', state: 'running', receipt: null }, 'the colliding record is untouched');
+
+    await ctx.db.query('DELETE FROM operation WHERE id = $1', [`change:${cs.change_set_id}`]);
+    const retry = await api(`/v1/admin/change-sets/${cs.change_set_id}/commit`, { method: 'POST', body: { preview_hash: cs.preview_hash } });
+    t.equal(retry.status, 200);
+    const done = retry.json as Json;
+    t.equal(done.state, 'committed');
+    t.equal(done.receipt.model_tx, String((await lastTx())));
+    t.same(done.receipt.audit_events, [{ entity_kind: 'asset', entity_id: pump, action: 'renamed' }]);
+    t.equal(((await api(`/v1/model/assets/${pump}`)).json as Json).name, 'Pump E1');
+    t.match((await api(`/v1/operations/change:${cs.change_set_id}`)).json, { kind: 'change-set.commit', state: 'completed', receipt: { adapter: 'change-set', value: done.receipt } });
+  });
+
   t.test('a cancelled change set cannot be committed', async (t) => {
     const cs = (await rename(plant, 'Works')).json as Json;
     const c = await api(`/v1/admin/change-sets/${cs.change_set_id}/cancel`, { method: 'POST' });
