@@ -110,6 +110,10 @@ export class AuthAccessControl implements AccessControl {
     this.scopes = resolver;
   }
 
+  get scopeResolver(): ScopeResolver {
+    return this.scopes;
+  }
+
   /** Drops every cached credential and principal; call after any auth change commits. */
   invalidate(): void {
     this.generation++;

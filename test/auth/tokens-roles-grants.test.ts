@@ -147,30 +147,34 @@ t.test('tokens, roles and grants', async (t) => {
     t.same(events.rows.map((r) => r.action), ['created', 'deleted'], 'grant changes are in the transaction log');
   });
 
-  await t.test('asset and view grants cover only their scope (flat resolver until the asset model plugs in)', async (t) => {
-    const pid = await createPerson(admin, 'erin', 'erin has a long password');
-    const asset = '11111111-1111-4111-8111-111111111111';
+  await t.test('asset grants cover their subtree and view grants their view, as the scope resolver describes them', async (t) => {
+    // A small tree described by a resolver of our own: root > child; other is elsewhere.
+    const root = '11111111-1111-4111-8111-111111111111';
+    const child = '44444444-4444-4444-8444-444444444444';
+    const other = '33333333-3333-4333-8333-333333333333';
     const view = '22222222-2222-4222-8222-222222222222';
-    await grantRole(admin, pid, 'engineer', { kind: 'asset', asset_id: asset });
+    const auth = authOf(svc.service.context);
+    const real = auth.scopeResolver;
+    auth.useScopeResolver({
+      async assetAncestors(id) { return id === child ? [child, root] : id === root || id === other ? [id] : null; },
+      async viewsContainingAsset(id) { return id === other ? [view] : []; },
+    });
+    t.teardown(() => auth.useScopeResolver(real));
+    const pid = await createPerson(admin, 'erin', 'erin has a long password');
+    await grantRole(admin, pid, 'engineer', { kind: 'asset', asset_id: root });
     await grantRole(admin, pid, 'viewer', { kind: 'view', view_id: view });
     const erin = await login(url, 'erin', 'erin has a long password');
     const eff = async (target: object) => ((await erin('/v1/auth/effective', { method: 'POST', body: { target } })).json as { capabilities: string[] }).capabilities;
-    t.ok((await eff({ kind: 'asset', asset_id: asset })).includes('model-edit'));
-    t.same(await eff({ kind: 'asset', asset_id: '33333333-3333-4333-8333-333333333333' }), []);
+    t.ok((await eff({ kind: 'asset', asset_id: root })).includes('model-edit'), 'the granted asset itself');
+    t.ok((await eff({ kind: 'asset', asset_id: child })).includes('model-edit'), 'a grant on an ancestor covers the child');
+    t.same(await eff({ kind: 'asset', asset_id: other }), ['read'], 'an asset outside the subtree gets only what its view grants');
+    t.same(await eff({ kind: 'asset', asset_id: '55555555-5555-4555-8555-555555555555' }), [], 'an unknown asset gets nothing');
     t.same(await eff({ kind: 'view', view_id: view }), ['read']);
     t.same(await eff({ kind: 'everywhere' }), []);
     t.ok((await eff({ kind: 'anywhere' })).includes('model-edit'));
     const who = (await erin('/v1/auth/whoami')).json as { authorization: { assets: Array<{ asset_id: string }>; views: Array<{ view_id: string }> } };
-    t.same(who.authorization.assets.map((a) => a.asset_id), [asset]);
+    t.same(who.authorization.assets.map((a) => a.asset_id), [root]);
     t.same(who.authorization.views.map((v) => v.view_id), [view]);
-
-    // A real subtree: plug a resolver in, as the asset model will.
-    const child = '44444444-4444-4444-8444-444444444444';
-    authOf(svc.service.context).useScopeResolver({
-      async assetAncestors(id) { return id === child ? [child, asset] : id === asset ? [asset] : null; },
-      async viewsContainingAsset(id) { return id === child ? [view] : []; },
-    });
-    t.ok((await eff({ kind: 'asset', asset_id: child })).includes('model-edit'), 'a grant on an ancestor covers the child');
   });
 
   await t.test('effective for another principal needs admin', async (t) => {
