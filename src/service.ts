@@ -12,7 +12,7 @@ import { startHttpServer, type HttpServer } from './http/server.js';
 import { allRoutes } from './http/routes/index.js';
 import { AssetModel } from './model/assets/asset-model.js';
 import type { AnyRoute } from './http/route.js';
-import { createAccessControl } from './auth/index.js';
+import { createAccessControl, bootstrapAdmin } from './auth/index.js';
 import { join } from 'node:path';
 import { seedSystemRegistries } from './model/registries/registry-writes.js';
 import { startSeriesPart } from './series/series-part.js';
@@ -30,6 +30,8 @@ const IDEMPOTENCY_PURGE_MS = 10 * 60_000;
 export interface StartOptions {
   /** Additional operations served beside the product's (used by tests of the pipeline itself). */
   extraRoutes?: AnyRoute[];
+  /** Where a generated bootstrap password is printed once (default: stderr). */
+  printBootstrapSecret?: (line: string) => void;
 }
 
 export async function startService(config: Config, log: Logger, opts: StartOptions = {}): Promise<RunningService> {
@@ -55,6 +57,8 @@ export async function startService(config: Config, log: Logger, opts: StartOptio
       parts: {} as ServiceParts,
     };
     context.parts.model = assetModel;
+    // First start with no principals: the bootstrap administrator (a no-op afterwards).
+    await bootstrapAdmin(context, opts.printBootstrapSecret);
     const purge = setInterval(() => { context.idempotency.purgeExpired().catch((e) => log.warn({ err: e }, 'idempotency purge failed')); }, IDEMPOTENCY_PURGE_MS);
     purge.unref();
     closers.push(async () => clearInterval(purge));

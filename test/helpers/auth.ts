@@ -2,7 +2,6 @@
 // and small clients that log in with real cookies or call with real bearer tokens.
 import type { Test } from 'tap';
 import { startTestService, request, type TestService, type HttpResult } from './service.js';
-import { bootstrapAdmin } from '../../src/auth/index.js';
 
 export const ADMIN_PASSWORD = 'correct horse battery staple';
 
@@ -15,7 +14,6 @@ export type Client = (path: string, init?: { method?: string; body?: unknown; he
 
 export async function startAuthService(t: Test, env: Record<string, string> = {}, logLevel?: string): Promise<AuthFixture> {
   const ts = await startTestService(t, { env: { SERVICE_AUTH_MODE: 'enforced', SERVICE_ADMIN_PASSWORD: ADMIN_PASSWORD, ...env }, logLevel });
-  await bootstrapAdmin(ts.service.context, () => undefined);
   const admin = await login(ts.url, 'admin', ADMIN_PASSWORD);
   return { ...ts, admin };
 }

@@ -39,7 +39,10 @@ export async function freshDatabase(t: Test): Promise<string | undefined> {
   return u.toString();
 }
 
-export async function startTestService(t: Test, opts: { env?: Record<string, string>; logLevel?: string; extraRoutes?: AnyRoute[] } = {}): Promise<TestService> {
+export async function startTestService(
+  t: Test,
+  opts: { env?: Record<string, string>; logLevel?: string; extraRoutes?: AnyRoute[]; printBootstrapSecret?: (line: string) => void } = {},
+): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'historian-test-'));
   const databaseUrl = await freshDatabase(t);
   const config = loadConfig({
@@ -53,7 +56,7 @@ export async function startTestService(t: Test, opts: { env?: Record<string, str
     ...opts.env,
   });
   const log = pino({ level: opts.logLevel ?? process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const service = await startService(config, log, { extraRoutes: opts.extraRoutes });
+  const service = await startService(config, log, { extraRoutes: opts.extraRoutes, printBootstrapSecret: opts.printBootstrapSecret ?? (() => undefined) });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
