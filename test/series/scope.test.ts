@@ -1,0 +1,41 @@
+// Series-storage routes are scoped by the asset that owns the series through its current
+// binding, or by the staging root while unbound: a subtree grant reads the series bound
+// inside it, and never learns of the others.
+import t from 'tap';
+import { startAuthService, createServiceWithToken, grantRole } from '../helpers/auth.js';
+import { modelClient } from '../helpers/model.js';
+import type { SeriesCatalogue } from '../../src/series/catalogue.js';
+
+const def = (name: string) => ({ name, quantity_kind_id: null, default_unit_id: null, continuity_class: 'continuous', writer_class: 'collector', enum_set_id: null, limit_traits: null, lifecycle_policy: null, entry_cadence: null, overridable: [] });
+
+t.test('series routes follow the binding to the owning asset', async (t) => {
+  const svc = await startAuthService(t);
+  const editor = await createServiceWithToken(svc.admin, 'series-scope-editor', 'integration', 'engineer');
+  const m = modelClient(svc.url, { authorization: `Bearer ${editor.token}` });
+  const north = await m.ok<{ asset_id: string }>('POST', '/v1/model/assets', { name: 'North' });
+  const south = await m.ok<{ asset_id: string }>('POST', '/v1/model/assets', { name: 'South' });
+  const flowN = await m.ok<{ attribute_id: string }>('POST', '/v1/model/attributes', { asset_id: north.asset_id, definition: def('Flow') }, 201);
+  const flowS = await m.ok<{ attribute_id: string }>('POST', '/v1/model/attributes', { asset_id: south.asset_id, definition: def('Flow') }, 201);
+
+  const catalogue = (svc.service.context.parts as { series: SeriesCatalogue }).series;
+  const who = { principal: 'test' };
+  const sN = await catalogue.create({ sourceName: 'opc/north/flow', valueType: 'float64' }, who);
+  const sS = await catalogue.create({ sourceName: 'opc/south/flow', valueType: 'float64' }, who);
+  const sStaged = await catalogue.create({ sourceName: 'opc/unbound/flow', valueType: 'float64' }, who);
+  await m.ok('POST', '/v1/model/bindings', { attribute_id: flowN.attribute_id, series_id: sN.id, from_ns: 0 }, 201);
+  await m.ok('POST', '/v1/model/bindings', { attribute_id: flowS.attribute_id, series_id: sS.id, from_ns: 0 }, 201);
+
+  const reader = await createServiceWithToken(svc.admin, 'north-series-reader');
+  await grantRole(svc.admin, reader.identityId, 'viewer', { kind: 'asset', asset_id: north.asset_id });
+  const r = modelClient(svc.url, { authorization: `Bearer ${reader.token}` });
+
+  t.equal((await r.call('GET', `/v1/series/${sN.id}/snapshot`)).status, 200, 'a series bound inside the granted subtree is readable');
+  t.equal((await r.call('GET', `/v1/series/${sS.id}/snapshot`)).status, 404, 'a series bound elsewhere is hidden as not found');
+  t.equal((await r.call('GET', `/v1/series/${sStaged.id}/snapshot`)).status, 404, 'a staging series needs a grant everywhere');
+  t.equal((await m.call('GET', `/v1/series/${sStaged.id}/snapshot`)).status, 200, 'a principal granted everywhere reads staging');
+
+  const nobody = await createServiceWithToken(svc.admin, 'no-grants');
+  const n = modelClient(svc.url, { authorization: `Bearer ${nobody.token}` });
+  t.equal((await n.call('GET', `/v1/series/${sN.id}/snapshot`)).status, 403, 'without read anywhere the answer is 403');
+  t.equal((await modelClient(svc.url).call('GET', `/v1/series/${sN.id}/snapshot`)).status, 401, 'without credentials 401');
+});
