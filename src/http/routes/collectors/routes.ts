@@ -8,7 +8,7 @@ import { CollectorDetail, CollectorDiagnostic, CollectorIdParams } from './schem
 export function collectorsRoutes(): AnyRoute[] {
   return [
     defineRoute({
-      operationId: 'listCollectors', method: 'get', path: '/v1/collectors', area: 'Collectors',
+      operationId: 'listCollectors', method: 'get', path: '/v1/collectors', area: 'Collectors and jobs',
       summary: 'Diagnostics of every collector the service has met, by collector_id',
       access: { kind: 'capability', capability: 'read', scope: 'anywhere' },
       response: { status: 200, schema: Type.Array(CollectorDiagnostic) },
@@ -16,7 +16,7 @@ export function collectorsRoutes(): AnyRoute[] {
       handler: async (ctx) => ({ body: await ctx.service.parts.ingest.diagnostics() }),
     }),
     defineRoute({
-      operationId: 'getCollector', method: 'get', path: '/v1/collectors/{collector_id}', area: 'Collectors',
+      operationId: 'getCollector', method: 'get', path: '/v1/collectors/{collector_id}', area: 'Collectors and jobs',
       summary: 'One collector\'s diagnostic with its session, lanes and per-stream detail',
       access: { kind: 'capability', capability: 'read', scope: 'anywhere' },
       params: CollectorIdParams,
