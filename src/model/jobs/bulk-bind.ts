@@ -1,12 +1,13 @@
 // Job kind bulk-bind: bind staging series (series with no current binding) to attributes
 // by a source-name pattern such as "opc/{asset}.{attribute}": the {asset} part names an
 // asset (within an optional subtree), the {attribute} part an attribute of it. Only
-// unbound attributes are bound, from from_ns on, so no binding can overlap another.
-import { randomUUID } from 'node:crypto';
+// unbound attributes are bound, from from_ns on, so no binding can overlap another;
+// the commit binds through the asset model's bindIn, which checks that again.
 import type { Queryable } from '../db.js';
 import type { EventSink } from '../tx-log.js';
 import { ServiceError } from '../../http/errors.js';
 import type { AssetNode, AssetTree } from '../assets/asset-tree.js';
+import { bindIn } from '../bindings/bindings.js';
 
 export interface BulkBindParams { pattern: string; under?: string; from_ns?: number | bigint | string }
 export interface PlannedBinding { series_id: string; source_name: string; attribute_id: string; asset_id: string; path: string }
@@ -82,13 +83,8 @@ export async function previewBulkBind(q: Queryable, tree: AssetTree, p: BulkBind
   return out;
 }
 
-/** Writes the planned bindings (the caller has checked the preview still holds). */
+/** Binds the planned series through the asset model's bind (the caller has checked the preview still holds). */
 export async function applyBulkBind(q: Queryable, txId: bigint, events: EventSink, preview: BulkBindPreview): Promise<void> {
   const from = BigInt(preview.from_ns);
-  for (const b of preview.bindings) {
-    const id = randomUUID();
-    await q.query('INSERT INTO binding_version (binding_id, attribute_id, series_id, from_ns, to_ns, tx_from) VALUES ($1, $2, $3, $4, NULL, $5)',
-      [id, b.attribute_id, b.series_id, from, txId]);
-    events.emit('binding', id, 'created', { asset_id: b.asset_id, attribute_id: b.attribute_id, series_id: b.series_id, from_ns: from, to_ns: null, closed: [] });
-  }
+  for (const b of preview.bindings) await bindIn(q, txId, events, { attribute_id: b.attribute_id, series_id: b.series_id, from_ns: from });
 }

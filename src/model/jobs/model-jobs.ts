@@ -8,9 +8,42 @@ import { ServiceError } from '../../http/errors.js';
 import { nowNs } from '../../clock.js';
 import { AssetTree } from '../assets/asset-tree.js';
 import { canonicalJson } from '../../admin/canonical-json.js';
+import type { Queryable } from '../db.js';
+import type { EventSink } from '../tx-log.js';
 import { checkBulkBindParams, previewBulkBind, applyBulkBind, type BulkBindPreview } from './bulk-bind.js';
+import { checkBulkInstantiateParams, previewBulkInstantiate, applyBulkInstantiate, type BulkInstantiatePreview } from './bulk-instantiate.js';
+import { checkTemplatePropagateParams, previewTemplatePropagate, applyTemplatePropagate, type TemplatePropagatePreview } from './template-propagate.js';
+import { newIdSeed, storedIdSeed } from './planned-ids.js';
 
-export const JOB_KINDS = ['bulk-bind'] as const;
+/** One kind of model job: its params check, its preview (pure reads) and how a preview is applied. */
+interface JobKind {
+  check(params: unknown): unknown;
+  /** stored: null at create (kinds that plan ids draw a seed), else the stored preview, whose seed a commit reuses. */
+  preview(q: Queryable, tree: AssetTree, params: unknown, stored: unknown): Promise<unknown>;
+  apply(q: Queryable, txId: bigint, events: EventSink, preview: unknown): Promise<void>;
+}
+
+const seedFor = (stored: unknown) => (stored === null ? newIdSeed() : storedIdSeed(stored));
+
+const KINDS: Record<string, JobKind> = {
+  'bulk-bind': {
+    check: checkBulkBindParams,
+    preview: (q, tree, p) => previewBulkBind(q, tree, p as ReturnType<typeof checkBulkBindParams>),
+    apply: (q, txId, events, v) => applyBulkBind(q, txId, events, v as BulkBindPreview),
+  },
+  'bulk-instantiate': {
+    check: checkBulkInstantiateParams,
+    preview: (q, tree, p, stored) => previewBulkInstantiate(q, tree, p as ReturnType<typeof checkBulkInstantiateParams>, seedFor(stored)),
+    apply: (q, txId, events, v) => applyBulkInstantiate(q, txId, events, v as BulkInstantiatePreview),
+  },
+  'template-propagate': {
+    check: checkTemplatePropagateParams,
+    preview: (q, tree, p, stored) => previewTemplatePropagate(q, tree, p as ReturnType<typeof checkTemplatePropagateParams>, seedFor(stored)),
+    apply: (q, txId, events, v) => applyTemplatePropagate(q, txId, events, v as TemplatePropagatePreview),
+  },
+};
+
+export const JOB_KINDS = Object.keys(KINDS);
 const JOB_LOCK = 73_042_052;
 
 export interface ModelJob {
@@ -28,13 +61,14 @@ const toJob = (r: Row): ModelJob => ({
 const currentTx = async (db: { query: Db['query'] }) => (await db.query<{ tx: bigint | null }>('SELECT max(tx_id) AS tx FROM model_tx')).rows[0]?.tx ?? 0n;
 
 export async function createJob(db: Db, principal: string, kind: string, params: unknown): Promise<ModelJob> {
-  if (kind !== 'bulk-bind') throw new ServiceError('invalid-request', `kind: unsupported job kind "${kind}" (supported: ${JOB_KINDS.join(', ')})`, { errors: [{ field: 'kind', problem: 'unsupported job kind' }] });
-  const p = checkBulkBindParams(params ?? {});
+  const k = Object.hasOwn(KINDS, kind) ? KINDS[kind] : undefined;
+  if (!k) throw new ServiceError('invalid-request', `kind: unsupported job kind "${kind}" (supported: ${JOB_KINDS.join(', ')})`, { errors: [{ field: 'kind', problem: 'unsupported job kind' }] });
+  const p = k.check(params ?? {});
   // One read transaction so the preview and its preview_tx describe the same model state.
   const { preview, tx } = await db.transaction(async (q) => {
     await q.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     const tree = await AssetTree.load(q, null);
-    return { preview: await previewBulkBind(q, tree, p), tx: await currentTx(q) };
+    return { preview: await k.preview(q, tree, p, null), tx: await currentTx(q) };
   });
   const { rows } = await db.query<Row>(
     `INSERT INTO model_job (kind, state, params, preview, preview_tx, created_ns, principal) VALUES ($1, 'preview', $2::jsonb, $3::jsonb, $4, $5, $6) RETURNING *`,
@@ -61,15 +95,17 @@ export async function commitJob(db: Db, who: Who, id: bigint): Promise<ModelJob>
     const job = rows[0];
     if (!job) throw new ServiceError('not-found', `model job ${id} not found`);
     if (job.state !== 'preview') throw new ServiceError('conflict', `model job ${id} is ${job.state}`, { state: job.state });
+    const k = KINDS[job.kind];
+    if (!k) throw new Error(`BUG: stored model job ${id} has unknown kind ${job.kind}`);
     const tree = await AssetTree.load(q, null);
-    const again = await previewBulkBind(q, tree, checkBulkBindParams(job.params));
+    const again = await k.preview(q, tree, k.check(job.params), job.preview);
     if (canonicalJson(again) !== canonicalJson(job.preview)) {
       const { rows: cur } = await q.query<{ tx: bigint | null }>('SELECT max(tx_id) AS tx FROM model_tx WHERE tx_id < $1', [txId]);
       throw new ServiceError('conflict', `model job ${id}: the model changed since the preview (computed at tx ${job.preview_tx}); create a new job`, {
         preview_tx: String(job.preview_tx), current_tx: String(cur[0]?.tx ?? 0n),
       });
     }
-    await applyBulkBind(q, txId, events, job.preview as BulkBindPreview);
+    await k.apply(q, txId, events, job.preview);
     const { rows: done } = await q.query<Row>(
       `UPDATE model_job SET state = 'committed', committed_ns = (SELECT committed_ns FROM model_tx WHERE tx_id = $2), committed_tx = $2 WHERE job_id = $1 RETURNING *`, [id, txId]);
     return done[0];
