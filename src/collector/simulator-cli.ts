@@ -28,7 +28,21 @@ function num(a: Record<string, string>, k: string, d: number): number {
   return n;
 }
 
+const USAGE = `Usage: npm run collector -- [options]
+Streams the shared industrial dataset to the service's collector port.
+  --address HOST:PORT      service gRPC address [127.0.0.1:8081]
+  --collector-id ID        collector id; the bearer token's identity must have this name [sim-1]
+  --token svc_...          bearer token of a collector identity [SERVICE_COLLECTOR_TOKEN]
+  --series N --points N    dataset size [100 x 10000]; --seed N [1]
+  --mode live|fast         live: real time from now; fast: as fast as credit allows [fast]
+  --batch N                points per batch [1000]
+  --state-dir DIR          store-and-forward buffer while disconnected [./collector-state]
+  --ca FILE [--cert FILE --key FILE] [--server-name HOST]   TLS / mTLS
+  --dataset FILE           dataset generator [../shared/datasets/industrial.mjs]
+`;
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) { process.stdout.write(USAGE); return; }
   const a = parse(process.argv.slice(2));
   const mode = (a.mode ?? 'fast') as 'live' | 'fast';
   if (mode !== 'live' && mode !== 'fast') throw new Error('--mode must be live or fast');
