@@ -7,14 +7,16 @@ import { crc32 } from 'node:zlib';
 import { ChunkCorruptError, type ChunkHeader, type PointColumns, type ValueType } from './chunk-types.js';
 import type { ChunkWriter } from './byte-io.js';
 
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
+/** Versions parseHeader accepts: 1 (no summary section) and 2. */
+export const OLDEST_VERSION = 1;
 export const HEADER_BYTES = 100;
 export const HEADER_CRC_AT = 96;
 export const TRAILER_BYTES = 4;
 export const MIN_CHUNK_BYTES = HEADER_BYTES + TRAILER_BYTES;
 
 export const Off = {
-  version: 0, type: 1, reserved: 2, count: 4,
+  version: 0, type: 1, summaryAt: 2, count: 4,
   firstTs: 8, lastTs: 16, minTs: 24, maxTs: 32,
   min: 40, max: 48, first: 56, last: 64,
   good: 72, uncertain: 76, bad: 80,
@@ -103,8 +105,9 @@ export function writeHeader(w: ChunkWriter, cols: PointColumns, n: number, first
   w.pos = HEADER_BYTES;
 }
 
-export function finishHeader(w: ChunkWriter, valuesAt: number, qualityAt: number): void {
+export function finishHeader(w: ChunkWriter, valuesAt: number, qualityAt: number, summaryAt: number): void {
   const v = w.view;
+  v.setUint16(Off.summaryAt, summaryAt, true);
   const total = w.pos + TRAILER_BYTES;
   v.setUint32(Off.byteLength, total, true);
   v.setUint32(Off.valuesAt, valuesAt, true);
@@ -126,7 +129,7 @@ export function parseHeader(bytes: Uint8Array): ChunkHeader {
   if (bytes.length < MIN_CHUNK_BYTES) corrupt(bytes, `shorter than the ${MIN_CHUNK_BYTES}-byte minimum`);
   const v = viewOf(bytes);
   const version = v.getUint8(Off.version);
-  if (version !== FORMAT_VERSION) corrupt(bytes, `unknown format version ${version}`);
+  if (version !== FORMAT_VERSION && version !== OLDEST_VERSION) corrupt(bytes, `unknown format version ${version}`);
   if (crc32(bytes.subarray(0, HEADER_CRC_AT)) !== v.getUint32(HEADER_CRC_AT, true)) corrupt(bytes, 'header checksum mismatch');
   const byteLength = v.getUint32(Off.byteLength, true);
   if (byteLength !== bytes.length) corrupt(bytes, `header says ${byteLength} bytes (truncated or padded)`);
@@ -139,8 +142,9 @@ export function parseHeader(bytes: Uint8Array): ChunkHeader {
   if (count === 0 || good + uncertain + bad !== count) corrupt(bytes, `count ${count} disagrees with quality counts`);
   const valuesAt = v.getUint32(Off.valuesAt, true);
   const qualityAt = v.getUint32(Off.qualityAt, true);
-  if (!(HEADER_BYTES <= valuesAt && valuesAt <= qualityAt && qualityAt <= byteLength - TRAILER_BYTES)) {
-    corrupt(bytes, `section offsets ${valuesAt}/${qualityAt} out of order`);
+  const qualityEnd = qualityEndOf(v, version, byteLength);
+  if (!(HEADER_BYTES <= valuesAt && valuesAt <= qualityAt && qualityAt <= qualityEnd && qualityEnd <= byteLength - TRAILER_BYTES)) {
+    corrupt(bytes, `section offsets ${valuesAt}/${qualityAt}/${qualityEnd} out of order`);
   }
   const num = (at: number): number => (type === 'int64' ? Number(v.getBigInt64(at, true)) : v.getFloat64(at, true));
   return {
@@ -160,6 +164,20 @@ export function parseHeader(bytes: Uint8Array): ChunkHeader {
     badCount: bad,
     byteLength,
   };
+}
+
+/** End of the quality section: the summary's start in version 2, the trailer in version 1. */
+function qualityEndOf(v: DataView, version: number, byteLength: number): number {
+  return version === 1 ? byteLength - TRAILER_BYTES : v.getUint16(Off.summaryAt, true);
+}
+
+/** Section offsets of a chunk whose header parseHeader accepted. summaryAt is 0 for version 1. */
+export function sectionOffsets(bytes: Uint8Array): { valuesAt: number; qualityAt: number; qualityEnd: number; summaryAt: number; end: number } {
+  const v = viewOf(bytes);
+  const version = v.getUint8(Off.version);
+  const end = bytes.length - TRAILER_BYTES;
+  const qualityEnd = qualityEndOf(v, version, bytes.length);
+  return { valuesAt: v.getUint32(Off.valuesAt, true), qualityAt: v.getUint32(Off.qualityAt, true), qualityEnd, summaryAt: version === 1 ? 0 : qualityEnd, end };
 }
 
 /** Verifies the trailing CRC32 over everything before it. */

@@ -9,15 +9,16 @@
 import { invalid } from '../../http/errors.js';
 import { ChunkReader, ChunkWriter } from './byte-io.js';
 import {
-  computeStats, finishHeader, HEADER_BYTES, parseHeader, TRAILER_BYTES, verifyChunkChecksum, writeHeader,
-  type HeaderStats,
+  computeStats, finishHeader, HEADER_BYTES, parseHeader, sectionOffsets, verifyChunkChecksum, writeHeader,
+  TRAILER_BYTES, type HeaderStats,
 } from './chunk-header.js';
+import { encodeSummary } from './chunk-summary.js';
 import type { ChunkHeader, PointColumns, ValueType } from './chunk-types.js';
-import { encodeIntColumn } from './int-column.js';
+import { encodeIntColumn, IntMode } from './int-column.js';
 import { decodeIntColumnTo } from './int-column-decode.js';
 import { scratchColumn, ScratchSlot } from './scratch.js';
 import { decodeTimes, encodeTimes } from './time-column.js';
-import { decodeValues, decodeValuesNumeric, encodeValues } from './value-columns.js';
+import { decodeValues, decodeValuesNumeric, encodeValues, intColumnSkip } from './value-columns.js';
 
 export { FORMAT_VERSION, readInt64Extremes } from './chunk-header.js';
 
@@ -111,14 +112,18 @@ export function encodeChunk(cols: PointColumns): Uint8Array {
   const rel = scratchColumn(ScratchSlot.TimeOffsets, n);
   // Offsets relative to the first point are exact: both are safe integers less than 2^53 apart.
   for (let i = 0; i < n; i++) rel[i] = cols.tsOffset[i] - o0;
-  encodeTimes(w, rel, n);
+  const unit = encodeTimes(w, rel, n);
   const valuesAt = w.pos;
-  encodeValues(w, cols, n);
+  const k = encodeValues(w, cols, n);
   const qualityAt = w.pos;
-  const q = scratchColumn(ScratchSlot.ValueNumbers, n);
+  const q = scratchColumn(ScratchSlot.Quality, n);
   for (let i = 0; i < n; i++) q[i] = cols.quality[i];
   encodeIntColumn(w, q, n);
-  finishHeader(w, valuesAt, qualityAt);
+  const summaryAt = w.pos;
+  // encodeValues left the value integers in ValueNumbers when k >= 0.
+  const valueRle = k >= 0 && w.bytes[valuesAt + intColumnSkip(cols.type)] === IntMode.Rle;
+  encodeSummary(w, rel, cols.quality, scratchColumn(ScratchSlot.ValueNumbers, n), k, valueRle, unit, n);
+  finishHeader(w, valuesAt, qualityAt, summaryAt);
   return w.finish();
 }
 
@@ -174,7 +179,7 @@ export function chunkTimeRange(bytes: Uint8Array): { firstTs: bigint; lastTs: bi
 let alignedCopy = new Uint8Array(8192);
 
 /** A reader over the whole chunk with a word view; copies unaligned input into a reused buffer. */
-function openChunk(bytes: Uint8Array): { h: ChunkHeader; bytes: Uint8Array; words: Uint32Array } {
+export function openChunk(bytes: Uint8Array): { h: ChunkHeader; bytes: Uint8Array; words: Uint32Array } {
   const h = parseHeader(bytes);
   verifyChunkChecksum(bytes);
   let b = bytes;
@@ -187,11 +192,11 @@ function openChunk(bytes: Uint8Array): { h: ChunkHeader; bytes: Uint8Array; word
 }
 
 function sectionEnds(bytes: Uint8Array): { valuesAt: number; qualityAt: number; end: number } {
-  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return { valuesAt: v.getUint32(88, true), qualityAt: v.getUint32(92, true), end: bytes.length - TRAILER_BYTES };
+  const s = sectionOffsets(bytes);
+  return { valuesAt: s.valuesAt, qualityAt: s.qualityAt, end: s.qualityEnd };
 }
 
-function finishSection(r: ChunkReader, what: string): void {
+export function finishSection(r: ChunkReader, what: string): void {
   if (r.pos !== r.end) r.fail(`${what} section has ${r.end - r.pos} unread bytes`);
 }
 

@@ -43,7 +43,8 @@ export function decimalScale(f: Float64Array, n: number): number {
   return k;
 }
 
-export function encodeFloats(w: ChunkWriter, f: Float64Array, n: number): void {
+/** Returns k when the values went as integers m = value * 10^k (DECIMAL), -1 for SPLIT. */
+export function encodeFloats(w: ChunkWriter, f: Float64Array, n: number): number {
   const k = decimalScale(f, n);
   if (k >= 0) {
     const p = POW10[k];
@@ -52,7 +53,7 @@ export function encodeFloats(w: ChunkWriter, f: Float64Array, n: number): void {
     w.u8(FloatMode.Decimal);
     w.u8(k);
     encodeIntColumn(w, m, n);
-    return;
+    return k;
   }
   const bits = new Uint32Array(f.buffer, f.byteOffset, n * 2);
   const signs = scratchColumn(ScratchSlot.FloatSigns, n);
@@ -73,6 +74,7 @@ export function encodeFloats(w: ChunkWriter, f: Float64Array, n: number): void {
   encodeIntColumn(w, exps, n);
   encodeIntColumn(w, mantHi, n);
   encodeIntColumn(w, mantLo, n);
+  return -1;
 }
 
 export function decodeFloats(r: ChunkReader, n: number, out: Float64Array): void {

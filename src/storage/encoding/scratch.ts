@@ -17,6 +17,8 @@ export const ScratchSlot = {
   FloatMantissasLow: 9,
   TimeSkips: 10,
   TimeResiduals: 11,
+  Quality: 12,
+  RangeBlock: 13,
 } as const;
 export type ScratchSlot = (typeof ScratchSlot)[keyof typeof ScratchSlot];
 

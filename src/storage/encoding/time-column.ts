@@ -14,6 +14,7 @@
 import { ChunkReader, ChunkWriter } from './byte-io.js';
 import { encodeIntColumn } from './int-column.js';
 import { decodeGridColumn, decodeIntColumn } from './int-column-decode.js';
+import { decodeIntRange } from './int-column-range.js';
 import { scratchColumn, ScratchSlot } from './scratch.js';
 
 const TimeMode = { Grid: 0, DeltaVarint: 1, Slots: 2 } as const;
@@ -52,8 +53,8 @@ function estimatePeriod(u: Float64Array, n: number): number {
   return count === 0 ? rough : Math.round(sum / count);
 }
 
-/** Writes offsets o[0..n), o[0] = 0, strictly increasing exact integers below 2^53. */
-export function encodeTimes(w: ChunkWriter, o: Float64Array, n: number): void {
+/** Writes offsets o[0..n), o[0] = 0, strictly increasing exact integers below 2^53. Returns the unit. */
+export function encodeTimes(w: ChunkWriter, o: Float64Array, n: number): number {
   let unit = 0;
   for (let i = 1; i < n; i++) unit = gcd(o[i], unit);
   if (unit === 0) unit = 1;
@@ -63,16 +64,17 @@ export function encodeTimes(w: ChunkWriter, o: Float64Array, n: number): void {
     w.u8(TimeMode.DeltaVarint);
     w.varint(unit);
     for (let i = 1; i < n; i++) w.varint(u[i] - u[i - 1]);
-    return;
+    return unit;
   }
   let period = estimatePeriod(u, n);
   if (period * (n - 1) >= GRID_LIMIT) period = 0;
-  if (period > 0 && encodeSlots(w, u, n, unit, period)) return;
+  if (period > 0 && encodeSlots(w, u, n, unit, period)) return unit;
   for (let i = 0; i < n; i++) u[i] -= i * period;
   w.u8(TimeMode.Grid);
   w.varint(unit);
   w.varint(period);
   encodeIntColumn(w, u, n);
+  return unit;
 }
 
 /**
@@ -130,4 +132,38 @@ export function decodeTimes(r: ChunkReader, n: number, out: Float64Array): void 
   decodeGridColumn(r, n, out, period, unit);
   const step = period * unit;
   for (let i = 0; i < n; i++) out[i] += skips[i] * step;
+}
+
+/**
+ * Offsets of points [from, to) into out[0..to-from), knowing the offset of point `from`
+ * (fromOffset, from the chunk summary): GRID and SLOTS columns decode only the blocks
+ * around the range; DELTA_VARINT chunks (never built by the engine) read every delta.
+ */
+export function decodeTimeRange(r: ChunkReader, n: number, from: number, to: number, out: Float64Array, fromOffset: number): void {
+  const mode = r.u8('time column mode');
+  const unit = r.varint('time unit');
+  if (unit === 0) r.fail('time unit 0');
+  const uFrom = fromOffset / unit;
+  if (mode === TimeMode.DeltaVarint) {
+    let acc = 0;
+    if (from === 0) out[0] = 0;
+    for (let i = 1; i < n; i++) {
+      acc += r.varint('time delta');
+      if (i >= from && i < to) out[i - from] = acc * unit;
+    }
+    return;
+  }
+  if (mode !== TimeMode.Grid && mode !== TimeMode.Slots) r.fail(`unknown time column mode ${mode}`);
+  const period = r.varint('time period');
+  const len = to - from;
+  if (mode === TimeMode.Grid) {
+    decodeIntRange(r, n, from, to, out, from, uFrom - from * period);
+    for (let j = 0; j < len; j++) out[j] = (out[j] + (from + j) * period) * unit;
+    return;
+  }
+  const slot = Math.round(uFrom / period);
+  const skips = scratchColumn(ScratchSlot.TimeSkips, len);
+  decodeIntRange(r, n, from, to, skips, from, slot - from);
+  decodeIntRange(r, n, from, to, out, from, uFrom - slot * period);
+  for (let j = 0; j < len; j++) out[j] = (out[j] + (from + j + skips[j]) * period) * unit;
 }

@@ -23,7 +23,12 @@ const Int64Mode = { Small: 0, Wide: 1 } as const;
 const SMALL_LIMIT = 2n ** 51n;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-export function encodeValues(w: ChunkWriter, cols: PointColumns, n: number): void {
+/**
+ * Writes the value section. Returns k >= 0 when the section holds one integer column of
+ * x_i with value_i = x_i / 10^k (left in scratch ValueNumbers[0..n) for the chunk
+ * summary), -1 otherwise (float SPLIT, int64 WIDE, strings).
+ */
+export function encodeValues(w: ChunkWriter, cols: PointColumns, n: number): number {
   switch (cols.type) {
     case 'float64':
       return encodeFloats(w, cols.f64 as Float64Array, n);
@@ -38,13 +43,19 @@ export function encodeValues(w: ChunkWriter, cols: PointColumns, n: number): voi
   }
 }
 
-function encodeSmallInts(w: ChunkWriter, src: Uint8Array | Int32Array, n: number): void {
+function encodeSmallInts(w: ChunkWriter, src: Uint8Array | Int32Array, n: number): number {
   const x = scratchColumn(ScratchSlot.ValueNumbers, n);
   for (let i = 0; i < n; i++) x[i] = src[i];
   encodeIntColumn(w, x, n);
+  return 0;
 }
 
-function encodeInt64(w: ChunkWriter, v: BigInt64Array, n: number): void {
+/** Bytes before the integer column in a value section whose encoder returned k >= 0. */
+export function intColumnSkip(type: ValueType): number {
+  return type === 'float64' ? 2 : type === 'int64' ? 1 : 0;
+}
+
+function encodeInt64(w: ChunkWriter, v: BigInt64Array, n: number): number {
   let small = true;
   for (let i = 0; i < n && small; i++) small = v[i] < SMALL_LIMIT && v[i] > -SMALL_LIMIT;
   if (small) {
@@ -52,7 +63,7 @@ function encodeInt64(w: ChunkWriter, v: BigInt64Array, n: number): void {
     for (let i = 0; i < n; i++) x[i] = Number(v[i]);
     w.u8(Int64Mode.Small);
     encodeIntColumn(w, x, n);
-    return;
+    return 0;
   }
   w.u8(Int64Mode.Wide);
   let prev = 0n;
@@ -61,9 +72,10 @@ function encodeInt64(w: ChunkWriter, v: BigInt64Array, n: number): void {
     w.bigVarint(BigInt.asUintN(64, (d << 1n) ^ (d >> 63n)));
     prev = v[i];
   }
+  return -1;
 }
 
-function encodeStrings(w: ChunkWriter, s: string[], n: number): void {
+function encodeStrings(w: ChunkWriter, s: string[], n: number): number {
   const index = new Map<string, number>();
   const entries: Uint8Array[] = [];
   const x = scratchColumn(ScratchSlot.ValueNumbers, n);
@@ -82,6 +94,7 @@ function encodeStrings(w: ChunkWriter, s: string[], n: number): void {
     w.raw(e);
   }
   encodeIntColumn(w, x, n);
+  return -1;
 }
 
 /** Fills the value column of `out` that matches `type`; the caller checked its capacity. */

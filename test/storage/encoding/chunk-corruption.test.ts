@@ -116,10 +116,10 @@ t.test('every single-byte change of a small chunk is detected, at every position
 
 t.test('an unknown format version is refused with a message naming it', async (t) => {
   const good = encodeChunk(toColumns({ type: 'boolean', firstTs: 0n, o0: 0, deltas: [1], values: [0, 1], quality: [192, 192] }));
-  const v2 = good.slice();
-  v2[0] = 2;
-  const e = corruptError(() => readChunkHeader(v2), 'version 2');
-  t.match(e.message, /format version 2/);
+  const v3 = good.slice();
+  v3[0] = 3;
+  const e = corruptError(() => readChunkHeader(v3), 'version 3');
+  t.match(e.message, /format version 3/);
   t.equal(e.name, 'ChunkCorruptError');
 });
 

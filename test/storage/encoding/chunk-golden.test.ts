@@ -1,13 +1,12 @@
 import t from 'tap';
-import { decodeChunk, encodeChunk, FORMAT_VERSION, readChunkHeader } from '../../../src/storage/encoding/chunk.js';
+import { decodeChunk, FORMAT_VERSION, readChunkHeader } from '../../../src/storage/encoding/chunk.js';
 import { createPointColumns } from '../../../src/storage/encoding/point-columns.js';
 import { type PointRun, timeAt, toColumns } from '../../helpers/chunk-arbitraries.js';
 
-// Golden bytes pin format version 1: a change to any layout shows here as a diff of hex.
-// A deliberate format change bumps FORMAT_VERSION, keeps a decoder for version 1 and adds
-// goldens for the new version next to these.
+// Golden bytes of format version 1. Version 2 (chunk-golden-v2.test.ts) is what the
+// encoder writes now; these pin that the decoder keeps reading version 1 chunks.
 const T0 = 1_700_000_000_000_000_000n;
-const GOLDEN: Array<{ name: string; run: PointRun; hex: string }> = [
+const GOLDEN_V1: Array<{ name: string; run: PointRun; hex: string }> = [
   {
     name: 'decimal',
     run: { type: 'float64', firstTs: T0, o0: 0, deltas: [1_003_000_000, 998_000_000, 1_001_000_000, 1_000_000_000], values: [20.5, 20.6, 20.6, 20.4, 20.7], quality: [192, 192, 192, 192, 192] },
@@ -76,12 +75,11 @@ const GOLDEN: Array<{ name: string; run: PointRun; hex: string }> = [
 
 ];
 
-t.equal(FORMAT_VERSION, 1, 'these goldens are for format version 1');
+t.equal(FORMAT_VERSION, 2, 'the encoder writes version 2; these goldens are version 1');
 
-for (const g of GOLDEN) {
-  t.test(`a ${g.name} chunk encodes to its golden bytes and the golden bytes decode to its points`, async (t) => {
+for (const g of GOLDEN_V1) {
+  t.test(`a version 1 ${g.name} chunk still decodes to its points`, async (t) => {
     const cols = toColumns(g.run);
-    t.equal(Buffer.from(encodeChunk(cols)).toString('hex'), g.hex, 'encoding is byte for byte the golden');
     const bytes = new Uint8Array(Buffer.from(g.hex, 'hex'));
     t.equal(readChunkHeader(bytes).formatVersion, 1);
     const out = createPointColumns(cols.type, 8);

@@ -1,0 +1,57 @@
+// Partial reads of a sealed chunk for render: its summary (version 2), and the points of
+// a few directory groups decoded without the rest of the chunk. Group decodes check the
+// chunk's trailing CRC first, like every decoder; the summary has its own CRC.
+
+import { ChunkReader } from './byte-io.js';
+import { openChunk, finishSection } from './chunk.js';
+import { sectionOffsets } from './chunk-header.js';
+import { ChunkSummary } from './chunk-summary.js';
+import { invalid } from '../../http/errors.js';
+import { decodeIntRange } from './int-column-range.js';
+import { decodeTimeRange } from './time-column.js';
+
+export { ChunkSummary, GROUP_SHIFT } from './chunk-summary.js';
+
+const EMPTY_WORDS = new Uint32Array(0);
+
+/**
+ * Parses the summary of a chunk whose header the caller has already checked
+ * (readChunkHeader or an equivalent). Returns false for a version 1 chunk (no summary).
+ */
+export function readChunkSummary(bytes: Uint8Array, count: number, out: ChunkSummary): boolean {
+  const s = sectionOffsets(bytes);
+  if (s.summaryAt === 0) return false;
+  // The summary parser reads bytes only, never words: no aligned copy needed.
+  out.read(new ChunkReader(bytes, EMPTY_WORDS, s.summaryAt, s.end), count);
+  return true;
+}
+
+/**
+ * Times (ns offsets from the chunk's first time) and numeric values of points [from, to)
+ * into tsOut/vOut[0..to-from). `from` must be a group start of `summary` (read from these
+ * bytes, with a group directory).
+ */
+export function decodeGroupRange(bytes: Uint8Array, summary: ChunkSummary, from: number, to: number, tsOut: Float64Array, vOut: Float64Array): void {
+  const c = openChunk(bytes);
+  const n = c.h.count;
+  const g = from >> summary.groupShift;
+  if (summary.groups === 0 || g << summary.groupShift !== from || to > n || to <= from) {
+    throw invalid('range', `points [${from}, ${to}) are not a group range of this ${n}-point chunk`);
+  }
+  if (tsOut.length < to - from || vOut.length < to - from) throw invalid('out', `capacity below ${to - from} points`);
+  const s = sectionOffsets(c.bytes);
+  let r = new ChunkReader(c.bytes, c.words, 100, s.valuesAt);
+  decodeTimeRange(r, n, from, to, tsOut, summary.firstRel[g]);
+  finishSection(r, 'time');
+  r = new ChunkReader(c.bytes, c.words, s.valuesAt, s.qualityAt);
+  if (c.h.type === 'float64') {
+    if (r.u8('float column mode') !== 0) r.fail('a group directory over a non-decimal float column');
+    if (10 ** r.u8('decimal scale') !== summary.divisor) r.fail('decimal scale disagrees with the summary');
+  } else if (c.h.type === 'int64') {
+    if (r.u8('int64 column mode') !== 0) r.fail('a group directory over a wide int64 column');
+  } else if (c.h.type === 'string') r.fail('a group directory over a string column');
+  decodeIntRange(r, n, from, to, vOut, from, summary.firstX[g]);
+  finishSection(r, 'value');
+  const div = summary.divisor;
+  if (div !== 1) for (let j = 0; j < to - from; j++) vOut[j] = vOut[j] / div;
+}

@@ -1,0 +1,134 @@
+import t from 'tap';
+import { decodeChunk, encodeChunk, FORMAT_VERSION, readChunkHeader } from '../../../src/storage/encoding/chunk.js';
+import { ChunkSummary, decodeGroupRange, readChunkSummary } from '../../../src/storage/encoding/chunk-range.js';
+import { createPointColumns } from '../../../src/storage/encoding/point-columns.js';
+import { type PointRun, timeAt, toColumns } from '../../helpers/chunk-arbitraries.js';
+
+// Golden bytes pin format version 2 (summary section after the quality section, its
+// offset in header bytes 2..3): a change to any layout shows here as a diff of hex. The
+// version 1 goldens (chunk-golden.test.ts) pin that old chunks still decode.
+const T0 = 1_700_000_000_000_000_000n;
+/** 300 decimal points on a jittered 1 s grid, a deterministic wander: two directory groups. */
+function directoryRun(): PointRun {
+  const deltas: number[] = [], values: number[] = [], quality: number[] = [];
+  let m = 20_000, seed = 7;
+  for (let i = 0; i < 300; i++) {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    m += (seed % 41) - 20;
+    values.push(m / 1000);
+    quality.push(i >= 100 && i < 110 ? 0 : 192);
+    if (i > 0) deltas.push(1_000_000_000 + ((seed >> 8) % 8) * 1_000_000);
+  }
+  return { type: 'float64', firstTs: T0, o0: 0, deltas, values, quality };
+}
+const RUNS: Array<{ name: string; run: PointRun }> = [
+  { name: 'decimal', run: { type: 'float64', firstTs: T0, o0: 0, deltas: [1_003_000_000, 998_000_000, 1_001_000_000, 1_000_000_000], values: [20.5, 20.6, 20.6, 20.4, 20.7], quality: [192, 192, 192, 192, 192] } },
+  { name: 'split', run: { type: 'float64', firstTs: T0, o0: 0, deltas: [1, 2], values: [0.1 + 0.2, -0, 5e-324], quality: [192, 64, 0] } },
+  { name: 'int64', run: { type: 'int64', firstTs: -(2n ** 63n), o0: 0, deltas: [7, 7], values: [2n ** 63n - 1n, -(2n ** 63n), 0n], quality: [192, 192, 192] } },
+  { name: 'boolean', run: { type: 'boolean', firstTs: T0, o0: 0, deltas: [1e9, 1e9, 1e9, 1e9, 1e9], values: [0, 0, 0, 1, 1, 0], quality: [192, 192, 192, 192, 0, 0] } },
+  { name: 'enum', run: { type: 'enum', firstTs: 0n, o0: 0, deltas: [100, 100, 100], values: [3, 3, 5, -1], quality: [4294967295, 192, 192, 192] } },
+  { name: 'string', run: { type: 'string', firstTs: T0, o0: 0, deltas: [10e9, 10e9, 10e9], values: ['B-1', 'B-1', 'é𝄞', ''], quality: [192, 192, 192, 192] } },
+  { name: 'gapped time', run: { type: 'int64', firstTs: T0, o0: 0, deltas: [1_002_000_000, 999_000_000, 5_004_000_000, 1_000_000_000], values: [100n, 101n, 101n, 105n, 110n], quality: [192, 192, 0, 0, 192] } },
+  { name: 'group directory', run: directoryRun() },
+];
+
+const HEX: Record<string, string> = {
+  'decimal': [
+      '020086000500000000002a36fe9c971780acb324ff9c971780e218e9fe9c971780acb324ff9c97176666666666663440',
+      '3333333333b3344000000000008034403333333333b33440050000000000000000000000910000007400000081000000',
+      '7570bc7900c0843de90700040001040105020101000100049a0301020203010601000180030500010053e85ae6e33322',
+      'd3',
+    ].join(''),
+  'split': [
+      '0200a2000300000000002a36fe9c971703002a36fe9c971701002a36fe9c971700002a36fe9c97170000000000000080',
+      '343333333333d33f343333333333d33f0100000000000000010000000100000001000000ad0000006d00000098000000',
+      '61d3a02e0001020002000101020100030001020101010002fa0f01f90f020002e6cc1901e5cc19020003e8cc99b30601',
+      'e7cc99b3060102010003800301ff01017f010200007c0dc5fca18e9d46',
+    ].join(''),
+  'int64': [
+      '020186000300000000000000000000800e00000000000080070000000000008000000000000000800000000000000080',
+      'ffffffffffffff7fffffffffffffff7f0000000000000000030000000000000000000000910000006b00000081000000',
+      'e1736f3e0007010001000301feffffffffffffffff0102ffffffffffffffffff01000180030300010053e85ae6e7c014',
+      '6b',
+    ].join(''),
+  'boolean': [
+      '02027f000600000000002a36fe9c971700f22f60ff9c971700002a36fe9c9717005efae8fe9c97170000000000000000',
+      '000000000000f03f000000000000000000000000000000000400000000000000020000008e0000006f00000077000000',
+      '558637f6008094ebdc03010001000600030003020201010002800304ff02028094ebdc0300006f2f4da28ac42c18',
+    ].join(''),
+  'enum': [
+      '020481000400000000000000000000002c010000000000002c01000000000000c800000000000000000000000000f0bf',
+      '00000000000014400000000000000840000000000000f0bf0400000000000000000000008c0000006b00000073000000',
+      'bb297d51006401000100040003060204010b010002feffffff1f01fdfcffff1f0300010053e85ae6db20499d',
+    ].join(''),
+  'string': [
+      '020389000400000000002a36fe9c971700ac4d32059d971700002a36fe9c971700002a36fe9c9717000000000000f87f',
+      '000000000000f87f000000000000f87f000000000000f87f040000000000000000000000940000006f00000084000000',
+      '387a71b70080c8afa02501000100040303422d3106c3a9f09d849e000003000202010201000180030400010053e85ae6',
+      'a622b8d2',
+    ].join(''),
+  'gapped time': [
+      '020191000500000000002a36fe9c9717409b4c13009d971700002a36fe9c9717409b4c13009d97176400000000000000',
+      '6e0000000000000064000000000000006e00000000000000030000000000000002000000a00000007a00000086000000',
+      'd4c2fde902c0843de80700020003080200040001040101010802000004c80101020208010a010003800302ff02028003',
+      '01808af7ae160100ca0e41fc62ed6f6f',
+    ].join(''),
+  'group directory': [
+      '0200e4012c01000000002a36fe9c971780be560c449d9717408867a8309d9717403d859dff9c971704560e2db2bd3340',
+      '894160e5d0023440cff753e3a5fb3340986e1283c0ea334022010000000000000a00000009020000e8000000d8010000',
+      '1defe55000c0843deb0702000305030003000000df49920466a7d9f7496a804992a406000060dff77ddf4d92e4270000',
+      '00603625499224350d807dcf000000b0effbbeeffb3e4905b04f9224354d499224c9efb69da629c9e7fbbe4f902435c0',
+      '6edb194900eb25494d5392cfd2344d499224499224f9494d53f2939aa6694af2fb3e0000000000000003029eb8020627',
+      '060006020e75724a092c643219a5011a42f41562850ca50350c032158796a09df75cc3d995e3715e904828c8f210d1b8',
+      '41a1980901d3a003d13cd1981922e12401377924445209815040b88c1c04395b711c5167788f181a89d99c1786424bc4',
+      '94c563885ef48544906c45157dd240799a2425e6a4589f811cdda8301db689daa0504e68656430890f7000e6f39ce3a6',
+      '61a70255dba67422f10060a66de0c12140182853001426a668907671584066cf806217247ecd2825483752053a66e3b9',
+      '21c5758ac7b865a6f07ddbf20d61c494878454dfd67047016a5284001b861cdf7452dd02000000000003800364ff020a',
+      '8003be0180b4e8ab25010803c0843da6d60f9eb802f2011cd80600c1010c40011846e3e7ca2cba4e5f',
+    ].join(''),
+};
+
+t.equal(FORMAT_VERSION, 2, 'these goldens are for format version 2');
+
+for (const { name, run } of RUNS) {
+  t.test(`a ${name} chunk encodes to its version 2 golden bytes and they decode to its points`, async (t) => {
+    const cols = toColumns(run);
+    t.equal(Buffer.from(encodeChunk(cols)).toString('hex'), HEX[name], 'encoding is byte for byte the golden');
+    const bytes = new Uint8Array(Buffer.from(HEX[name], 'hex'));
+    t.equal(readChunkHeader(bytes).formatVersion, 2);
+    const out = createPointColumns(cols.type, cols.count);
+    t.equal(decodeChunk(bytes, out), cols.count);
+    let same = true;
+    for (let i = 0; i < cols.count; i++) if (timeAt(out, i) !== timeAt(cols, i) || out.quality[i] !== cols.quality[i]) same = false;
+    t.ok(same, 'times and quality decode exactly');
+    const col = { float64: 'f64', int64: 'i64', boolean: 'u8', enum: 'ord', string: 'str' }[cols.type] as 'f64' | 'i64' | 'u8' | 'ord' | 'str';
+    const want = Array.from(cols[col] as ArrayLike<unknown>).slice(0, cols.count);
+    const got = Array.from(out[col] as ArrayLike<unknown>).slice(0, cols.count);
+    t.ok(want.every((v, i) => Object.is(v, got[i])), 'values decode exactly');
+  });
+}
+
+t.test('the group directory golden describes its two groups exactly', async (t) => {
+  const run = RUNS.find((r) => r.name === 'group directory')!.run;
+  const cols = toColumns(run);
+  const bytes = new Uint8Array(Buffer.from(HEX['group directory'], 'hex'));
+  const s = new ChunkSummary();
+  t.ok(readChunkSummary(bytes, cols.count, s), 'a version 2 chunk has a summary');
+  t.equal(s.groups, 2);
+  let nonGood = 0;
+  for (let i = 0; i + 1 < cols.count; i++) if (cols.quality[i] < 192) nonGood += cols.tsOffset[i + 1] - cols.tsOffset[i];
+  t.equal(s.nonGoodNs, nonGood, 'non-good time is the time after each non-good point');
+  t.equal(s.lastGood, true);
+  const f = cols.f64!;
+  for (let g = 0; g < 2; g++) {
+    const a = g * 256, b = Math.min(cols.count, a + 256);
+    let lo = a, hi = a;
+    for (let i = a; i < b; i++) { if (f[i] < f[lo]) lo = i; if (f[i] > f[hi]) hi = i; }
+    t.same([s.firstRel[g], s.firstV[g], s.minV[g], s.minIdx[g], s.maxV[g], s.maxIdx[g]], [cols.tsOffset[a] - cols.tsOffset[0], f[a], f[lo], lo, f[hi], hi], `group ${g}`);
+    const ts = new Float64Array(256), v = new Float64Array(256);
+    decodeGroupRange(bytes, s, a, b, ts, v);
+    let same = true;
+    for (let i = a; i < b; i++) if (ts[i - a] !== cols.tsOffset[i] - cols.tsOffset[0] || !Object.is(v[i - a], f[i])) same = false;
+    t.ok(same, `group ${g} decodes alone to its points`);
+  }
+});
