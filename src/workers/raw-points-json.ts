@@ -1,0 +1,271 @@
+// The `points` array of a raw read as JSON, written from decoded chunk columns straight
+// into a BodySink: `{"ts_ns":T,"value":V,"quality":Q}` per point. This is the hot loop of
+// GET /raw (bench/storage.ts): one reserve per run of points, then plain stores through a
+// local buffer and position, so nothing is called per constant fragment and nothing is
+// allocated per point (strings excepted: they are strings already).
+//
+// Times: the chunk's base is split once into seconds and nanoseconds (two exact doubles);
+// per point only the nine nanosecond digits are computed, in int32 arithmetic with a
+// two-digit table, while the seconds digits are cached and re-used as long as the
+// second does not change (plant data: about ten points per second at most). Values go
+// through the same exact rules as json-digits.ts (fixed decimals as scaled integers, else
+// V8's shortest form), with the digit loops inlined.
+import type { PointColumns } from '../storage/encoding/chunk-types.js';
+import type { BodySink } from './body-sink.js';
+import { splitBase, writeDouble, writeInt64At, writeTime } from './json-digits.js';
+
+/** "00".."99" as byte pairs. */
+const PAIRS = new Uint8Array(200);
+for (let i = 0; i < 100; i++) { PAIRS[2 * i] = 48 + ((i / 10) | 0); PAIRS[2 * i + 1] = 48 + (i % 10); }
+
+const TS = [123, 34, 116, 115, 95, 110, 115, 34, 58]; // {"ts_ns":
+const VALUE = [44, 34, 118, 97, 108, 117, 101, 34, 58]; // ,"value":
+const QUALITY = [44, 34, 113, 117, 97, 108, 105, 116, 121, 34, 58]; // ,"quality":
+const ENUM_SET = [123, 34, 101, 110, 117, 109, 95, 115, 101, 116, 34, 58]; // {"enum_set":
+const ORDINAL = [44, 34, 111, 114, 100, 105, 110, 97, 108, 34, 58]; // ,"ordinal":
+
+/**
+ * Bytes one point may take besides its value text and any enum set id: `{"ts_ns":` 9,
+ * time 20, `,"value":` 9, `,"quality":` 11, quality 10, `}` 1, comma 1 = 61.
+ */
+const POINT_FRAME = 64;
+/** Longest text of a finite double (V8 shortest form, e.g. -2.2250738585072014e-308) plus margin. */
+const DOUBLE_MAX = 26;
+/** Longest int64 in decimal (-9223372036854775808). */
+const INT64_MAX_DIGITS = 20;
+
+/** "0000".."9999" as byte quads: the low four digits of the seconds without a division. */
+const QUADS = new Uint8Array(40000);
+for (let i = 0; i < 10000; i++) for (let k = 0, n = i; k < 4; k++, n = (n / 10) | 0) QUADS[4 * i + 3 - k] = 48 + (n % 10);
+
+/** Digits of seconds / 10^4, rewritten when the low four digits wrap (every 2.8 hours of data). */
+const highDigits = new Uint8Array(24);
+
+/** Writes a non-negative int32 (< 2^31) at p; returns the new position. */
+function putUint31(b: Uint8Array, p: number, n: number): number {
+  if (n < 10) { b[p] = 48 + n; return p + 1; }
+  if (n < 100) { b[p] = PAIRS[2 * n]; b[p + 1] = PAIRS[2 * n + 1]; return p + 2; }
+  if (n < 1000) { const q = (n / 100) | 0, r = n - q * 100; b[p] = 48 + q; b[p + 1] = PAIRS[2 * r]; b[p + 2] = PAIRS[2 * r + 1]; return p + 3; }
+  let len = 4;
+  for (let t = 10000; len < 10 && n >= t; t *= 10) len++;
+  let e = p + len;
+  while (n >= 100) { const q = (n / 100) | 0, r = n - q * 100; b[--e] = PAIRS[2 * r + 1]; b[--e] = PAIRS[2 * r]; n = q; }
+  if (n >= 10) { b[--e] = PAIRS[2 * n + 1]; b[--e] = PAIRS[2 * n]; } else b[--e] = 48 + n;
+  return p + len;
+}
+
+/** Writes a non-negative integer double (< 2^53) at p; returns the new position. */
+function putUint53(b: Uint8Array, p: number, n: number): number {
+  if (n < 2147483648) return putUint31(b, p, n);
+  // split off the low nine digits so both halves fit int32 arithmetic
+  const hi = Math.floor(n / 1e9);
+  p = putUint53(b, p, hi);
+  return putNine(b, p, n - hi * 1e9);
+}
+
+/** Exactly nine digits of n (0 <= n < 1e9), zero-padded. */
+function putNine(b: Uint8Array, p: number, n: number): number {
+  let x = n | 0;
+  let q = (x / 100) | 0, r = x - q * 100;
+  b[p + 7] = PAIRS[2 * r]; b[p + 8] = PAIRS[2 * r + 1]; x = q;
+  q = (x / 100) | 0; r = x - q * 100;
+  b[p + 5] = PAIRS[2 * r]; b[p + 6] = PAIRS[2 * r + 1]; x = q;
+  q = (x / 100) | 0; r = x - q * 100;
+  b[p + 3] = PAIRS[2 * r]; b[p + 4] = PAIRS[2 * r + 1]; x = q;
+  q = (x / 100) | 0; r = x - q * 100;
+  b[p + 1] = PAIRS[2 * r]; b[p + 2] = PAIRS[2 * r + 1];
+  b[p] = 48 + q;
+  return p + 9;
+}
+
+/**
+ * A finite double's JSON text at p when a fast form exists (integers up to 2^53 and
+ * values with at most six decimals whose scaled integer divides back to exactly the same
+ * double); returns -1 otherwise. Same rules as writeDouble in json-digits.ts, so the text
+ * parses back to the same double (see the property tests there).
+ */
+function putDoubleFast(b: Uint8Array, p: number, v: number): number {
+  const a = v < 0 ? -v : v;
+  if (Number.isInteger(v) && a <= 9007199254740992) {
+    if (v === 0) {
+      if (1 / v < 0) { b[p] = 45; b[p + 1] = 48; return p + 2; }
+      b[p] = 48; return p + 1;
+    }
+    if (v < 0) b[p++] = 45;
+    return putUint53(b, p, a);
+  }
+  if (a < 9e9 && a >= 1e-6) {
+    // Six decimals at most: m / 1e6 must give back exactly this double, then the decimal
+    // text of m / 10^6 (trailing zeros dropped: the same real number) parses back to it.
+    const m = Math.round(a * 1e6);
+    if (m / 1e6 !== a) return -1;
+    if (v < 0) b[p++] = 45;
+    // m / 10^6 rounds to a, a non-integer, so no integer lies between them: same floor
+    const ip = Math.floor(a);
+    p = ip < 2147483648 ? putUint31(b, p, ip) : putUint53(b, p, ip);
+    b[p] = 46;
+    const f = m - ip * 1e6; // 1..999999 (0 would make v an integer)
+    const f1 = (f / 10000) | 0, r = f - f1 * 10000, f2 = (r / 100) | 0, f3 = r - f2 * 100;
+    b[p + 1] = PAIRS[2 * f1]; b[p + 2] = PAIRS[2 * f1 + 1]; b[p + 3] = PAIRS[2 * f2]; b[p + 4] = PAIRS[2 * f2 + 1]; b[p + 5] = PAIRS[2 * f3]; b[p + 6] = PAIRS[2 * f3 + 1];
+    p += 7;
+    while (b[p - 1] === 48) p--;
+    return p;
+  }
+  return -1;
+}
+
+function putConst(b: Uint8Array, p: number, c: number[]): number {
+  for (let i = 0; i < c.length; i++) b[p + i] = c[i];
+  return p + c.length;
+}
+
+/**
+ * Appends points i0..i1-1 of cols as JSON objects separated by commas; `first` says
+ * whether no point precedes them in the array. `enumJson` is the enum set id as a JSON
+ * string (used for enum series only).
+ */
+export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, i1: number, first: boolean, enumJson: string): void {
+  if (i1 <= i0) return;
+  if (cols.type === 'string') { writeStringPoints(sink, cols, i0, i1, first); return; }
+  const split = splitBase(cols.tsBase);
+  if (split === null) {
+    // a base before 1970: the general writers (BigInt per point), rare
+    writeGeneralPoints(sink, cols, i0, i1, first, enumJson, split);
+    return;
+  }
+  // The time of point i is s seconds + ns nanoseconds, carried forward from point i - 1
+  // (offsets ascend): usually one compare and one subtraction instead of divisions. The
+  // seconds print as highDigits (cached) then `low` as four digits from QUADS.
+  const offs = cols.tsOffset, quality = cols.quality;
+  let prevOff = offs[i0];
+  let ns = split[1] + prevOff; // exact: |ns| < 1e9 + 2^50
+  let s = split[0];
+  if (ns >= 1e9 || ns < 0) { const c = Math.floor(ns / 1e9); s += c; ns -= c * 1e9; }
+  if (s < 10000) {
+    // before 1970-01-01T02:46:40 (no four full low digits): the general writers, rare
+    writeGeneralPoints(sink, cols, i0, i1, first, enumJson, splitFor(cols, i0));
+    return;
+  }
+  const valueMax = cols.type === 'enum' ? 12 + enumJson.length + 11 + 11 + 1 : cols.type === 'int64' ? INT64_MAX_DIGITS : DOUBLE_MAX;
+  sink.reserve((i1 - i0) * (POINT_FRAME + valueMax));
+  let b = sink.buf; // re-read after any sink call (none grows it: room was reserved above)
+  let p = sink.pos;
+  let high = Math.floor(s / 10000), low = s - high * 10000;
+  let highLength = putUint53(highDigits, 0, high);
+  const type = cols.type;
+  const f64 = cols.f64, u8 = cols.u8, ord = cols.ord, i64 = cols.i64;
+  const words = i64 ? new Int32Array(i64.buffer, i64.byteOffset, i64.length * 2) : null;
+  for (let i = i0; i < i1; i++) {
+    if (!first || i > i0) b[p++] = 44;
+    // {"ts_ns": as constant stores: measurably faster than a loop over a fragment or TypedArray.set
+    b[p] = 123; b[p + 1] = 34; b[p + 2] = 116; b[p + 3] = 115; b[p + 4] = 95; b[p + 5] = 110; b[p + 6] = 115; b[p + 7] = 34; b[p + 8] = 58;
+    p += 9;
+    const off = offs[i];
+    ns += off - prevOff;
+    prevOff = off;
+    if (ns >= 1e9) {
+      if (ns < 2e9) { ns -= 1e9; s += 1; low += 1; } else { const c = Math.floor(ns / 1e9); ns -= c * 1e9; s += c; low += c; }
+      if (low >= 10000) { high = Math.floor(s / 10000); low = s - high * 10000; highLength = putUint53(highDigits, 0, high); }
+    }
+    for (let k = 0; k < highLength; k++) b[p + k] = highDigits[k];
+    p += highLength;
+    b[p] = QUADS[4 * low]; b[p + 1] = QUADS[4 * low + 1]; b[p + 2] = QUADS[4 * low + 2]; b[p + 3] = QUADS[4 * low + 3];
+    p += 4;
+    {
+      const n = ns | 0;
+      const ms = (n / 1000000) | 0;
+      if (n === ms * 1000000) {
+        // whole milliseconds (most collectors): three digits and six zeros
+        b[p] = QUADS[4 * ms + 1]; b[p + 1] = QUADS[4 * ms + 2]; b[p + 2] = QUADS[4 * ms + 3];
+        b[p + 3] = 48; b[p + 4] = 48; b[p + 5] = 48; b[p + 6] = 48; b[p + 7] = 48; b[p + 8] = 48;
+        p += 9;
+      } else p = putNine(b, p, n);
+    }
+    // ,"value":
+    b[p] = 44; b[p + 1] = 34; b[p + 2] = 118; b[p + 3] = 97; b[p + 4] = 108; b[p + 5] = 117; b[p + 6] = 101; b[p + 7] = 34; b[p + 8] = 58;
+    p += 9;
+    switch (type) {
+      case 'float64': {
+        const v = f64![i];
+        const q = putDoubleFast(b, p, v);
+        if (q >= 0) p = q;
+        else { sink.pos = p; sink.ascii(String(v)); b = sink.buf; p = sink.pos; }
+        break;
+      }
+      case 'int64': {
+        // below 2^53 in magnitude the two 32-bit halves give the value as an exact double
+        const hi = words![2 * i + 1];
+        if (hi >= -0x200000 && hi < 0x200000) {
+          const n = hi * 4294967296 + (words![2 * i] >>> 0);
+          if (n < 0) { b[p++] = 45; p = putUint53(b, p, -n); } else p = putUint53(b, p, n);
+        } else { sink.pos = p; sink.ascii(i64![i].toString()); b = sink.buf; p = sink.pos; }
+        break;
+      }
+      case 'boolean':
+        if (u8![i] === 1) { b[p] = 116; b[p + 1] = 114; b[p + 2] = 117; b[p + 3] = 101; p += 4; }
+        else { b[p] = 102; b[p + 1] = 97; b[p + 2] = 108; b[p + 3] = 115; b[p + 4] = 101; p += 5; }
+        break;
+      case 'enum':
+        p = putConst(b, p, ENUM_SET);
+        for (let k = 0; k < enumJson.length; k++) b[p + k] = enumJson.charCodeAt(k);
+        p = putConst(b, p + enumJson.length, ORDINAL);
+        { const o = ord![i]; if (o < 0) { b[p++] = 45; p = putUint31(b, p, -o); } else p = putUint31(b, p, o); }
+        b[p++] = 125;
+        break;
+    }
+    // ,"quality":
+    b[p] = 44; b[p + 1] = 34; b[p + 2] = 113; b[p + 3] = 117; b[p + 4] = 97; b[p + 5] = 108; b[p + 6] = 105; b[p + 7] = 116; b[p + 8] = 121; b[p + 9] = 34; b[p + 10] = 58;
+    const q = quality[i];
+    p = q < 1000 ? putUint31(b, p + 11, q) : putUint53(b, p + 11, q);
+    b[p++] = 125;
+  }
+  sink.pos = p;
+}
+
+/**
+ * splitBase of the run's base for json-digits' writeTime, or null (BigInt per point)
+ * when a point before the base could fall before 1970 (negative offsets, times near 0).
+ */
+function splitFor(cols: PointColumns, i0: number): [number, number] | null {
+  const split = splitBase(cols.tsBase);
+  return split !== null && split[0] * 1e9 + split[1] + cols.tsOffset[i0] >= 0 ? split : null;
+}
+
+/** String series: sizes depend on the strings, so room is reserved point by point. */
+function writeStringPoints(sink: BodySink, cols: PointColumns, i0: number, i1: number, first: boolean): void {
+  const split = splitFor(cols, i0);
+  for (let i = i0; i < i1; i++) {
+    const text = JSON.stringify(cols.str![i]);
+    sink.reserve(POINT_FRAME + text.length * 3);
+    if (!first || i > i0) sink.buf[sink.pos++] = 44;
+    sink.pos = putConst(sink.buf, sink.pos, TS);
+    writeTime(sink, split, cols.tsBase, cols.tsOffset[i]);
+    sink.pos = putConst(sink.buf, sink.pos, VALUE);
+    sink.utf8(text);
+    sink.pos = putConst(sink.buf, sink.pos, QUALITY);
+    sink.pos = putUint53(sink.buf, sink.pos, cols.quality[i]);
+    sink.buf[sink.pos++] = 125;
+  }
+}
+
+/** Any non-string type through the json-digits writers (times before 1970 or past 2^52 s). */
+function writeGeneralPoints(sink: BodySink, cols: PointColumns, i0: number, i1: number, first: boolean, enumJson: string, split: [number, number] | null): void {
+  const words = cols.i64 ? new Int32Array(cols.i64.buffer, cols.i64.byteOffset, cols.i64.length * 2) : null;
+  for (let i = i0; i < i1; i++) {
+    sink.reserve(POINT_FRAME + 64 + enumJson.length);
+    if (!first || i > i0) sink.buf[sink.pos++] = 44;
+    sink.pos = putConst(sink.buf, sink.pos, TS);
+    writeTime(sink, split, cols.tsBase, cols.tsOffset[i]);
+    sink.pos = putConst(sink.buf, sink.pos, VALUE);
+    switch (cols.type) {
+      case 'float64': writeDouble(sink, cols.f64![i]); break;
+      case 'int64': writeInt64At(sink, words!, i, cols.i64!); break;
+      case 'boolean': sink.ascii(cols.u8![i] === 1 ? 'true' : 'false'); break;
+      case 'enum': sink.ascii(`{"enum_set":${enumJson},"ordinal":${cols.ord![i]}}`); break;
+    }
+    sink.reserve(24);
+    sink.pos = putConst(sink.buf, sink.pos, QUALITY);
+    sink.pos = putUint53(sink.buf, sink.pos, cols.quality[i]);
+    sink.buf[sink.pos++] = 125;
+  }
+}
