@@ -1,9 +1,15 @@
 // Per-column accumulation for render. Times are `rel`: ns since the range start, as
 // doubles. Every array is sized to the width once per render; the per-point loop
 // only indexes typed arrays.
-import type { ChunkHeader } from './encoding/chunk-types.js';
 import type { EdgePoint } from './range-scan.js';
 import type { RenderStat } from './render.js';
+
+/** What addSummary needs of a chunk header: times relative to the range start, numeric values. */
+export interface ChunkExtremes {
+  count: number;
+  firstRel: number; lastRel: number; minRel: number; maxRel: number;
+  first: number; last: number; min: number; max: number;
+}
 
 /** The pixel column of a point `rel` ns after the range start; shared with tests' rasteriser. */
 export function columnOf(rel: number, width: number, span: number): number {
@@ -24,7 +30,7 @@ export class ColumnSink {
   private goodNs = 0; private coveredNs = 0;
   pointsScanned = 0;
 
-  constructor(private readonly startNs: bigint, endNs: bigint, private readonly width: number, private readonly stepped: boolean, private readonly perPoint: boolean) {
+  constructor(readonly startNs: bigint, endNs: bigint, private readonly width: number, private readonly stepped: boolean, private readonly perPoint: boolean) {
     this.span = Number(endNs - startNs);
     const W = width;
     this.count = new Float64Array(W);
@@ -78,24 +84,80 @@ export class ColumnSink {
     this.lRel[c] = rel; this.lV[c] = v;
   }
 
-  /** A whole chunk inside one column, from its header (uniform quality). */
-  addSummary(h: ChunkHeader, startNs: bigint): void {
-    const first = Number(h.firstTs - startNs), last = Number(h.lastTs - startNs);
+  /**
+   * A whole chunk inside one column, from its header. nonGoodNs: the time inside the chunk
+   * after non-good points; lastGood: the quality class of its last point.
+   */
+  addSummary(h: ChunkExtremes, nonGoodNs: number, lastGood: boolean): void {
+    const first = h.firstRel, last = h.lastRel;
     const c = columnOf(first, this.width, this.span);
     const wasEmpty = this.count[c] === 0;
     this.segment(first, h.first);
     if (wasEmpty) { this.fRel[c] = first; this.fV[c] = h.first; }
-    const minRel = Number(h.minTs - startNs), maxRel = Number(h.maxTs - startNs);
-    if (wasEmpty || h.min < this.minV[c]) { this.minV[c] = h.min; this.minRel[c] = minRel; }
-    if (wasEmpty || h.max > this.maxV[c]) { this.maxV[c] = h.max; this.maxRel[c] = maxRel; }
+    if (wasEmpty || h.min < this.minV[c]) { this.minV[c] = h.min; this.minRel[c] = h.minRel; }
+    if (wasEmpty || h.max > this.maxV[c]) { this.maxV[c] = h.max; this.maxRel[c] = h.maxRel; }
     this.lRel[c] = last; this.lV[c] = h.last;
     this.count[c] += h.count;
     this.pointsScanned += h.count;
-    const good = h.goodCount === h.count;
-    // inside the chunk every segment has the same quality
-    this.coveredNs += last - first;
-    if (good) this.goodNs += last - first;
-    this.prevPoint(last, h.last, good);
+    this.chunkCoverage(first, last, nonGoodNs, h.last, lastGood);
+  }
+
+  // ---- a chunk in parts (render-straddle.ts): enter, points and group runs, coverage ----
+
+  /** The segment from the previous point to a chunk's first point. */
+  enterChunk(firstRel: number, firstV: number): void {
+    this.segment(firstRel, firstV);
+  }
+
+  /** Coverage inside a chunk known from its summary; its last point becomes the previous point. */
+  chunkCoverage(firstRel: number, lastRel: number, nonGoodNs: number, lastV: number, lastGood: boolean): void {
+    const span = lastRel - firstRel;
+    this.coveredNs += span;
+    this.goodNs += span - nonGoodNs;
+    this.prevPoint(lastRel, lastV, lastGood);
+  }
+
+  /** Points ts[i]+baseRel (i in [i0, i1)) into their columns; coverage is the caller's (chunkCoverage). */
+  addRun(baseRel: number, ts: Float64Array, v: Float64Array, i0: number, i1: number): void {
+    const W = this.width, span = this.span;
+    for (let i = i0; i < i1; i++) {
+      const rel = baseRel + ts[i];
+      const c = columnOf(rel, W, span);
+      this.point(c, rel, v[i]);
+      this.count[c]++;
+    }
+    this.pointsScanned += i1 - i0;
+  }
+
+  columnAt(rel: number): number {
+    return columnOf(rel, this.width, this.span);
+  }
+
+  isEmpty(c: number): boolean {
+    return this.count[c] === 0;
+  }
+
+  /** Whether a point of value v would become column c's min (max): decides whether its time is worth resolving. */
+  beatsMin(c: number, v: number): boolean {
+    return this.count[c] === 0 || v < this.minV[c];
+  }
+
+  beatsMax(c: number, v: number): boolean {
+    return this.count[c] === 0 || v > this.maxV[c];
+  }
+
+  /**
+   * A run of `n` points in column c known by summary: its first point, its extremes (times
+   * resolved by the caller when beatsMin/beatsMax said so, else NaN) and its last point.
+   */
+  addGroupRun(c: number, n: number, fRel: number, fV: number, minRel: number, minV: number, maxRel: number, maxV: number, lRel: number, lV: number): void {
+    const wasEmpty = this.count[c] === 0;
+    if (wasEmpty) { this.fRel[c] = fRel; this.fV[c] = fV; }
+    if (!Number.isNaN(minRel)) { this.minV[c] = minV; this.minRel[c] = minRel; }
+    if (!Number.isNaN(maxRel)) { this.maxV[c] = maxV; this.maxRel[c] = maxRel; }
+    this.lRel[c] = lRel; this.lV[c] = lV;
+    this.count[c] += n;
+    this.pointsScanned += n;
   }
 
   /** Points ts[i]+baseRel (i in [i0, i1)); quality per point, or allGood for uniform chunks. */

@@ -12,11 +12,13 @@
 // 10-million-point render in milliseconds. 'minmax-band' gives per column min and max and
 // optionally one `stat`; twa and percent_good need every point, so they decode.
 // Exactness of col() needs rel exact: ranges shorter than 2^53 ns (104 days).
-import { invalid } from '../http/errors.js';
+import { invalid, ServiceError } from '../http/errors.js';
 import { decodeChunk, decodeNumericInto, MAX_CHUNK_POINTS } from './encoding/chunk.js';
+import { ChunkGroups, ChunkSummary, readChunkSummary } from './encoding/chunk-range.js';
 import { createPointColumns } from './encoding/point-columns.js';
-import type { ChunkHeader, PointColumns, ValueType } from './encoding/chunk-types.js';
-import { chunksCovering, headerOf } from './chunk-access.js';
+import { ChunkCorruptError, type PointColumns, type ValueType } from './encoding/chunk-types.js';
+import { forEachChunk, HeaderView } from './render-scan.js';
+import { addStraddlingChunk } from './render-straddle.js';
 import { readHead } from './head-record.js';
 import { seriesKey } from './keys.js';
 import { numericAt } from './point-runs.js';
@@ -72,6 +74,9 @@ export interface MinMaxBand {
   chunksDecoded: number;
 }
 
+/** Per-thread summary and group reader, reused for every chunk. */
+const summary = new ChunkSummary();
+const groups = new ChunkGroups();
 /** Per-thread decode scratch: one set per value type, at the codec's largest chunk. */
 const scratchCols = new Map<ValueType, PointColumns>();
 let scratchTs = new Float64Array(MAX_CHUNK_POINTS);
@@ -99,26 +104,22 @@ export function renderSeries(view: ReadView, id: string, q: RenderQuery): Signif
   }
   const before = pointBefore(view, series, q.startNs);
   if (before) sink.prevPoint(Number(before.ts - q.startNs), before.v, before.quality >= GOOD_QUALITY);
+  const span = Number(q.endNs - q.startNs);
+  const h = new HeaderView(series, q.startNs);
   let fromHeaders = 0, decoded = 0;
-  for (const c of chunksCovering(view, series, q.startNs, q.endNs - 1n)) {
-    const h = headerOf(series, c.start, c.bytes);
-    if (h.lastTs < q.startNs) continue;
-    if (h.firstTs >= q.endNs) break;
-    if (!perPoint && h.firstTs >= q.startNs && h.lastTs < q.endNs && uniformQuality(h) && sink.sameColumn(Number(h.firstTs - q.startNs), Number(h.lastTs - q.startNs))) {
-      sink.addSummary(h, q.startNs);
-      fromHeaders++;
-      continue;
+  forEachChunk(view, series, q.startNs, q.endNs - 1n, (bytes) => {
+    h.read(bytes);
+    if (h.lastRel < 0) return true;
+    if (h.firstRel >= span) return false;
+    try {
+      if (addChunk(sink, h, bytes, span, perPoint)) fromHeaders++;
+      else decoded++;
+    } catch (e) {
+      if (e instanceof ChunkCorruptError) throw new ServiceError('chunk-corrupt', `series ${id}: ${e.message}`, { series: id, chunk_start_ns: (q.startNs + BigInt(h.firstRel)).toString(), byte_length: e.byteLength });
+      throw e;
     }
-    decoded++;
-    if (uniformQuality(h)) {
-      const n = decodeNumericInto(c.bytes, scratchTs, scratchV);
-      sink.addPoints(Number(h.firstTs - q.startNs), scratchTs, scratchV, null, h.goodCount === h.count, 0, n);
-    } else {
-      const cols = scratchFor(meta.type);
-      decodeChunk(c.bytes, cols);
-      addColumns(sink, cols, q.startNs, 0, cols.count);
-    }
-  }
+    return true;
+  });
   const head = readHead(view, series).cols;
   if (head && head.count > 0) {
     const i0 = lowerBoundCols(head, q.startNs), i1 = lowerBoundCols(head, q.endNs);
@@ -131,8 +132,42 @@ export function renderSeries(view: ReadView, id: string, q: RenderQuery): Signif
     : { mode: 'minmax-band', width: q.width, ...sink.band(q.stat ?? null), stat: q.stat ?? null, chunksFromHeaders: fromHeaders, chunksDecoded: decoded };
 }
 
-function uniformQuality(h: ChunkHeader): boolean {
-  return h.goodCount === h.count || h.goodCount === 0;
+/**
+ * One chunk into the sink, by the cheapest exact route; true when the header (and summary)
+ * sufficed. Per-point stats and chunks cut by the range ends take every point with its
+ * quality. Otherwise a chunk inside one column is its header; a chunk across columns
+ * decodes only its boundary groups when it has a group directory, else whole.
+ */
+function addChunk(sink: ColumnSink, h: HeaderView, bytes: Uint8Array, span: number, perPoint: boolean): boolean {
+  const inside = h.firstRel >= 0 && h.lastRel < span;
+  const hasSummary = !perPoint && inside && readChunkSummary(bytes, h.count, summary);
+  const uniform = h.goodCount === h.count || h.goodCount === 0;
+  if (!perPoint && inside && (hasSummary || uniform)) {
+    const nonGood = hasSummary ? summary.nonGoodNs : h.goodCount === h.count ? 0 : h.lastRel - h.firstRel;
+    const lastGood = hasSummary ? summary.lastGood : h.goodCount === h.count;
+    if (sink.columnAt(h.firstRel) === sink.columnAt(h.lastRel)) {
+      sink.addSummary(h, nonGood, lastGood);
+      return true;
+    }
+    if (hasSummary && summary.groups > 0) {
+      addStraddlingChunk(sink, h, summary, groups, bytes);
+      return false;
+    }
+    const n = decodeNumericInto(bytes, scratchTs, scratchV);
+    sink.enterChunk(h.firstRel, h.first);
+    sink.addRun(h.firstRel, scratchTs, scratchV, 0, n);
+    sink.chunkCoverage(h.firstRel, h.lastRel, nonGood, h.last, lastGood);
+    return false;
+  }
+  if (uniform) {
+    const n = decodeNumericInto(bytes, scratchTs, scratchV);
+    sink.addPoints(h.firstRel, scratchTs, scratchV, null, h.goodCount === h.count, 0, n);
+  } else {
+    const cols = scratchFor(h.type);
+    decodeChunk(bytes, cols);
+    addColumns(sink, cols, sink.startNs, 0, cols.count);
+  }
+  return false;
 }
 
 function scratchFor(type: ValueType): PointColumns {

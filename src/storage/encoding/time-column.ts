@@ -135,15 +135,16 @@ export function decodeTimes(r: ChunkReader, n: number, out: Float64Array): void 
 }
 
 /**
- * Offsets of points [from, to) into out[0..to-from), knowing the offset of point `from`
- * (fromOffset, from the chunk summary): GRID and SLOTS columns decode only the blocks
- * around the range; DELTA_VARINT chunks (never built by the engine) read every delta.
+ * Offsets of points [from, to) into out[0..to-from), knowing the offset of point
+ * `anchor` <= from (the chunk summary's group first time): GRID and SLOTS columns decode
+ * only the blocks around the range; DELTA_VARINT chunks (never built by the engine) read
+ * every delta.
  */
-export function decodeTimeRange(r: ChunkReader, n: number, from: number, to: number, out: Float64Array, fromOffset: number): void {
+export function decodeTimeRange(r: ChunkReader, n: number, from: number, to: number, out: Float64Array, anchor: number, anchorOffset: number): void {
   const mode = r.u8('time column mode');
   const unit = r.varint('time unit');
   if (unit === 0) r.fail('time unit 0');
-  const uFrom = fromOffset / unit;
+  const uA = anchorOffset / unit;
   if (mode === TimeMode.DeltaVarint) {
     let acc = 0;
     if (from === 0) out[0] = 0;
@@ -157,13 +158,14 @@ export function decodeTimeRange(r: ChunkReader, n: number, from: number, to: num
   const period = r.varint('time period');
   const len = to - from;
   if (mode === TimeMode.Grid) {
-    decodeIntRange(r, n, from, to, out, from, uFrom - from * period);
+    decodeIntRange(r, n, from, to, out, anchor, uA - anchor * period);
     for (let j = 0; j < len; j++) out[j] = (out[j] + (from + j) * period) * unit;
     return;
   }
-  const slot = Math.round(uFrom / period);
+  if (period === 0) r.fail('slot period 0');
+  const slot = Math.round(uA / period);
   const skips = scratchColumn(ScratchSlot.TimeSkips, len);
-  decodeIntRange(r, n, from, to, skips, from, slot - from);
-  decodeIntRange(r, n, from, to, out, from, uFrom - slot * period);
+  decodeIntRange(r, n, from, to, skips, anchor, slot - anchor);
+  decodeIntRange(r, n, from, to, out, anchor, uA - slot * period);
   for (let j = 0; j < len; j++) out[j] = (out[j] + (from + j + skips[j]) * period) * unit;
 }

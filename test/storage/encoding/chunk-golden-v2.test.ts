@@ -1,6 +1,6 @@
 import t from 'tap';
 import { decodeChunk, encodeChunk, FORMAT_VERSION, readChunkHeader } from '../../../src/storage/encoding/chunk.js';
-import { ChunkSummary, decodeGroupRange, readChunkSummary } from '../../../src/storage/encoding/chunk-range.js';
+import { ChunkGroups, ChunkSummary, readChunkSummary } from '../../../src/storage/encoding/chunk-range.js';
 import { createPointColumns } from '../../../src/storage/encoding/point-columns.js';
 import { type PointRun, timeAt, toColumns } from '../../helpers/chunk-arbitraries.js';
 
@@ -126,7 +126,10 @@ t.test('the group directory golden describes its two groups exactly', async (t) 
     for (let i = a; i < b; i++) { if (f[i] < f[lo]) lo = i; if (f[i] > f[hi]) hi = i; }
     t.same([s.firstRel[g], s.firstV[g], s.minV[g], s.minIdx[g], s.maxV[g], s.maxIdx[g]], [cols.tsOffset[a] - cols.tsOffset[0], f[a], f[lo], lo, f[hi], hi], `group ${g}`);
     const ts = new Float64Array(256), v = new Float64Array(256);
-    decodeGroupRange(bytes, s, a, b, ts, v);
+    const groups = new ChunkGroups();
+    groups.open(bytes, s);
+    groups.decode(a, b, ts, v);
+    t.equal(groups.timeAt(lo), cols.tsOffset[lo] - cols.tsOffset[0], `group ${g}: time of its min alone`);
     let same = true;
     for (let i = a; i < b; i++) if (ts[i - a] !== cols.tsOffset[i] - cols.tsOffset[0] || !Object.is(v[i - a], f[i])) same = false;
     t.ok(same, `group ${g} decodes alone to its points`);

@@ -1,0 +1,66 @@
+// A chunk that straddles pixel-column boundaries, read through its group directory
+// (format v2, chunk-summary.ts): only the groups a boundary falls into are decoded; every
+// other group is answered from its first point, min and max.
+//
+// Group g covers points [g*G, (g+1)*G) and times [t_g, t_{g+1}) (the last group ends at
+// the chunk's last time). When col(t_g) == col(t_{g+1}) the whole group lies in one
+// column and its last point is not that column's last (the next group's first point
+// follows in the same column), so the summary is enough; consecutive such groups of one
+// column merge into a run, and only the run's winning min and max need their times,
+// resolved one point each (ChunkGroups.timeAt) and only when they beat the column so far.
+// Groups a boundary falls into are decoded whole. Exact: every point reaches the same
+// column aggregate it would reach decoded one by one.
+import type { ChunkGroups, ChunkSummary } from './encoding/chunk-range.js';
+import type { ColumnSink } from './render-columns.js';
+import type { HeaderView } from './render-scan.js';
+
+/** Decode scratch for one group (G <= 256). */
+const ts = new Float64Array(256);
+const vs = new Float64Array(256);
+
+/** Adds a chunk lying inside the range whose summary has a group directory; `groups` is opened here. */
+export function addStraddlingChunk(sink: ColumnSink, h: HeaderView, s: ChunkSummary, groups: ChunkGroups, bytes: Uint8Array): number {
+  groups.open(bytes, s);
+  sink.enterChunk(h.firstRel, h.first);
+  const G = 1 << s.groupShift, n = h.count, base = h.firstRel, last = s.groups - 1;
+  let decoded = 0;
+  // The pending run of summarised groups: column, points, first point, extremes (index).
+  let pc = -1, pn = 0, pfRel = 0, pfV = 0, pMinV = 0, pMinI = 0, pMaxV = 0, pMaxI = 0, pEndsChunk = false;
+  const flush = (): void => {
+    if (pc < 0) return;
+    const minRel = sink.beatsMin(pc, pMinV) ? base + groups.timeAt(pMinI) : NaN;
+    const maxRel = sink.beatsMax(pc, pMaxV) ? base + groups.timeAt(pMaxI) : NaN;
+    // A run that does not end the chunk is followed by a decoded group whose first point
+    // lies in the same column and overwrites this provisional last point.
+    const lRel = pEndsChunk ? h.lastRel : pfRel, lV = pEndsChunk ? h.last : pfV;
+    sink.addGroupRun(pc, pn, pfRel, pfV, minRel, pMinV, maxRel, pMaxV, lRel, lV);
+    pc = -1;
+  };
+  let tNext = base + s.firstRel[0];
+  for (let g = 0; g <= last; g++) {
+    const a = g * G, b = Math.min(n, a + G);
+    const t0 = tNext;
+    tNext = g < last ? base + s.firstRel[g + 1] : h.lastRel;
+    const c0 = sink.columnAt(t0);
+    if (c0 === sink.columnAt(tNext)) {
+      if (pc !== c0) {
+        flush();
+        pc = c0; pn = 0; pfRel = t0; pfV = s.firstV[g];
+        pMinV = s.minV[g]; pMinI = s.minIdx[g]; pMaxV = s.maxV[g]; pMaxI = s.maxIdx[g];
+      } else {
+        if (s.minV[g] < pMinV) { pMinV = s.minV[g]; pMinI = s.minIdx[g]; }
+        if (s.maxV[g] > pMaxV) { pMaxV = s.maxV[g]; pMaxI = s.maxIdx[g]; }
+      }
+      pn += b - a;
+      pEndsChunk = g === last;
+    } else {
+      flush();
+      groups.decode(a, b, ts, vs);
+      sink.addRun(base, ts, vs, 0, b - a);
+      decoded++;
+    }
+  }
+  flush();
+  sink.chunkCoverage(h.firstRel, h.lastRel, s.nonGoodNs, h.last, s.lastGood);
+  return decoded;
+}
