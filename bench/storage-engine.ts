@@ -1,9 +1,13 @@
 // Engine-level figures of src/storage on the shared industrial dataset.
 //   node --import tsx bench/storage-engine.ts [--series 1000] [--points 10000] [--big-points 10000000] [--json]
 // Inputs are generated (seeded, deterministic) before any timing. Prints a table, or one
-// JSON object with --json. Figures: durable write points/s through the write path, bytes
-// per point on disk after sealing (env file size / points, and sum of chunk bytes),
+// JSON object with --json. Figures: durable write points/s through the write path; bytes
+// per point on disk after the load and after sealing every head: the env file (LMDB's
+// high-water mark), the live pages (file minus LMDB free pages), a compacted copy
+// (`compactCopy`, what a maintenance compaction leaves), and the sum of chunk bytes;
 // render p50/p99 of the big series at width 1000, rollup read latency.
+// "Everything included" = every table (chunks, head records and segments, rollups, audit,
+// meta), LMDB's branch/leaf pages, overflow-page rounding and its own free-list tree.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,7 +51,24 @@ const slice = (c: Columns, a: number, b: number): PointBatch => ({
 
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
 
-async function envBytes(dir: string): Promise<number> { return (await stat(join(dir, 'data.mdb'))).size; }
+async function compactedBytes(store: SeriesStore, root: string, name: string): Promise<number> {
+  const dir = join(root, `${name}-compact`);
+  const size = (await stat(await store.compactCopy(dir))).size;
+  await rm(dir, { recursive: true, force: true });
+  return size;
+}
+
+async function disk(store: SeriesStore, root: string, name: string, points: number, out: Record<string, number | string>, prefix: string) {
+  const d = await store.diskUsage();
+  out[`${prefix}file_bytes`] = d.fileBytes;
+  out[`${prefix}live_bytes`] = d.liveBytes;
+  out[`${prefix}bytes_per_point_file`] = +(d.fileBytes / points).toFixed(3);
+  out[`${prefix}bytes_per_point_live`] = +(d.liveBytes / points).toFixed(3);
+  if (prefix.endsWith('sealed_')) {
+    out[`${prefix}bytes_per_point_compacted`] = +((await compactedBytes(store, root, name)) / points).toFixed(3);
+    for (const [table, bytes] of Object.entries(d.tables)) out[`${prefix}table_${table}_bytes_per_point`] = +(bytes / points).toFixed(4);
+  }
+}
 
 async function create(store: SeriesStore, c: Columns) {
   await store.createSeries({ id: c.id, type: c.type, writableClass: 'collector', ...(c.type === 'enum' ? { enumSet: { id: 'machine-state', ordinals: [0, 1, 2, 3, 4, 5] } } : {}) });
@@ -70,17 +91,18 @@ async function main() {
       if (r.refused) throw new Error(`refused ${r.refused}`);
     }
     const writeMs = performance.now() - t0;
+    out.write_points = total;
+    out.write_points_per_s = Math.round(total / (writeMs / 1000));
+    out.write_ms = Math.round(writeMs);
+    out.head_cache_loads = store.headCacheStats().loads;
+    await disk(store, root, 'fleet', total, out, 'loaded_');
     const t1 = performance.now();
     await store.sealHeads();
     const sealMs = performance.now() - t1;
     let chunkBytes = 0;
     for (const c of cols) for (const ch of store.read((v) => listChunks(v, c.id, { startNs: c.times[0], endNs: c.times[c.times.length - 1] + 1n }))) chunkBytes += ch.bytes;
-    out.write_points = total;
-    out.write_points_per_s = Math.round(total / (writeMs / 1000));
-    out.write_ms = Math.round(writeMs);
     out.seal_remaining_heads_ms = Math.round(sealMs);
-    out.env_file_bytes = await envBytes(dir);
-    out.bytes_per_point_env = +(out.env_file_bytes / total).toFixed(3);
+    await disk(store, root, 'fleet', total, out, 'sealed_');
     out.bytes_per_point_chunks = +(chunkBytes / total).toFixed(3);
     // rollup read latency: one day of 1 h buckets of one series, 200 reads over random series
     const lat: number[] = [];
@@ -102,9 +124,9 @@ async function main() {
       await create(bs, big);
       const b0 = performance.now();
       for (let a = 0; a < big.times.length; a += 100_000) await bs.write([slice(big, a, Math.min(big.times.length, a + 100_000))], { principal: 'bench' });
-      await bs.sealHeads();
       out.big_write_points_per_s = Math.round(big.times.length / ((performance.now() - b0) / 1000));
-      out.big_bytes_per_point_env = +((await envBytes(bdir)) / big.times.length).toFixed(3);
+      await bs.sealHeads();
+      await disk(bs, root, 'big', big.times.length, out, 'big_sealed_');
       const q = { startNs: big.times[0], endNs: big.times[big.times.length - 1] + 1n, width: 1000 };
       const rt: number[] = [], bt: number[] = [];
       let last: ReturnType<typeof renderSeries> | null = null;

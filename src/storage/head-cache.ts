@@ -10,8 +10,12 @@ import { loadStoredHead, readHeadRecord } from './head-record.js';
 import { OpenHead, type Generation } from './open-head.js';
 import type { ReadView } from './series-env.js';
 
-/** Default bound on cached head points (all columns ~20 B/point: ~80 MB at 4 M). */
-export const DEFAULT_HEAD_CACHE_POINTS = 4_000_000;
+/**
+ * Default bound on cached head capacity in points (time, value and quality columns cost
+ * ~20 B per float64 point: ~240 MB at 12 M). Heads beyond it are reloaded from their
+ * segments (a decode of the head) on their next write.
+ */
+export const DEFAULT_HEAD_CACHE_POINTS = 12_000_000;
 
 export class HeadCache {
   /** Map order is recency order: a hit moves the entry to the end. */
@@ -35,6 +39,7 @@ export class HeadCache {
       return cached;
     }
     const head = new OpenHead(type, rec ? loadStoredHead(view, series) : null);
+    this.loads++;
     this.heads.set(id, head);
     return head;
   }
@@ -51,4 +56,7 @@ export class HeadCache {
   }
 
   get size(): number { return this.heads.size; }
+
+  /** Heads loaded from storage since the cache was made (misses: new, evicted or moved by another writer). */
+  loads = 0;
 }

@@ -54,3 +54,10 @@ export function gatherInt64(src: BigInt64Array, keep: Int32Array, n: number, dst
 export function atLeast(buf: Float64Array, n: number): Float64Array {
   return buf.length >= n ? buf : new Float64Array(Math.max(n, buf.length * 2));
 }
+
+/** out[i] = the double nearest a[i] (as Number(a[i]): one correctly rounded addition of exact parts). */
+export function int64ToNumbers(a: BigInt64Array, n: number, out: Float64Array): void {
+  if (!LITTLE_ENDIAN) { for (let i = 0; i < n; i++) out[i] = Number(a[i]); return; }
+  const w = wordsOf(a);
+  for (let i = 0; i < n; i++) out[i] = w[2 * i + 1] * TWO32 + (w[2 * i] >>> 0);
+}

@@ -89,7 +89,7 @@ export class OpenHead {
 
   private ensureCapacity(n: number): void {
     if (n <= this.capacity) return;
-    this.resize(Math.max(n, this.capacity * 2));
+    this.resize(Math.max(n, Math.ceil(this.capacity * 1.5)));
   }
 
   private resize(capacity: number): void {
@@ -220,6 +220,6 @@ export class OpenHead {
     const rec: HeadRecord = { sealedEnd: this.sealedEnd, lastWriteMs: nowMs, genWriter: g.writer, genCounter: g.counter, nextSeq: this.nextSeq, openPoints: c.count };
     putHeadRecord(env, series, rec);
     // a big batch grows the columns far past what stays open; give the memory back
-    if (this.capacity > 4 * Math.max(c.count, 4096)) this.resize(Math.max(2 * c.count, 256));
+    if (this.capacity > 2 * c.count + 8192) this.resize(Math.ceil(1.25 * c.count) + 256);
   }
 }

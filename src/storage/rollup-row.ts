@@ -53,32 +53,57 @@ export function mergeRow(a: RollupRow, b: RollupRow): void {
   a.areaStepped += b.areaStepped; a.areaLinear += b.areaLinear; a.coveredNs += b.coveredNs; a.goodNs += b.goodNs;
 }
 
+/** A bucket being accumulated: like RollupRow, with times as ns offsets from the accumulator's base. */
+interface AccRow {
+  count: number;
+  min: number; max: number; first: number; last: number;
+  minOff: number; maxOff: number; firstOff: number; lastOff: number;
+  lastQuality: number;
+  areaStepped: number; areaLinear: number; coveredNs: number; goodNs: number;
+}
+
+function emptyAcc(): AccRow {
+  return { count: 0, min: NaN, max: NaN, first: NaN, last: NaN, minOff: 0, maxOff: 0, firstOff: 0, lastOff: 0, lastQuality: 0, areaStepped: 0, areaLinear: 0, coveredNs: 0, goodNs: 0 };
+}
+
 /**
  * Accumulates points and segments into buckets of `intervalNs`, with times as exact
- * Float64 ns offsets from `base` (a bucket boundary), so the per-point work has no BigInt.
+ * Float64 ns offsets from `base` (a bucket boundary), so the per-point work has no BigInt:
+ * times become int64 again once per bucket, in rows().
  */
 export class BucketAccumulator {
-  readonly rows = new Map<number, RollupRow>();
+  private readonly acc = new Map<number, AccRow>();
+  private curIndex = NaN;
+  private cur: AccRow = emptyAcc();
   constructor(readonly base: bigint, readonly intervalNs: number) {}
 
-  row(index: number): RollupRow {
-    let r = this.rows.get(index);
-    if (!r) { r = emptyRow(); this.rows.set(index, r); }
+  private row(index: number): AccRow {
+    if (index === this.curIndex) return this.cur;
+    let r = this.acc.get(index);
+    if (!r) { r = emptyAcc(); this.acc.set(index, r); }
+    this.curIndex = index; this.cur = r;
     return r;
   }
 
   /** Seeds a bucket with an existing stored row (incremental append). */
   seed(index: number, r: RollupRow): void {
-    this.rows.set(index, r);
+    const b = this.base;
+    const a: AccRow = {
+      count: r.count, min: r.min, max: r.max, first: r.first, last: r.last,
+      minOff: r.count ? Number(r.minTs - b) : 0, maxOff: r.count ? Number(r.maxTs - b) : 0,
+      firstOff: r.count ? Number(r.firstTs - b) : 0, lastOff: r.count ? Number(r.lastTs - b) : 0,
+      lastQuality: r.lastQuality, areaStepped: r.areaStepped, areaLinear: r.areaLinear, coveredNs: r.coveredNs, goodNs: r.goodNs,
+    };
+    this.acc.set(index, a);
+    if (index === this.curIndex) this.cur = a;
   }
 
   addPoint(off: number, v: number, q: number): void {
     const r = this.row(Math.floor(off / this.intervalNs));
-    const ts = this.base + BigInt(off);
-    if (r.count === 0 || v < r.min) { r.min = v; r.minTs = ts; }
-    if (r.count === 0 || v > r.max) { r.max = v; r.maxTs = ts; }
-    if (r.count === 0 || ts < r.firstTs) { r.first = v; r.firstTs = ts; }
-    if (r.count === 0 || ts >= r.lastTs) { r.last = v; r.lastTs = ts; r.lastQuality = q; }
+    if (r.count === 0 || v < r.min) { r.min = v; r.minOff = off; }
+    if (r.count === 0 || v > r.max) { r.max = v; r.maxOff = off; }
+    if (r.count === 0 || off < r.firstOff) { r.first = v; r.firstOff = off; }
+    if (r.count === 0 || off >= r.lastOff) { r.last = v; r.lastOff = off; r.lastQuality = q; }
     r.count++;
   }
 
@@ -102,6 +127,20 @@ export class BucketAccumulator {
       r.coveredNs += dur;
       if (good) r.goodNs += dur;
       a = b;
+    }
+  }
+
+  /** The accumulated buckets by index from base, as stored rows. */
+  *rows(): Generator<[number, RollupRow]> {
+    const b = this.base;
+    for (const [idx, a] of this.acc) {
+      const has = a.count > 0;
+      yield [idx, {
+        count: a.count, min: a.min, max: a.max, first: a.first, last: a.last,
+        minTs: has ? b + BigInt(a.minOff) : 0n, maxTs: has ? b + BigInt(a.maxOff) : 0n,
+        firstTs: has ? b + BigInt(a.firstOff) : 0n, lastTs: has ? b + BigInt(a.lastOff) : 0n,
+        lastQuality: a.lastQuality, areaStepped: a.areaStepped, areaLinear: a.areaLinear, coveredNs: a.coveredNs, goodNs: a.goodNs,
+      }];
     }
   }
 }

@@ -7,6 +7,7 @@ import { ServiceError, invalid } from '../http/errors.js';
 import type { ValueType } from './encoding/chunk-types.js';
 import { rollupKey, readTime, seriesKey } from './keys.js';
 import { numericAt, type TimedPoints } from './point-runs.js';
+import { atLeast, int64ToNumbers, offsetsFrom } from './int64-words.js';
 import { collectTimed, pointAtOrAfter, pointBefore } from './range-scan.js';
 import { BucketAccumulator, decodeRow, encodeRow, mergeRow, emptyRow, type RollupRow } from './rollup-row.js';
 import { readMeta } from './series-meta.js';
@@ -22,6 +23,8 @@ export type Continuity = 'continuous' | 'stepped';
 const HOUR = ROLLUP_INTERVALS['1h'], DAY = ROLLUP_INTERVALS['1d'];
 /** Repair works in windows of 8 days so that ns offsets stay far below 2^53. */
 const WINDOW_NS = 8n * DAY.ns;
+/** Scratch for a run's times as offsets from its first bucket. */
+let offsets: Float64Array = new Float64Array(4096);
 
 export function floorTo(t: bigint, step: bigint): bigint {
   const m = t % step;
@@ -30,7 +33,7 @@ export function floorTo(t: bigint, step: bigint): bigint {
 
 function writeRows(env: SeriesEnv, series: Buffer, acc: BucketAccumulator, code: number): void {
   const I = BigInt(acc.intervalNs);
-  for (const [idx, row] of acc.rows) {
+  for (const [idx, row] of acc.rows()) {
     const key = rollupKey(series, code, acc.base + BigInt(idx) * I);
     if (row.count === 0 && row.coveredNs === 0) env.rollups.removeSync(key);
     else env.rollups.putSync(key, encodeRow(row));
@@ -101,6 +104,9 @@ export function appendRollups(view: ReadView, series: Buffer, type: ValueType, p
       repairRollups(view, series, type, fresh.ts[0], last);
       return;
     }
+  } else if (last - base >= WINDOW_NS) {
+    repairRollups(view, series, type, fresh.ts[0], last);
+    return;
   }
   const acc = new BucketAccumulator(base, Number(HOUR.ns));
   let pOff = NaN, pV = NaN, pQ = 0;
@@ -108,14 +114,35 @@ export function appendRollups(view: ReadView, series: Buffer, type: ValueType, p
     acc.seed(0, seeded);
     pOff = Number(prevTs - base); pV = seeded.last; pQ = seeded.lastQuality;
   }
+  // exact: the run lies within WINDOW_NS (8 days) of base, checked above
+  offsets = atLeast(offsets, fresh.count);
+  if (!offsetsFrom(fresh.ts, 0, fresh.count, base, offsets, 0)) throw new Error('BUG: rollup append beyond the exact span');
+  const numbers = numericColumn(fresh);
   for (let i = 0; i < fresh.count; i++) {
-    const off = Number(fresh.ts[i] - base), v = numericAt(fresh, i);
+    const off = offsets[i], v = numbers ? numbers[i] : numericAt(fresh, i);
     if (!Number.isNaN(pOff)) acc.addSegment(pOff, pV, pQ, off, v);
     acc.addPoint(off, v, fresh.quality[i]);
     pOff = off; pV = v; pQ = fresh.quality[i];
   }
   writeRows(view.env, series, acc, HOUR.code);
   foldDays(view, series, base, last);
+}
+
+let numbersScratch: Float64Array = new Float64Array(4096);
+
+/** The numeric view of a run's values as one column (no BigInt per point for int64); null for strings. */
+function numericColumn(t: TimedPoints): Float64Array | null {
+  switch (t.type) {
+    case 'float64': return t.f64;
+    case 'string': return null;
+    case 'int64': numbersScratch = atLeast(numbersScratch, t.count); int64ToNumbers(t.i64!, t.count, numbersScratch); return numbersScratch;
+    case 'boolean': case 'enum': {
+      numbersScratch = atLeast(numbersScratch, t.count);
+      const src = t.type === 'boolean' ? t.u8! : t.ord!;
+      for (let i = 0; i < t.count; i++) numbersScratch[i] = src[i];
+      return numbersScratch;
+    }
+  }
 }
 
 /** Rollup buckets as columns; NaN where a statistic is undefined (no points, no covered time). */

@@ -16,6 +16,8 @@
 //   readRaw, readRawAudit, readSnapshot, listChunks, readFinalised, readGaps,
 //   readRollups, renderSeries, readLifecyclePolicy.
 // One SeriesStore per process is the single writer (STACK-NOTES §3: parallel writers gain nothing).
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { ServiceError, invalid } from '../http/errors.js';
 import type { ValueType } from './encoding/chunk-types.js';
 import { seriesKey } from './keys.js';
@@ -206,18 +208,26 @@ export class SeriesStore {
     return this.read((v) => readHeadRecord(v, seriesKey(id))?.openPoints ?? 0);
   }
 
+  /** Open heads cached by this writer, and how many were loaded from storage so far. */
+  headCacheStats(): { heads: number; loads: number } {
+    return { heads: this.heads.size, loads: this.heads.loads };
+  }
+
   /** The env file's size, and how much of it the trees use (the rest is LMDB free pages). */
   diskUsage(): Promise<DiskUsage> {
     return measureDisk(this.env);
   }
 
   /**
-   * Maintenance: writes a compacted copy of the env (live pages only, no free pages) to
-   * `path` (a file that must not exist). LMDB never shrinks its file; swapping the copy in
-   * while the service is stopped returns the high-water mark of head segments to the OS.
+   * Maintenance: writes a compacted copy of the env (live pages only, no free pages) as
+   * `<dir>/data.mdb` (dir is created; it must not hold an env already). LMDB never shrinks
+   * its file; swapping the copy in while the service is stopped returns the high-water
+   * mark of head segments to the OS.
    */
-  compactCopy(path: string): Promise<void> {
-    return this.env.root.backup(path, true);
+  async compactCopy(dir: string): Promise<string> {
+    await mkdir(dir, { recursive: true });
+    await this.env.root.backup(dir, true);
+    return join(dir, 'data.mdb');
   }
 
   async close(): Promise<void> {
@@ -257,6 +267,10 @@ export class SeriesStore {
    * One group = one transaction. A ServiceError from one request (e.g. conflict) fails only
    * that request: its writes are undone by running every request up to it again without
    * it. Any other error aborts the group and rejects all of it (nothing was made durable).
+   * The group runs as an lmdb-js child transaction because only those are aborted when
+   * their callback throws: a plain `transaction()` callback that throws still has its
+   * writes committed with the rest of lmdb-js's batch (read in lmdb/write.js, and caught
+   * by test/storage/head-segments.test.ts).
    */
   private async flush(): Promise<void> {
     this.running = true;
@@ -267,7 +281,7 @@ export class SeriesStore {
         const outcomes: { ok: boolean; value: unknown }[] = [];
         let failedAt = -1;
         try {
-          await this.env.root.transaction(() => {
+          await this.env.root.childTransaction(() => {
             const ctx = new TxnContext(this.env, this.budget, this.auditClock, this.heads);
             for (let i = 0; i < group.length; i++) {
               try {

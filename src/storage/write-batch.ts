@@ -6,6 +6,7 @@ import { invalid } from '../http/errors.js';
 import type { SeriesMeta } from './series-meta.js';
 import { INT64_MAX, INT64_MIN } from './keys.js';
 import { allocTimed, copyValue, sameValue, valueAt, type Supersession, type TimedPoints } from './point-runs.js';
+import { atLeast, gatherInt64, offsetsFrom } from './int64-words.js';
 
 export interface PointBatch {
   series: string;
@@ -80,6 +81,7 @@ export function checkBatchShape(b: PointBatch, at: string): void {
 export function normaliseBatch(b: PointBatch, meta: SeriesMeta): NormalisedBatch {
   const n = b.times.length;
   if (!columnMatches(meta.type, b.values)) return { points: allocTimed(meta.type, 0), refusals: refuseAll(n, 'wrong-type'), superseded: [], unchanged: 0 };
+  if (b.times instanceof BigInt64Array && b.quality instanceof Uint32Array && !Array.isArray(b.values)) return normaliseColumns(b.times, b.values as TypedValues, b.quality, meta);
   const staged = allocTimed(meta.type, n);
   const origin = new Int32Array(n);
   const refusals: Refusal[] = [];
@@ -100,6 +102,81 @@ export function normaliseBatch(b: PointBatch, meta: SeriesMeta): NormalisedBatch
   }
   staged.count = m;
   return dedupeSorted(staged, origin, refusals);
+}
+
+type TypedValues = Float64Array | BigInt64Array | Uint8Array | Int32Array;
+
+/**
+ * The collector shape (typed times, values and quality): times and quality need no check
+ * (every element is an int64 / uint32), values are checked in one plain loop, and when
+ * nothing is refused the run is a view of the caller's columns, never copied or turned
+ * into BigInts per point. Nothing downstream writes into a normalised run.
+ */
+function normaliseColumns(times: BigInt64Array, values: TypedValues, quality: Uint32Array, meta: SeriesMeta): NormalisedBatch {
+  const n = times.length;
+  const refusals: Refusal[] = [];
+  switch (meta.type) {
+    case 'float64': { const f = values as Float64Array; for (let i = 0; i < n; i++) if (!Number.isFinite(f[i])) refusals.push({ index: i, reason: 'non-finite' }); break; }
+    case 'boolean': { const u = values as Uint8Array; for (let i = 0; i < n; i++) if (u[i] > 1) refusals.push({ index: i, reason: 'wrong-type' }); break; }
+    case 'enum': {
+      const ordinals = meta.enumSet ? new Set(meta.enumSet.ordinals) : null;
+      const o = values as Int32Array;
+      if (ordinals) for (let i = 0; i < n; i++) if (!ordinals.has(o[i])) refusals.push({ index: i, reason: 'unknown-enum-ordinal' });
+      break;
+    }
+    default: break;
+  }
+  let pts: TimedPoints;
+  let origin: Int32Array | null = null;
+  if (refusals.length === 0) {
+    pts = { type: meta.type, count: n, ts: times, quality, f64: null, i64: null, u8: null, ord: null, str: null };
+    setColumn(pts, values);
+  } else {
+    const m = n - refusals.length;
+    origin = new Int32Array(m);
+    for (let i = 0, r = 0, j = 0; i < n; i++) {
+      if (r < refusals.length && refusals[r].index === i) { r++; continue; }
+      origin[j++] = i;
+    }
+    pts = allocTimed(meta.type, m);
+    gatherInt64(times, origin, m, pts.ts);
+    for (let j = 0; j < m; j++) pts.quality[j] = quality[origin[j]];
+    switch (meta.type) {
+      case 'float64': for (let j = 0; j < m; j++) pts.f64![j] = (values as Float64Array)[origin[j]]; break;
+      case 'int64': gatherInt64(values as BigInt64Array, origin, m, pts.i64!); break;
+      case 'boolean': for (let j = 0; j < m; j++) pts.u8![j] = (values as Uint8Array)[origin[j]]; break;
+      case 'enum': for (let j = 0; j < m; j++) pts.ord![j] = (values as Int32Array)[origin[j]]; break;
+      case 'string': break;
+    }
+    pts.count = m;
+  }
+  if (strictlyIncreasing(pts.ts, pts.count)) return { points: pts, refusals, superseded: [], unchanged: 0 };
+  if (origin === null) origin = Int32Array.from({ length: n }, (_, i) => i);
+  return dedupeSorted(pts, origin, refusals);
+}
+
+function setColumn(pts: TimedPoints, values: TypedValues): void {
+  switch (pts.type) {
+    case 'float64': pts.f64 = values as Float64Array; break;
+    case 'int64': pts.i64 = values as BigInt64Array; break;
+    case 'boolean': pts.u8 = values as Uint8Array; break;
+    case 'enum': pts.ord = values as Int32Array; break;
+    case 'string': break;
+  }
+}
+
+let offsets: Float64Array = new Float64Array(4096);
+
+/** Times strictly ascending? Compared as exact offsets from the first time; BigInt only for a batch spanning 2^52 ns. */
+function strictlyIncreasing(ts: BigInt64Array, n: number): boolean {
+  if (n < 2) return true;
+  offsets = atLeast(offsets, n);
+  if (offsetsFrom(ts, 0, n, ts[0], offsets, 0)) {
+    for (let i = 1; i < n; i++) if (!(offsets[i] > offsets[i - 1])) return false;
+    return true;
+  }
+  for (let i = 1; i < n; i++) if (ts[i] <= ts[i - 1]) return false;
+  return true;
 }
 
 function stageTyped(meta: SeriesMeta, values: ArrayLike<number | bigint>, i: number, out: TimedPoints, m: number, ordinals: Set<number> | null): RefusalReason | null {

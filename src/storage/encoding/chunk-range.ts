@@ -7,9 +7,8 @@ import { openChunk, finishSection } from './chunk.js';
 import { sectionOffsets } from './chunk-header.js';
 import { ChunkSummary } from './chunk-summary.js';
 import { invalid } from '../../http/errors.js';
-import { decodeIntRange } from './int-column-range.js';
-import { decodeTimeRange } from './time-column.js';
-import type { ValueType } from './chunk-types.js';
+import { IntColumnIndex } from './int-column-range.js';
+import { TimeColumnIndex } from './time-column.js';
 
 export { ChunkSummary, GROUP_SHIFT } from './chunk-summary.js';
 
@@ -28,30 +27,38 @@ export function readChunkSummary(bytes: Uint8Array, count: number, out: ChunkSum
 }
 
 /**
- * Reads parts of one chunk with a group directory: open() checks the whole-chunk CRC
- * once, then groups decode and single times resolve without decoding the rest. Reused
- * across chunks; valid until the next open() (the bytes may be a reused LMDB buffer).
+ * Reads parts of one chunk with a group directory: open() checks the whole-chunk CRC once
+ * and reads the layout of its time and value columns, then groups decode and single times
+ * resolve without decoding the rest. Reused across chunks; valid until the next open()
+ * (the bytes may be a reused LMDB buffer).
  */
 export class ChunkGroups {
-  private reader: { bytes: Uint8Array; words: Uint32Array } = { bytes: new Uint8Array(0), words: EMPTY_WORDS };
+  private readonly times = new TimeColumnIndex();
+  private readonly values = new IntColumnIndex();
   private count = 0;
-  private type: ValueType = 'float64';
-  private valuesAt = 0;
-  private qualityAt = 0;
   private summary: ChunkSummary = new ChunkSummary();
-  private readonly one = new Float64Array(1);
 
   /** `summary` must have been read from these bytes and have a group directory. */
   open(bytes: Uint8Array, summary: ChunkSummary): void {
     const c = openChunk(bytes);
     if (summary.groups === 0) throw invalid('summary', 'the chunk has no group directory');
-    this.reader = c;
-    this.count = c.h.count;
-    this.type = c.h.type;
-    const s = sectionOffsets(c.bytes);
-    this.valuesAt = s.valuesAt;
-    this.qualityAt = s.qualityAt;
+    summary.loadDirectory();
+    const n = c.h.count;
+    this.count = n;
     this.summary = summary;
+    const s = sectionOffsets(c.bytes);
+    let r = new ChunkReader(c.bytes, c.words, 100, s.valuesAt);
+    this.times.parse(r, n);
+    finishSection(r, 'time');
+    r = new ChunkReader(c.bytes, c.words, s.valuesAt, s.qualityAt);
+    if (c.h.type === 'float64') {
+      if (r.u8('float column mode') !== 0) r.fail('a group directory over a non-decimal float column');
+      if (10 ** r.u8('decimal scale') !== summary.divisor) r.fail('decimal scale disagrees with the summary');
+    } else if (c.h.type === 'int64') {
+      if (r.u8('int64 column mode') !== 0) r.fail('a group directory over a wide int64 column');
+    } else if (c.h.type === 'string') r.fail('a group directory over a string column');
+    this.values.parse(r, n);
+    finishSection(r, 'value');
   }
 
   /** Times (ns offsets from the chunk's first time) and numeric values of points [from, to) into tsOut/vOut[0..to-from); `from` is a group start. */
@@ -60,16 +67,8 @@ export class ChunkGroups {
     const g = from >> sm.groupShift;
     if (g << sm.groupShift !== from || to > n || to <= from) throw invalid('range', `points [${from}, ${to}) are not a group range of this ${n}-point chunk`);
     if (tsOut.length < to - from || vOut.length < to - from) throw invalid('out', `capacity below ${to - from} points`);
-    this.times(from, to, tsOut, g);
-    const r = new ChunkReader(this.reader.bytes, this.reader.words, this.valuesAt, this.qualityAt);
-    if (this.type === 'float64') {
-      if (r.u8('float column mode') !== 0) r.fail('a group directory over a non-decimal float column');
-      if (10 ** r.u8('decimal scale') !== sm.divisor) r.fail('decimal scale disagrees with the summary');
-    } else if (this.type === 'int64') {
-      if (r.u8('int64 column mode') !== 0) r.fail('a group directory over a wide int64 column');
-    } else if (this.type === 'string') r.fail('a group directory over a string column');
-    decodeIntRange(r, n, from, to, vOut, from, sm.firstX[g]);
-    finishSection(r, 'value');
+    this.times.range(from, to, tsOut, from, sm.firstRel[g]);
+    this.values.range(from, to, vOut, from, sm.firstX[g]);
     const div = sm.divisor;
     if (div !== 1) for (let j = 0; j < to - from; j++) vOut[j] = vOut[j] / div;
   }
@@ -77,13 +76,7 @@ export class ChunkGroups {
   /** The time offset of point i from the chunk's first time. */
   timeAt(i: number): number {
     if (!(i >= 0 && i < this.count)) throw invalid('index', `point ${i} outside the chunk's ${this.count}`);
-    this.times(i, i + 1, this.one, i >> this.summary.groupShift);
-    return this.one[0];
-  }
-
-  private times(from: number, to: number, out: Float64Array, g: number): void {
-    const r = new ChunkReader(this.reader.bytes, this.reader.words, 100, this.valuesAt);
-    decodeTimeRange(r, this.count, from, to, out, g << this.summary.groupShift, this.summary.firstRel[g]);
-    finishSection(r, 'time');
+    const shift = this.summary.groupShift, g = i >> shift;
+    return this.times.at(i, g << shift, this.summary.firstRel[g]);
   }
 }

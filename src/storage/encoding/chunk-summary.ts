@@ -13,7 +13,7 @@
 // the whole chunk.
 
 import { crc32 } from 'node:zlib';
-import type { ChunkReader, ChunkWriter } from './byte-io.js';
+import { ChunkReader, type ChunkWriter } from './byte-io.js';
 import { GOOD_QUALITY } from './chunk-header.js';
 
 /** log2 of the points per directory group: 256 (two integer-column blocks). Measured in bench/render.ts. */
@@ -97,7 +97,14 @@ export class ChunkSummary {
     this.minIdx = new Int32Array(n); this.maxIdx = new Int32Array(n);
   }
 
-  /** Parses the section r covers (summaryAt .. trailer) of a chunk of `count` points; checks its CRC. */
+  private pending: ChunkReader | null = null;
+  private count = 0;
+
+  /**
+   * Parses the section r covers (summaryAt .. trailer) of a chunk of `count` points and
+   * checks its CRC. The group directory is parsed by loadDirectory(), only for chunks that
+   * need it, before the bytes change.
+   */
   read(r: ChunkReader, count: number): void {
     const start = r.pos;
     if (r.end - start < 4) r.fail('summary section shorter than its checksum');
@@ -112,40 +119,49 @@ export class ChunkSummary {
     const shift = r.u8('group shift');
     this.groupShift = shift;
     this.groups = 0;
+    this.pending = null;
+    this.count = count;
     if (shift !== 0) {
       if (shift > 8) r.fail(`group shift ${shift} > 8`);
-      const G = 1 << shift;
-      const groups = Math.ceil(count / G);
+      const groups = Math.ceil(count / (1 << shift));
       if (groups < 2 || groups > MAX_GROUPS) r.fail(`${groups} groups for ${count} points`);
-      const k = r.u8('value scale');
-      if (k > 9) r.fail(`value scale ${k} > 9`);
-      const div = POW10[k];
-      const unit = r.varint('summary time unit');
-      if (unit === 0) r.fail('summary time unit 0');
-      const stride = r.varint('group stride');
-      this.grow(groups);
-      this.divisor = div;
-      this.unit = unit;
-      let u = 0, x = 0;
-      for (let g = 0; g < groups; g++) {
-        if (g > 0) u += stride + r.svarint('group time');
-        x += r.svarint('group first value');
-        const dLo = r.varint('group min'), dHi = r.varint('group max');
-        const lo = x - dLo, hi = x + dHi;
-        const len = Math.min(G, count - g * G);
-        const mi = dLo === 0 ? 0 : r.u8('group min index'), ma = dHi === 0 ? 0 : r.u8('group max index');
-        if (mi >= len || ma >= len) r.fail(`group ${g} extreme index out of its ${len} points`);
-        this.firstX[g] = x;
-        this.firstRel[g] = u * unit;
-        this.firstV[g] = x / div;
-        this.minV[g] = lo / div;
-        this.maxV[g] = hi / div;
-        this.minIdx[g] = g * G + mi;
-        this.maxIdx[g] = g * G + ma;
-      }
       this.groups = groups;
-    }
-    if (r.pos !== crcAt) r.fail(`summary section has ${crcAt - r.pos} unread bytes`);
+      this.pending = new ChunkReader(bytes, r.words, r.pos, crcAt);
+    } else if (r.pos !== crcAt) r.fail(`summary section has ${crcAt - r.pos} unread bytes`);
     r.pos = r.end;
+  }
+
+  /** Parses the group directory of the chunk last read (no-op when already parsed or absent). */
+  loadDirectory(): void {
+    const r = this.pending;
+    if (r === null) return;
+    this.pending = null;
+    const G = 1 << this.groupShift, groups = this.groups, count = this.count;
+    const k = r.u8('value scale');
+    if (k > 9) r.fail(`value scale ${k} > 9`);
+    const div = POW10[k];
+    const unit = r.varint('summary time unit');
+    if (unit === 0) r.fail('summary time unit 0');
+    const stride = r.varint('group stride');
+    this.grow(groups);
+    this.divisor = div;
+    this.unit = unit;
+    let u = 0, x = 0;
+    for (let g = 0; g < groups; g++) {
+      if (g > 0) u += stride + r.svarint('group time');
+      x += r.svarint('group first value');
+      const dLo = r.varint('group min'), dHi = r.varint('group max');
+      const len = Math.min(G, count - g * G);
+      const mi = dLo === 0 ? 0 : r.u8('group min index'), ma = dHi === 0 ? 0 : r.u8('group max index');
+      if (mi >= len || ma >= len) r.fail(`group ${g} extreme index out of its ${len} points`);
+      this.firstX[g] = x;
+      this.firstRel[g] = u * unit;
+      this.firstV[g] = x / div;
+      this.minV[g] = (x - dLo) / div;
+      this.maxV[g] = (x + dHi) / div;
+      this.minIdx[g] = g * G + mi;
+      this.maxIdx[g] = g * G + ma;
+    }
+    if (r.pos !== r.end) r.fail(`summary section has ${r.end - r.pos} unread bytes`);
   }
 }

@@ -1,106 +1,165 @@
-// Decoding a range [from, to) of an integer column without decoding the rest (layouts in
-// int-column.ts and FORMAT.md). Used by render for the directory group around a pixel
-// column boundary. RLE walks its runs; FOR walks the block headers to find the payload
-// words and unpacks only the blocks that overlap the range; FOR_DELTA needs one known
-// value x[accIndex] at or before `from` (the summary's group first value) and sums the
-// differences from there. Every layout leaves the reader at the end of the column, so a
-// following column (SLOTS residuals) can be read next.
+// Reading parts of an integer column without decoding the rest (layouts in int-column.ts
+// and FORMAT.md). Used by render for the directory groups around a pixel-column boundary
+// and for single points (the time of a group's min or max).
+//
+// IntColumnIndex.parse walks the column's layout once per chunk (RLE runs, or FOR block
+// headers with each block's payload word), leaving the reader at the column's end; then
+// range() unpacks only the blocks that overlap [from, to), and at() reads one value:
+// O(1) bit extraction for FOR, a binary search of runs for RLE. FOR_DELTA needs one known
+// value x[accIndex] at or before the range (the summary's group first value) and sums
+// the differences from there (at most one group).
 
 import type { ChunkReader } from './byte-io.js';
 import { BLOCK, IntMode, wordsFor } from './int-column.js';
-import { scratchColumn, ScratchSlot } from './scratch.js';
 
 const TWO_32 = 4294967296;
 
-/** out[j - from] = x[j] for j in [from, to); x[accIndex] = accValue (accIndex <= from) anchors FOR_DELTA. */
-export function decodeIntRange(r: ChunkReader, n: number, from: number, to: number, out: Float64Array, accIndex: number, accValue: number): void {
-  const mode = r.u8('integer column mode');
-  if (mode === IntMode.Rle) rleRange(r, n, from, to, out);
-  else if (mode === IntMode.For) forRange(r, n, from, to, out, from, 0, false);
-  else if (mode === IntMode.ForDelta) {
-    r.svarint('first value');
-    // Differences d[i] = x[i+1] - x[i] live at index i of an n-1 value FOR column.
-    if (n > 1) forRange(r, n - 1, accIndex, to - 1, out, from, accValue, true);
-    else out[0] = accValue;
-  } else r.fail(`unknown integer column mode ${mode}`);
-}
+export class IntColumnIndex {
+  private mode = 0;
+  private n = 0;
+  private words: Uint32Array = new Uint32Array(0);
+  /** FOR / FOR_DELTA: per block its minimum, width and first payload word. */
+  private blocks = 0;
+  private mins = new Float64Array(128);
+  private widths = new Uint8Array(128);
+  private wordAt = new Int32Array(128);
+  /** RLE: run k covers [runStart[k], runStart[k+1]) with runValue[k]. */
+  private runs = 0;
+  private runStart = new Int32Array(128);
+  private runValue = new Float64Array(128);
+  private readonly tmp = new Float64Array(BLOCK);
 
-function rleRange(r: ChunkReader, n: number, from: number, to: number, out: Float64Array): void {
-  const runs = r.varint('run count');
-  let pos = 0, v = 0;
-  for (let k = 0; k < runs; k++) {
-    v += r.svarint('run value');
-    const len = r.varint('run length');
-    if (len === 0 || pos + len > n) r.fail(`run of ${len} points overflows ${n} points`);
-    const a = pos > from ? pos : from, b = pos + len < to ? pos + len : to;
-    for (let j = a; j < b; j++) out[j - from] = v;
-    pos += len;
+  /** Reads the layout of an n-value column at r (leaving r at its end). */
+  parse(r: ChunkReader, n: number): void {
+    this.n = n;
+    this.words = r.words;
+    const mode = r.u8('integer column mode');
+    this.mode = mode;
+    if (mode === IntMode.Rle) this.parseRuns(r, n);
+    else if (mode === IntMode.For) this.parseBlocks(r, n);
+    else if (mode === IntMode.ForDelta) {
+      r.svarint('first value');
+      this.parseBlocks(r, n - 1);
+    } else r.fail(`unknown integer column mode ${mode}`);
   }
-  if (pos !== n) r.fail(`runs cover ${pos} of ${n} points`);
-}
 
-/**
- * FOR over m values. Plain: out[j - from] = y[j] for j in [from, to). Sum (FOR_DELTA):
- * y are differences; starting from acc = x[lo], x[j+1] = x[j] + y[j] for j in [lo, to),
- * and out receives x[from..to] shifted by `from` (x[from] itself included).
- */
-function forRange(r: ChunkReader, m: number, lo: number, to: number, out: Float64Array, from: number, acc: number, sum: boolean): void {
-  const blocks = Math.ceil(m / BLOCK);
-  const meta = scratchColumn(ScratchSlot.BlockMeta, blocks * 2);
-  let totalWords = 0, prevMin = 0;
-  for (let k = 0; k < blocks; k++) {
-    const width = r.u8('block width');
-    if (width > 53) r.fail(`block width ${width} > 53`);
-    prevMin += r.svarint('block minimum');
-    meta[2 * k] = prevMin;
-    meta[2 * k + 1] = width;
-    totalWords += wordsFor(Math.min(BLOCK, m - k * BLOCK), width);
+  private parseRuns(r: ChunkReader, n: number): void {
+    const runs = r.varint('run count');
+    if (runs > n) r.fail(`${runs} runs for ${n} values`);
+    if (this.runStart.length < runs + 1) { this.runStart = new Int32Array(runs + 1); this.runValue = new Float64Array(runs + 1); }
+    let pos = 0, v = 0;
+    for (let k = 0; k < runs; k++) {
+      v += r.svarint('run value');
+      const len = r.varint('run length');
+      if (len === 0 || pos + len > n) r.fail(`run of ${len} points overflows ${n} points`);
+      this.runStart[k] = pos;
+      this.runValue[k] = v;
+      pos += len;
+    }
+    if (pos !== n) r.fail(`runs cover ${pos} of ${n} points`);
+    this.runStart[runs] = n;
+    this.runs = runs;
   }
-  let at = r.takeWords(totalWords, 'packed block words');
-  const words = r.words;
-  const tmp = scratchColumn(ScratchSlot.RangeBlock, BLOCK);
-  const start = sum ? lo : from;
-  if (sum && from === lo) out[0] = acc;
-  for (let k = 0, s = 0; k < blocks && s < to; k++, s += BLOCK) {
-    const len = Math.min(BLOCK, m - s), width = meta[2 * k + 1];
-    if (s + len > start) {
-      unpackBlock(words, at, tmp, len, meta[2 * k], width);
-      const a = start > s ? start : s, b = to < s + len ? to : s + len;
-      if (sum) {
+
+  private parseBlocks(r: ChunkReader, m: number): void {
+    const blocks = m > 0 ? Math.ceil(m / BLOCK) : 0;
+    if (this.mins.length < blocks) { this.mins = new Float64Array(blocks); this.widths = new Uint8Array(blocks); this.wordAt = new Int32Array(blocks); }
+    let total = 0, prevMin = 0;
+    for (let k = 0; k < blocks; k++) {
+      const width = r.u8('block width');
+      if (width > 53) r.fail(`block width ${width} > 53`);
+      prevMin += r.svarint('block minimum');
+      this.mins[k] = prevMin;
+      this.widths[k] = width;
+      this.wordAt[k] = total;
+      total += wordsFor(Math.min(BLOCK, m - k * BLOCK), width);
+    }
+    const at = r.takeWords(total, 'packed block words');
+    for (let k = 0; k < blocks; k++) this.wordAt[k] += at;
+    this.blocks = blocks;
+  }
+
+  /** out[j - from] = x[j] for j in [from, to); x[accIndex] = accValue (accIndex <= from) anchors FOR_DELTA. */
+  range(from: number, to: number, out: Float64Array, accIndex: number, accValue: number): void {
+    if (this.mode === IntMode.Rle) {
+      for (let k = this.runAt(from), j = from; j < to; k++) {
+        const e = this.runStart[k + 1] < to ? this.runStart[k + 1] : to, v = this.runValue[k];
+        for (; j < e; j++) out[j - from] = v;
+      }
+    } else if (this.mode === IntMode.For) {
+      for (let k = from >> 7; k < this.blocks && k * BLOCK < to; k++) {
+        const s = k * BLOCK;
+        this.unpack(k);
+        const a = from > s ? from : s, b = to < s + BLOCK ? to : s + BLOCK;
+        for (let j = a; j < b; j++) out[j - from] = this.tmp[j - s];
+      }
+    } else {
+      // differences d[i] = x[i+1] - x[i] at index i; x[from..to) from x[accIndex]
+      let acc = accValue;
+      if (accIndex === from) out[0] = acc;
+      for (let k = accIndex >> 7; k < this.blocks && k * BLOCK < to - 1; k++) {
+        const s = k * BLOCK;
+        this.unpack(k);
+        const a = accIndex > s ? accIndex : s, b = to - 1 < s + BLOCK ? to - 1 : s + BLOCK;
         for (let j = a; j < b; j++) {
-          acc += tmp[j - s];
+          acc += this.tmp[j - s];
           if (j + 1 >= from) out[j + 1 - from] = acc;
         }
-      } else for (let j = a; j < b; j++) out[j - from] = tmp[j - s];
+      }
     }
-    at += wordsFor(len, width);
+  }
+
+  /** x[i], anchored like range(). */
+  at(i: number, accIndex: number, accValue: number): number {
+    if (this.mode === IntMode.Rle) return this.runValue[this.runAt(i)];
+    if (this.mode === IntMode.For) {
+      const k = i >> 7, width = this.widths[k];
+      if (width > 32) {
+        this.unpack(k);
+        return this.tmp[i - k * BLOCK];
+      }
+      return this.mins[k] + extract(this.words, this.wordAt[k], (i - k * BLOCK) * width, width);
+    }
+    let acc = accValue;
+    for (let j = accIndex; j < i; j++) {
+      const k = j >> 7, width = this.widths[k];
+      acc += width > 32 ? (this.unpack(k), this.tmp[j - k * BLOCK]) : this.mins[k] + extract(this.words, this.wordAt[k], (j - k * BLOCK) * width, width);
+    }
+    return acc;
+  }
+
+  /** The run holding index i (binary search). */
+  private runAt(i: number): number {
+    let lo = 0, hi = this.runs - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.runStart[mid] <= i) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Block k's values (min + packed) into tmp: the bit layout of FORMAT.md. */
+  private unpack(k: number): void {
+    const tmp = this.tmp, words = this.words, at = this.wordAt[k], min = this.mins[k], width = this.widths[k];
+    const m = this.mode === IntMode.ForDelta ? this.n - 1 : this.n;
+    const len = Math.min(BLOCK, m - k * BLOCK);
+    if (width === 0) {
+      for (let j = 0; j < len; j++) tmp[j] = min;
+      return;
+    }
+    const lowWidth = width <= 32 ? width : 32;
+    for (let j = 0; j < len; j++) tmp[j] = min + extract(words, at, j * lowWidth, lowWidth);
+    if (width <= 32) return;
+    const hiAt = at + len, hiWidth = width - 32;
+    for (let j = 0; j < len; j++) tmp[j] += extract(words, hiAt, j * hiWidth, hiWidth) * TWO_32;
   }
 }
 
-/** One block's values (min + packed) into tmp[0..len): the bit layout of FORMAT.md. */
-function unpackBlock(words: Uint32Array, at: number, tmp: Float64Array, len: number, min: number, width: number): void {
-  if (width === 0) {
-    for (let j = 0; j < len; j++) tmp[j] = min;
-    return;
-  }
-  const lowWidth = width <= 32 ? width : 32;
-  const mask = lowWidth === 32 ? 0xffffffff : (1 << lowWidth) - 1;
-  let bit = 0;
-  for (let j = 0; j < len; j++) {
-    const wi = at + (bit >>> 5), sh = bit & 31;
-    let v = words[wi] >>> sh;
-    if (sh + lowWidth > 32) v |= words[wi + 1] << (32 - sh);
-    tmp[j] = min + ((v & mask) >>> 0);
-    bit += lowWidth;
-  }
-  if (width <= 32) return;
-  const hiWidth = width - 32, hiMask = (1 << hiWidth) - 1, hiAt = at + len;
-  bit = 0;
-  for (let j = 0; j < len; j++) {
-    const wi = hiAt + (bit >>> 5), sh = bit & 31;
-    let hi = words[wi] >>> sh;
-    if (sh + hiWidth > 32) hi |= words[wi + 1] << (32 - sh);
-    tmp[j] += ((hi & hiMask) >>> 0) * TWO_32;
-    bit += hiWidth;
-  }
+/** The `width`-bit value (1..32) at stream bit `bit` of the words from word index `at`. */
+function extract(words: Uint32Array, at: number, bit: number, width: number): number {
+  if (width === 0) return 0;
+  const wi = at + (bit >>> 5), sh = bit & 31;
+  let v = words[wi] >>> sh;
+  if (sh + width > 32) v |= words[wi + 1] << (32 - sh);
+  return width === 32 ? v >>> 0 : (v & ((1 << width) - 1)) >>> 0;
 }

@@ -14,7 +14,7 @@
 import { ChunkReader, ChunkWriter } from './byte-io.js';
 import { encodeIntColumn } from './int-column.js';
 import { decodeGridColumn, decodeIntColumn } from './int-column-decode.js';
-import { decodeIntRange } from './int-column-range.js';
+import { IntColumnIndex } from './int-column-range.js';
 import { scratchColumn, ScratchSlot } from './scratch.js';
 
 const TimeMode = { Grid: 0, DeltaVarint: 1, Slots: 2 } as const;
@@ -135,37 +135,69 @@ export function decodeTimes(r: ChunkReader, n: number, out: Float64Array): void 
 }
 
 /**
- * Offsets of points [from, to) into out[0..to-from), knowing the offset of point
- * `anchor` <= from (the chunk summary's group first time): GRID and SLOTS columns decode
- * only the blocks around the range; DELTA_VARINT chunks (never built by the engine) read
- * every delta.
+ * Random access into a time column for render: parse() reads its layout once per chunk,
+ * then range() and at() give offsets of some points, knowing the offset of a point
+ * `anchor` at or before them (the chunk summary's group first time). GRID and SLOTS
+ * columns decode only the blocks involved; DELTA_VARINT chunks (spans of more than
+ * ~26 days at 1 ns, never built by the engine) are decoded whole at parse().
  */
-export function decodeTimeRange(r: ChunkReader, n: number, from: number, to: number, out: Float64Array, anchor: number, anchorOffset: number): void {
-  const mode = r.u8('time column mode');
-  const unit = r.varint('time unit');
-  if (unit === 0) r.fail('time unit 0');
-  const uA = anchorOffset / unit;
-  if (mode === TimeMode.DeltaVarint) {
-    let acc = 0;
-    if (from === 0) out[0] = 0;
-    for (let i = 1; i < n; i++) {
-      acc += r.varint('time delta');
-      if (i >= from && i < to) out[i - from] = acc * unit;
+export class TimeColumnIndex {
+  private mode = 0;
+  private unit = 1;
+  private period = 0;
+  private readonly residuals = new IntColumnIndex();
+  private readonly skips = new IntColumnIndex();
+  private all = new Float64Array(0);
+  private readonly one = new Float64Array(1);
+
+  parse(r: ChunkReader, n: number): void {
+    const mode = r.u8('time column mode');
+    const unit = r.varint('time unit');
+    if (unit === 0) r.fail('time unit 0');
+    this.mode = mode;
+    this.unit = unit;
+    if (mode === TimeMode.DeltaVarint) {
+      if (this.all.length < n) this.all = new Float64Array(n);
+      let acc = 0;
+      this.all[0] = 0;
+      for (let i = 1; i < n; i++) {
+        acc += r.varint('time delta');
+        this.all[i] = acc * unit;
+      }
+      return;
     }
-    return;
+    if (mode !== TimeMode.Grid && mode !== TimeMode.Slots) r.fail(`unknown time column mode ${mode}`);
+    this.period = r.varint('time period');
+    if (mode === TimeMode.Slots) {
+      if (this.period === 0) r.fail('slot period 0');
+      this.skips.parse(r, n);
+    }
+    this.residuals.parse(r, n);
   }
-  if (mode !== TimeMode.Grid && mode !== TimeMode.Slots) r.fail(`unknown time column mode ${mode}`);
-  const period = r.varint('time period');
-  const len = to - from;
-  if (mode === TimeMode.Grid) {
-    decodeIntRange(r, n, from, to, out, anchor, uA - anchor * period);
-    for (let j = 0; j < len; j++) out[j] = (out[j] + (from + j) * period) * unit;
-    return;
+
+  /** out[j - from] = offset of point j, for j in [from, to). */
+  range(from: number, to: number, out: Float64Array, anchor: number, anchorOffset: number): void {
+    const len = to - from, unit = this.unit, P = this.period, uA = anchorOffset / unit;
+    if (this.mode === TimeMode.DeltaVarint) {
+      for (let j = 0; j < len; j++) out[j] = this.all[from + j];
+    } else if (this.mode === TimeMode.Grid) {
+      this.residuals.range(from, to, out, anchor, uA - anchor * P);
+      for (let j = 0; j < len; j++) out[j] = (out[j] + (from + j) * P) * unit;
+    } else {
+      const slot = Math.round(uA / P);
+      const skips = scratchColumn(ScratchSlot.TimeSkips, len);
+      this.skips.range(from, to, skips, anchor, slot - anchor);
+      this.residuals.range(from, to, out, anchor, uA - slot * P);
+      for (let j = 0; j < len; j++) out[j] = (out[j] + (from + j + skips[j]) * P) * unit;
+    }
   }
-  if (period === 0) r.fail('slot period 0');
-  const slot = Math.round(uA / period);
-  const skips = scratchColumn(ScratchSlot.TimeSkips, len);
-  decodeIntRange(r, n, from, to, skips, anchor, slot - anchor);
-  decodeIntRange(r, n, from, to, out, anchor, uA - slot * period);
-  for (let j = 0; j < len; j++) out[j] = (out[j] + (from + j + skips[j]) * period) * unit;
+
+  at(i: number, anchor: number, anchorOffset: number): number {
+    const unit = this.unit, P = this.period, uA = anchorOffset / unit;
+    if (this.mode === TimeMode.DeltaVarint) return this.all[i];
+    if (this.mode === TimeMode.Grid) return (this.residuals.at(i, anchor, uA - anchor * P) + i * P) * unit;
+    const slot = Math.round(uA / P);
+    const skip = this.skips.at(i, anchor, slot - anchor);
+    return (this.residuals.at(i, anchor, uA - slot * P) + (i + skip) * P) * unit;
+  }
 }
