@@ -98,7 +98,7 @@ export type Headers = Array<[string, string]>;
 
 export type Reply =
   | { kind?: 'json'; status?: number; body: unknown; headers?: Headers }
-  | { kind: 'bytes'; status?: number; contentType: string; bytes: Uint8Array | string; headers?: Headers }
+  | { kind: 'bytes'; status?: number; contentType: string; bytes: Uint8Array | string; headers?: Headers; release?: () => void }
   | { kind: 'empty'; status: 204 | 302 | 303; headers?: Headers }
   | { kind: 'sse'; headers?: Headers; start: (sink: SseSink) => void };
 

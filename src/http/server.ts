@@ -209,14 +209,22 @@ export async function startHttpServer(service: ServiceContext, routes: AnyRoute[
       // 6. the response
       if (reply.kind === 'sse') { openStream(res, reply, correlationId, streams); finish(200, principalName, true); return; }
       const { status, out, contentType } = encodeReply(reply, route.response.status);
+      // A body lent by a read worker goes back to it once sent, or when the client leaves.
+      const release = reply.kind === 'bytes' ? reply.release : undefined;
+      if (release) ac.signal.addEventListener('abort', release, { once: true });
       const h: Headers = [['X-Correlation-Id', correlationId]];
       if (contentType) h.push(['Content-Type', contentType]);
       if (reply.headers) h.push(...reply.headers);
       if (claim?.kind === 'proceed') {
-        if (status < 300) await claim.complete({ status, headers: h.filter(([k]) => k !== 'X-Correlation-Id'), body: Buffer.from(out ?? '') });
-        else await claim.release();
+        try {
+          if (status < 300) await claim.complete({ status, headers: h.filter(([k]) => k !== 'X-Correlation-Id'), body: Buffer.from(out ?? '') });
+          else await claim.release();
+        } catch (e) {
+          release?.();
+          throw e;
+        }
       }
-      writeResponse(res, status, h, out);
+      writeResponse(res, status, h, out, { onSent: release });
       finish(status, principalName, c.quietLog);
     }
   });

@@ -1,18 +1,31 @@
-// A growable byte buffer that read tasks serialise response bodies into, one per worker
-// and reused across tasks (grown by 1.5x, never shrunk), so a raw read of millions of
-// points allocates nothing per point. JSON and msgpack writers both append here; the
-// finished body is copied once into a SharedArrayBuffer for the main thread.
+// A growable byte buffer that read tasks serialise response bodies into, so a raw read
+// of millions of points allocates nothing per point. JSON and msgpack writers both append
+// here. In a read worker the buffer is the body region of a reusable SharedArrayBuffer
+// slab (body-slabs.ts, attached per task) and growing moves to a larger slab; elsewhere
+// (tests, tools) it is a plain array grown by 1.5x.
 
 const INITIAL_BYTES = 1 << 20;
+
+/** Returns a buffer of at least `need` bytes holding the first `used` bytes of the old one. */
+export type SinkGrowth = (used: number, need: number) => Uint8Array;
 
 export class BodySink {
   buf: Uint8Array;
   view: DataView;
   pos = 0;
+  private readonly growth: SinkGrowth | null;
 
-  constructor(initial = INITIAL_BYTES) {
+  constructor(initial = INITIAL_BYTES, growth: SinkGrowth | null = null) {
     this.buf = new Uint8Array(initial);
     this.view = new DataView(this.buf.buffer);
+    this.growth = growth;
+  }
+
+  /** Writes from now on go to `buf` from its start. */
+  attach(buf: Uint8Array): void {
+    this.buf = buf;
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.pos = 0;
   }
 
   reset(): void {
@@ -23,12 +36,16 @@ export class BodySink {
   reserve(n: number): void {
     const need = this.pos + n;
     if (need <= this.buf.byteLength) return;
-    let size = this.buf.byteLength;
-    while (size < need) size = Math.ceil(size * 1.5);
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.pos));
+    let next: Uint8Array;
+    if (this.growth !== null) next = this.growth(this.pos, need);
+    else {
+      let size = this.buf.byteLength;
+      while (size < need) size = Math.ceil(size * 1.5);
+      next = new Uint8Array(size);
+      next.set(this.buf.subarray(0, this.pos));
+    }
     this.buf = next;
-    this.view = new DataView(next.buffer);
+    this.view = new DataView(next.buffer, next.byteOffset, next.byteLength);
   }
 
   byte(b: number): void {
@@ -55,13 +72,6 @@ export class BodySink {
   utf8(s: string): void {
     this.reserve(s.length * 3);
     this.pos += Buffer.from(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength).write(s, this.pos, 'utf8');
-  }
-
-  /** The body so far, copied into a SharedArrayBuffer of exactly its length. */
-  toShared(): SharedArrayBuffer {
-    const sab = new SharedArrayBuffer(this.pos);
-    new Uint8Array(sab).set(this.buf.subarray(0, this.pos));
-    return sab;
   }
 }
 

@@ -5,13 +5,17 @@
 import { Piscina } from 'piscina';
 import { ServiceError } from '../http/errors.js';
 import type { TaskArgs, TaskName, TaskOutcome } from './task-protocol.js';
+import { releaseSlab } from './body-slabs.js';
 
-/** A finished response body: a view over the worker's SharedArrayBuffer. */
+/** A finished response body: a view over a slab the worker lent (body-slabs.ts). */
 export interface ReadBody {
+  /** Valid until release() is called. */
   bytes: Uint8Array;
   contentType: string;
   /** Points the task visited (decode work), for provenance and benchmarks. */
   points: number;
+  /** Hands the slab back to its worker; call once the bytes are sent or copied. Idempotent. */
+  release: () => void;
 }
 
 // Queued tasks beyond this many per worker are refused with 503 capacity-exhausted
@@ -53,7 +57,8 @@ export class ReadPool {
       throw new ServiceError('internal', `read task ${name} failed: ${message}`);
     }
     if (!out.ok) throw ServiceError.fromWire(out.error);
-    return { bytes: new Uint8Array(out.body, 0, out.length), contentType: out.contentType, points: out.points };
+    const sab = out.body;
+    return { bytes: new Uint8Array(sab, out.offset, out.length), contentType: out.contentType, points: out.points, release: () => releaseSlab(sab) };
   }
 
   /** Tasks waiting for a worker (for /v1/jobs-style diagnostics and tests). */

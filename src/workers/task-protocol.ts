@@ -1,9 +1,10 @@
 // What crosses the thread boundary between the HTTP thread and the read workers. Task
 // arguments are small plain objects (times as decimal strings: bigint survives structured
 // clone, but strings keep the protocol obvious in logs). A result is the finished
-// response body in a SharedArrayBuffer the worker allocated at exactly its size, so
-// nothing large is cloned: posting a SharedArrayBuffer shares its memory. Errors travel
-// as WireError and are rebuilt into ServiceError by code.
+// response body in a SharedArrayBuffer slab the worker reuses (body-slabs.ts), so nothing
+// large is cloned: posting a SharedArrayBuffer shares its memory. The receiver must
+// release the slab once the bytes are no longer read (ReadBody.release), or the worker
+// cannot reuse it. Errors travel as WireError and are rebuilt into ServiceError by code.
 import type { WireError } from '../http/errors.js';
 import type { Continuity, RollupInterval } from '../storage/rollups.js';
 
@@ -69,7 +70,7 @@ export interface TaskArgs {
 export type TaskName = keyof TaskArgs;
 
 export type TaskOutcome =
-  | { ok: true; body: SharedArrayBuffer; length: number; contentType: string; points: number }
+  | { ok: true; body: SharedArrayBuffer; offset: number; length: number; contentType: string; points: number }
   | { ok: false; error: WireError };
 
 export const JSON_TYPE = 'application/json';

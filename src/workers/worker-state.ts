@@ -1,13 +1,21 @@
 // Per-worker state: the series LMDB env, opened once on the first task with exactly the
-// options every other thread uses (openSeriesEnv), and one reusable body buffer.
+// options every other thread uses (openSeriesEnv), and the reusable body slabs that tasks
+// serialise into (body-slabs.ts).
 import { workerData } from 'node:worker_threads';
 import { ServiceError, isServiceError } from '../http/errors.js';
 import { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from '../storage/series-env.js';
 import { BodySink } from './body-sink.js';
+import { BodySlabs, SLAB_HEADER_BYTES, type BodySlab } from './body-slabs.js';
 import type { TaskOutcome } from './task-protocol.js';
 
 let env: SeriesEnv | null = null;
-const sink = new BodySink();
+const slabs = new BodySlabs();
+/** The slab the running task writes into; replaced when the body outgrows it. */
+let current: BodySlab | null = null;
+const sink = new BodySink(0, (used, need) => {
+  current = slabs.grow(current!, used, need);
+  return current.body;
+});
 
 function seriesEnv(): SeriesEnv {
   if (env) return env;
@@ -23,14 +31,16 @@ function seriesEnv(): SeriesEnv {
  */
 export function runTask(contentType: string, write: (view: ReadView, sink: BodySink) => number): TaskOutcome {
   try {
-    sink.reset();
+    current = slabs.acquire();
+    sink.attach(current.body);
     const e = seriesEnv();
     // lmdb-js renews its shared read transaction on an event-loop turn, and a Piscina
     // worker in atomics 'sync' mode sleeps in Atomics.wait between tasks without one: reset
     // it so every task reads the latest committed snapshot, not the one of its first task.
     e.root.resetReadTxn();
     const points = withReadView(e, (view) => write(view, sink));
-    return { ok: true, body: sink.toShared(), length: sink.pos, contentType, points };
+    slabs.lend(current);
+    return { ok: true, body: current.sab, offset: SLAB_HEADER_BYTES, length: sink.pos, contentType, points };
   } catch (e) {
     if (isServiceError(e)) return { ok: false, error: e.toWire() };
     const err = new ServiceError('internal', `read worker: ${(e as Error)?.message ?? String(e)}`);

@@ -87,3 +87,37 @@ t.test('a full queue is refused with 503 capacity-exhausted, never a hang', asyn
   const missing = await pool.run('raw', { ...args, series: '22222222-2222-4222-8222-222222222222' }).catch((e: { code: string; status: number }) => e);
   t.equal((missing as { code: string }).code, 'not-found', 'a worker error comes back as the ServiceError by code');
 });
+
+t.test('a worker writes its next body into the same shared memory only after the HTTP thread released it', async (t) => {
+  const { ReadPool } = await import('../../src/workers/read-pool.js');
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { SeriesStore } = await import('../../src/storage/series-store.js');
+  const dir = await mkdtemp(join(tmpdir(), 'pool-slabs-'));
+  const store = SeriesStore.open(dir);
+  const id = '33333333-3333-4333-8333-333333333333';
+  await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+  const n = 5000;
+  const times = new BigInt64Array(n), values = new Float64Array(n), quality = new Uint32Array(n).fill(192);
+  for (let i = 0; i < n; i++) { times[i] = BASE + BigInt(i) * 1000n * MS; values[i] = i / 4; }
+  await store.write([{ series: id, times, values, quality }], { principal: 'tester' });
+  const pool = new ReadPool(dir, 1);
+  t.teardown(async () => { await pool.close(); await store.close(); await rm(dir, { recursive: true, force: true }); });
+  const args = { series: id, startNs: String(BASE), endNs: String(BASE + 10n ** 15n), limit: n, afterNs: null };
+  const text = (b: Uint8Array) => Buffer.from(b).toString('latin1');
+
+  const json = await pool.run('raw', { ...args, format: 'json' });
+  const jsonText = text(json.bytes);
+  t.equal((JSON.parse(jsonText) as { points: unknown[] }).points.length, n, 'the first body is complete');
+  // not released: the worker must not write into it, whatever it reads next
+  for (let k = 0; k < 4; k++) (await pool.run('raw', { ...args, format: 'msgpack' })).release();
+  t.equal(text(json.bytes), jsonText, 'a body still lent is never overwritten');
+
+  json.release();
+  const packs = [];
+  for (let k = 0; k < 3; k++) packs.push(await pool.run('raw', { ...args, format: 'msgpack' }));
+  const reused = packs.some((p) => text(json.bytes).startsWith(text(p.bytes.subarray(0, 64))));
+  t.ok(reused, 'once released, a later body is written into the same shared memory');
+  for (const p of packs) p.release();
+});

@@ -14,6 +14,7 @@ import { listChunks, readSnapshot } from '../../../storage/read-raw.js';
 import { INT64_MAX, INT64_MIN } from '../../../storage/keys.js';
 import { rawCursorListing } from '../../../workers/tasks/raw-task.js';
 import { MSGPACK_TYPE, type BodyFormat } from '../../../workers/task-protocol.js';
+import type { ReadBody } from '../../../workers/read-pool.js';
 import type { Reply } from '../../route.js';
 import {
   SeriesParams, ListSeriesQuery, SeriesPage, ChunksQuery, ChunksResponse, FinalisedResponse, GapsQuery, GapsResponse,
@@ -51,7 +52,8 @@ function range(q: { start_ns: number | bigint; end_ns: number | bigint }): { sta
 /** msgpack when Accept asks for it, else JSON (what is produced is also what is declared). */
 const bulkFormat = (ctx: HandlerContext): BodyFormat => (ctx.accepts(MSGPACK_TYPE) ? 'msgpack' : 'json');
 
-const bytesReply = (b: { bytes: Uint8Array; contentType: string }): Reply => ({ kind: 'bytes', contentType: b.contentType, bytes: b.bytes });
+/** A worker's body, sent from its slab; the server releases the slab once sent (ReadBody.release). */
+const bytesReply = (b: ReadBody): Reply => ({ kind: 'bytes', contentType: b.contentType, bytes: b.bytes, release: b.release });
 
 const continuityFor = (r: SeriesRecord, asked: 'continuous' | 'stepped' | undefined) => asked ?? (r.valueType === 'float64' ? 'continuous' : 'stepped');
 
