@@ -1,62 +1,201 @@
 // The HTTP side of bench/storage.ts, run as a second process so that the client's work
-// is not charged to the service's event loop. Argument: one JSON object
-// {url, rawSeries: uuid[], startNs, endNs, bigSeries, bigStartNs, bigEndNs, renders}.
+// is not charged to the service's event loop. Argument: one JSON object (Plan below).
 // Prints one JSON object of figures on stdout.
+//
+// Raw reads use a minimal HTTP/1.1 keep-alive client over net.Socket that counts body
+// bytes and points without parsing the body: fetch() plus a general parser cost more CPU
+// than the server on these bodies, so the client, not the service, set the ceiling. Points
+// are counted by searching the per-point prefix ({"ts_ns": or msgpack fixmap + "ts_ns")
+// with Buffer.indexOf; the next page's cursor is read from the body's tail.
+import { connect, type Socket } from 'node:net';
 
-interface Plan { url: string; rawSeries: string[]; startNs: string; endNs: string; bigSeries: string; bigStartNs: string; bigEndNs: string; renders: number }
+interface Plan {
+  url: string;
+  /** Every series of the fleet, read whole, one request each. */
+  fleet: string[];
+  startNs: string;
+  endNs: string;
+  bigSeries: string;
+  bigStartNs: string;
+  bigEndNs: string;
+  /** Points per page of the big series. */
+  pageLimit: number;
+  renders: number;
+  rollupSeries: string[];
+}
 
 const plan = JSON.parse(process.argv[2]) as Plan;
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
+const JSON_TYPE = 'application/json', MSGPACK_TYPE = 'application/x-msgpack';
+const MARK = { [JSON_TYPE]: Buffer.from('{"ts_ns":', 'latin1'), [MSGPACK_TYPE]: Buffer.from([0x83, 0xa5, 116, 115, 95, 110, 115]) };
+const TAIL = 512;
 
-/** Reads a body fully, returns its bytes; points are known from the plan. */
-async function get(url: string, accept: string): Promise<number> {
-  const res = await fetch(url, { headers: { accept } });
-  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
-  return (await res.arrayBuffer()).byteLength;
+interface Reply { status: number; bytes: number; points: number; tail: Buffer }
+
+/** One keep-alive connection; requests run one after another on it. */
+class Connection {
+  private readonly socket: Socket;
+  private pending: { resolve: (r: Reply) => void; reject: (e: Error) => void; mark: Buffer } | null = null;
+  private head: Buffer | null = Buffer.alloc(0);
+  private left = 0;
+  private status = 0;
+  private bytes = 0;
+  private points = 0;
+  private carry = Buffer.alloc(0);
+  private tail = Buffer.alloc(0);
+
+  constructor(host: string, port: number) {
+    this.socket = connect({ host, port, noDelay: true });
+    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    this.socket.on('error', (e) => this.pending?.reject(e));
+  }
+
+  get(path: string, accept: string): Promise<Reply> {
+    return new Promise((resolve, reject) => {
+      this.pending = { resolve, reject, mark: accept === MSGPACK_TYPE ? MARK[MSGPACK_TYPE] : MARK[JSON_TYPE] };
+      this.head = Buffer.alloc(0);
+      this.bytes = 0; this.points = 0; this.carry = Buffer.alloc(0); this.tail = Buffer.alloc(0);
+      this.socket.write(`GET ${path} HTTP/1.1\r\nhost: bench\r\naccept: ${accept}\r\n\r\n`);
+    });
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.head !== null) {
+      const all = Buffer.concat([this.head, chunk]);
+      const end = all.indexOf('\r\n\r\n');
+      if (end < 0) { this.head = all; return; }
+      const text = all.subarray(0, end).toString('latin1');
+      this.status = Number(text.slice(9, 12));
+      const m = /\r\ncontent-length: *(\d+)/i.exec(text);
+      if (!m) { this.pending?.reject(new Error(`no content-length in ${text}`)); return; }
+      this.left = Number(m[1]);
+      this.head = null;
+      chunk = all.subarray(end + 4);
+    }
+    this.body(chunk);
+  }
+
+  private body(chunk: Buffer): void {
+    const p = this.pending!;
+    const part = chunk.subarray(0, this.left);
+    this.left -= part.length;
+    this.bytes += part.length;
+    // the prefix may straddle two chunks: search the last (mark - 1) bytes of the previous one too
+    const m = p.mark;
+    if (this.carry.length > 0) {
+      const joint = Buffer.concat([this.carry, part.subarray(0, m.length - 1)]);
+      for (let i = joint.indexOf(m); i >= 0; i = joint.indexOf(m, i + 1)) this.points++;
+    }
+    for (let i = part.indexOf(m); i >= 0; i = part.indexOf(m, i + m.length)) this.points++;
+    this.carry = Buffer.from(part.subarray(Math.max(0, part.length - (m.length - 1))));
+    this.tail = part.length >= TAIL ? Buffer.from(part.subarray(part.length - TAIL)) : Buffer.concat([this.tail, part]).subarray(-TAIL);
+    if (this.left === 0) {
+      this.pending = null;
+      p.resolve({ status: this.status, bytes: this.bytes, points: this.points, tail: this.tail });
+    }
+  }
+
+  close(): void { this.socket.destroy(); }
 }
 
-async function rawRate(accept: string, pointsPerSeries: number, concurrency: number): Promise<{ pointsPerS: number; bytes: number }> {
-  const queue = [...plan.rawSeries];
-  let bytes = 0;
+/** The next page's cursor from the end of a raw body, or null on the last page. */
+function cursorOf(tail: Buffer, accept: string): string | null {
+  if (accept === JSON_TYPE) {
+    const m = /"next_cursor":(?:null|"([^"]*)")\}$/.exec(tail.toString('latin1'));
+    if (!m) throw new Error('raw JSON body without next_cursor');
+    return m[1] ?? null;
+  }
+  const key = Buffer.from([0xab, ...Buffer.from('next_cursor')]);
+  const at = tail.lastIndexOf(key);
+  if (at < 0) throw new Error('raw msgpack body without next_cursor');
+  const v = tail.subarray(at + key.length);
+  if (v[0] === 0xc0) return null;
+  if ((v[0] & 0xe0) === 0xa0) return v.subarray(1, 1 + (v[0] & 0x1f)).toString('latin1');
+  if (v[0] === 0xd9) return v.subarray(2, 2 + v[1]).toString('latin1');
+  throw new Error(`unexpected msgpack cursor type 0x${v[0].toString(16)}`);
+}
+
+const { hostname, port } = new URL(plan.url);
+const conns = Array.from({ length: 2 }, () => new Connection(hostname, Number(port)));
+
+function check(r: Reply, what: string): Reply {
+  if (r.status !== 200) throw new Error(`${what}: HTTP ${r.status}: ${r.tail.toString('latin1')}`);
+  return r;
+}
+
+interface Rate { pointsPerS: number; bytesPerPoint: number; points: number; clientCpuShare: number; seconds: number }
+
+async function timed(work: () => Promise<{ points: number; bytes: number }>): Promise<Rate> {
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    for (let id = queue.shift(); id; id = queue.shift()) {
-      bytes += await get(`${plan.url}/v1/series/${id}/raw?start_ns=${plan.startNs}&end_ns=${plan.endNs}&limit=1000000`, accept);
-    }
-  }));
+  const { points, bytes } = await work();
   const s = (performance.now() - t0) / 1000;
-  return { pointsPerS: (plan.rawSeries.length * pointsPerSeries) / s, bytes };
+  const c = process.cpuUsage(c0);
+  return { pointsPerS: points / s, bytesPerPoint: bytes / points, points, clientCpuShare: (c.user + c.system) / 1e6 / s, seconds: s };
+}
+
+/** Every fleet series read whole, two connections in parallel. */
+function fleetRead(accept: string): Promise<Rate> {
+  return timed(async () => {
+    const queue = [...plan.fleet];
+    let points = 0, bytes = 0;
+    await Promise.all(conns.map(async (c) => {
+      for (let id = queue.shift(); id; id = queue.shift()) {
+        const r = check(await c.get(`/v1/series/${id}/raw?start_ns=${plan.startNs}&end_ns=${plan.endNs}&limit=1000000`, accept), 'fleet raw');
+        points += r.points; bytes += r.bytes;
+      }
+    }));
+    return { points, bytes };
+  });
+}
+
+/** The big series in two halves, each paged with its cursor on its own connection. */
+function bigRead(accept: string): Promise<Rate> {
+  const a = BigInt(plan.bigStartNs), b = BigInt(plan.bigEndNs), mid = (a + b) / 2n;
+  return timed(async () => {
+    let points = 0, bytes = 0;
+    await Promise.all([[a, mid], [mid, b]].map(async ([from, to], k) => {
+      let cursor: string | null = null;
+      do {
+        const r = check(await conns[k].get(`/v1/series/${plan.bigSeries}/raw?start_ns=${from}&end_ns=${to}&limit=${plan.pageLimit}${cursor ? `&cursor=${cursor}` : ''}`, accept), 'big raw');
+        points += r.points; bytes += r.bytes;
+        cursor = cursorOf(r.tail, accept);
+      } while (cursor !== null);
+    }));
+    return { points, bytes };
+  });
+}
+
+async function latencies(paths: string[]): Promise<number[]> {
+  const out: number[] = [];
+  for (const path of paths) {
+    const t0 = performance.now();
+    check(await conns[0].get(path, JSON_TYPE), path);
+    out.push(performance.now() - t0);
+  }
+  return out;
 }
 
 async function main() {
-  const pointsPerSeries = Number(process.argv[3]);
-  // warm-up: one read of each kind
-  await get(`${plan.url}/v1/series/${plan.rawSeries[0]}/raw?start_ns=${plan.startNs}&end_ns=${plan.endNs}`, 'application/json');
-  const json = await rawRate('application/json', pointsPerSeries, 2);
-  const msgpack = await rawRate('application/x-msgpack', pointsPerSeries, 2);
-  const bigJson = await (async () => {
-    const t0 = performance.now();
-    const bytes = await get(`${plan.url}/v1/series/${plan.bigSeries}/raw?start_ns=${plan.bigStartNs}&end_ns=${plan.bigEndNs}&limit=1000000`, 'application/x-msgpack');
-    return { ms: performance.now() - t0, bytes };
-  })();
-  const render: number[] = [];
-  for (let i = 0; i < plan.renders; i++) {
-    const t0 = performance.now();
-    await get(`${plan.url}/v1/series/${plan.bigSeries}/render?start_ns=${plan.bigStartNs}&end_ns=${plan.bigEndNs}&width=1000`, 'application/json');
-    render.push(performance.now() - t0);
-  }
-  const rollups: number[] = [];
-  for (let i = 0; i < 50; i++) {
-    const t0 = performance.now();
-    await get(`${plan.url}/v1/series/${plan.rawSeries[i % plan.rawSeries.length]}/rollups?start_ns=${plan.startNs}&end_ns=${plan.endNs}&interval=1h`, 'application/json');
-    rollups.push(performance.now() - t0);
-  }
+  await fleetRead(JSON_TYPE); // warm-up: worker code, slabs, page cache
+  const fleetJson = await fleetRead(JSON_TYPE);
+  const fleetMsgpack = await fleetRead(MSGPACK_TYPE);
+  await bigRead(MSGPACK_TYPE);
+  const bigJson = await bigRead(JSON_TYPE);
+  const bigMsgpack = await bigRead(MSGPACK_TYPE);
+  const render = await latencies(Array.from({ length: plan.renders }, () => `/v1/series/${plan.bigSeries}/render?start_ns=${plan.bigStartNs}&end_ns=${plan.bigEndNs}&width=1000`));
+  const rollups = await latencies(Array.from({ length: 50 }, (_, i) => `/v1/series/${plan.rollupSeries[i % plan.rollupSeries.length]}/rollups?start_ns=${plan.startNs}&end_ns=${plan.endNs}&interval=1h`));
+  for (const c of conns) c.close();
+  const r = (x: number) => Math.round(x);
+  const f = (x: number) => +x.toFixed(2);
   process.stdout.write(JSON.stringify({
-    raw_json_points_per_s: Math.round(json.pointsPerS), raw_json_bytes_per_point: json.bytes / (plan.rawSeries.length * pointsPerSeries),
-    raw_msgpack_points_per_s: Math.round(msgpack.pointsPerS), raw_msgpack_bytes_per_point: msgpack.bytes / (plan.rawSeries.length * pointsPerSeries),
-    raw_msgpack_1m_points_of_big_series_ms: Math.round(bigJson.ms),
-    render_http_p50_ms: pct(render, 0.5), render_http_p99_ms: pct(render, 0.99),
-    rollup_http_p50_ms: pct(rollups, 0.5), rollup_http_p99_ms: pct(rollups, 0.99),
+    raw_fleet_json_points_per_s: r(fleetJson.pointsPerS), raw_fleet_json_points: fleetJson.points, raw_fleet_json_bytes_per_point: f(fleetJson.bytesPerPoint), raw_fleet_json_client_cpu_share: f(fleetJson.clientCpuShare),
+    raw_fleet_msgpack_points_per_s: r(fleetMsgpack.pointsPerS), raw_fleet_msgpack_bytes_per_point: f(fleetMsgpack.bytesPerPoint), raw_fleet_msgpack_client_cpu_share: f(fleetMsgpack.clientCpuShare),
+    raw_big_json_points_per_s: r(bigJson.pointsPerS), raw_big_json_points: bigJson.points, raw_big_json_bytes_per_point: f(bigJson.bytesPerPoint), raw_big_json_client_cpu_share: f(bigJson.clientCpuShare),
+    raw_big_msgpack_points_per_s: r(bigMsgpack.pointsPerS), raw_big_msgpack_points: bigMsgpack.points, raw_big_msgpack_bytes_per_point: f(bigMsgpack.bytesPerPoint), raw_big_msgpack_client_cpu_share: f(bigMsgpack.clientCpuShare),
+    raw_big_page_points: plan.pageLimit,
+    render_http_p50_ms: f(pct(render, 0.5)), render_http_p99_ms: f(pct(render, 0.99)),
+    rollup_http_p50_ms: f(pct(rollups, 0.5)), rollup_http_p99_ms: f(pct(rollups, 0.99)),
   }));
 }
 

@@ -1,7 +1,11 @@
 // Service-level storage figures on the shared industrial dataset, through the running
 // service: the dataset goes in through the write path (series created in the model and
 // LMDB), then a second process reads over loopback HTTP while this process watches its
-// own event loop.
+// own event loop. Raw reads: every fleet series whole (one request each, two connections),
+// and the big series in pages of 1M points (two halves, each paged by cursor), in JSON and
+// msgpack; points are counted by the client in the bodies. The *_client_cpu_share figures
+// are the client's own CPU (cores busy) while reading: on 2 shared cores it competes with
+// the service, so it is part of the ceiling.
 //   node --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--json]
 // Engine-only figures (write path, bytes/point, render without HTTP) are in bench/storage-engine.ts.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -92,20 +96,36 @@ async function main() {
     out.decode_points_per_s_per_worker = Math.round(perWorker.reduce((a, x) => a + x, 0) / perWorker.length);
 
     log('HTTP reads from a second process ...');
-    const rawSeries = cols.filter((_, i) => list[i].type === 'float64').slice(0, 40).map((c) => c.id);
+    let fleetStart = cols[0].times[0], fleetEnd = cols[0].times[0];
+    for (const c of cols) {
+      if (c.times.length === 0) continue;
+      if (c.times[0] < fleetStart) fleetStart = c.times[0];
+      if (c.times[c.times.length - 1] > fleetEnd) fleetEnd = c.times[c.times.length - 1];
+    }
     const plan = {
-      url: `http://127.0.0.1:${svc.http.port}`, rawSeries,
-      startNs: String(cols[0].times[0] - 1_000_000_000n), endNs: String(cols[0].times[cols[0].times.length - 1] + 10_000_000_000n),
-      bigSeries: big.id, bigStartNs: String(bigCols.times[0]), bigEndNs: String(bigCols.times[bigCols.times.length - 1] + 1n), renders: 50,
+      url: `http://127.0.0.1:${svc.http.port}`,
+      fleet: cols.map((c) => c.id),
+      startNs: String(fleetStart), endNs: String(fleetEnd + 1n),
+      bigSeries: big.id, bigStartNs: String(bigCols.times[0]), bigEndNs: String(bigCols.times[bigCols.times.length - 1] + 1n),
+      pageLimit: 1_000_000, renders: 50,
+      rollupSeries: cols.filter((_, i) => list[i].type === 'float64').slice(0, 50).map((c) => c.id),
     };
     const loop = monitorEventLoopDelay({ resolution: 1 });
     loop.enable();
+    const cpu0 = process.cpuUsage();
+    const wall0 = performance.now();
     const clientOut = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, ['--import', 'tsx', new URL('./storage-client.ts', import.meta.url).pathname, JSON.stringify(plan), String(POINTS)],
-        { maxBuffer: 1 << 20 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
+      execFile(process.execPath, ['--import', 'tsx', new URL('./storage-client.ts', import.meta.url).pathname, JSON.stringify(plan)],
+        { maxBuffer: 1 << 24 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
     });
+    const cpu = process.cpuUsage(cpu0);
     loop.disable();
+    // process CPU covers the HTTP thread and both read workers
+    out.service_cpu_share_during_reads = +((cpu.user + cpu.system) / 1000 / (performance.now() - wall0)).toFixed(2);
     Object.assign(out, JSON.parse(clientOut));
+    const fleetPoints = cols.reduce((a, c) => a + c.times.length, 0);
+    if (out.raw_fleet_json_points !== fleetPoints) log(`WARNING: the client counted ${out.raw_fleet_json_points} fleet points, ${fleetPoints} were written`);
+    if (out.raw_big_json_points !== bigCols.times.length || out.raw_big_msgpack_points !== bigCols.times.length) log(`WARNING: the client counted ${out.raw_big_json_points}/${out.raw_big_msgpack_points} points of the big series, ${bigCols.times.length} were written`);
     out.event_loop_max_delay_ms_during_reads = +(loop.max / 1e6).toFixed(1);
     out.event_loop_p99_delay_ms_during_reads = +(loop.percentile(99) / 1e6).toFixed(1);
   } finally {
