@@ -1,5 +1,10 @@
 // Engine-level figures of src/storage on the shared industrial dataset.
-//   node --import tsx bench/storage-engine.ts [--series 1000] [--points 10000] [--big-points 10000000] [--json]
+//   node --import tsx bench/storage-engine.ts [--series 1000] [--points 10000] [--big-points 10000000]
+//        [--in-flight 2] [--cpu-profile fleet-write.cpuprofile] [--json]
+// --in-flight: write calls outstanding at once (1 = each call awaits the previous one's
+// durability; 2 = like the ingest pipeline's commitsInFlight: the next group is applied
+// while the previous one is synced). Every call still resolves only once durable.
+// --cpu-profile: a V8 CPU profile of the fleet write phase only (not generation or reads).
 // Inputs are generated (seeded, deterministic) before any timing. Prints a table, or one
 // JSON object with --json. Figures: durable write points/s through the write path; bytes
 // per point on disk after the load and after sealing every head: the env file (LMDB's
@@ -8,7 +13,8 @@
 // render p50/p99 of the big series at width 1000, rollup read latency.
 // "Everything included" = every table (chunks, head records and segments, rollups, audit,
 // meta), LMDB's branch/leaf pages, overflow-page rounding and its own free-list tree.
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -23,6 +29,8 @@ const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : dflt; };
 const SERIES = opt('series', 1000), POINTS = opt('points', 10_000), BIG = opt('big-points', 10_000_000);
 const JSON_OUT = args.includes('--json');
+const IN_FLIGHT = opt('in-flight', 2);
+const PROFILE = (() => { const i = args.indexOf('--cpu-profile'); return i >= 0 ? args[i + 1] : null; })();
 const WRITE_SLICE = 1000; // points per series per write call: one call carries every series
 const log = (s: string) => { if (!JSON_OUT) process.stderr.write(s + '\n'); };
 
@@ -85,12 +93,27 @@ async function main() {
     const store = SeriesStore.open(dir);
     for (const c of cols) await create(store, c);
     log(`writing ${total} points ...`);
+    const session = PROFILE ? new Session() : null;
+    if (session) { session.connect(); await session.post('Profiler.enable'); await session.post('Profiler.start'); }
     const t0 = performance.now();
+    const inFlight = new Set<Promise<void>>();
     for (let a = 0; a < POINTS; a += WRITE_SLICE) {
-      const r = await store.write(cols.map((c) => slice(c, a, Math.min(c.times.length, a + WRITE_SLICE))), { principal: 'bench' });
-      if (r.refused) throw new Error(`refused ${r.refused}`);
+      const p: Promise<void> = store.write(cols.map((c) => slice(c, a, Math.min(c.times.length, a + WRITE_SLICE))), { principal: 'bench' })
+        .then((r) => { if (r.refused) throw new Error(`refused ${r.refused}`); })
+        .finally(() => inFlight.delete(p));
+      inFlight.add(p);
+      // the second call joins the queue while the first group runs, so groups alternate
+      if (a === 0 && IN_FLIGHT > 1) await new Promise((r) => setTimeout(r, 5));
+      if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
     }
+    await Promise.all(inFlight);
     const writeMs = performance.now() - t0;
+    if (session) {
+      const { profile } = await session.post('Profiler.stop');
+      await writeFile(PROFILE!, JSON.stringify(profile));
+      session.disconnect();
+    }
+    out.in_flight = IN_FLIGHT;
     out.write_points = total;
     out.write_points_per_s = Math.round(total / (writeMs / 1000));
     out.write_ms = Math.round(writeMs);

@@ -79,6 +79,8 @@ export class SeriesStore {
   private queue: Pending[] = [];
   private timer: NodeJS.Timeout | null = null;
   private running = false;
+  /** Groups committed and waiting for their flush to disk. */
+  private syncing = 0;
   private readonly auditClock = { lastNs: 0n };
   private readonly budget: SealBudget;
   private readonly groupWindowMs: number;
@@ -231,7 +233,7 @@ export class SeriesStore {
   }
 
   async close(): Promise<void> {
-    while (this.queue.length > 0 || this.running || this.timer) await new Promise((r) => setTimeout(r, 1));
+    while (this.queue.length > 0 || this.running || this.timer || this.syncing > 0) await new Promise((r) => setTimeout(r, 1));
     await this.env.close();
   }
 
@@ -276,6 +278,7 @@ export class SeriesStore {
     this.running = true;
     let group = this.queue;
     this.queue = [];
+    let done: { group: Pending[]; values: unknown[] } | null = null;
     try {
       for (;;) {
         const outcomes: { ok: boolean; value: unknown }[] = [];
@@ -302,14 +305,27 @@ export class SeriesStore {
           if (group.length === 0) return;
           continue;
         }
-        await this.env.root.flushed;
-        for (let i = 0; i < group.length; i++) group[i].resolve(outcomes[i].value);
-        return;
+        done = { group, values: outcomes.map((o) => o.value) };
+        break;
       }
     } finally {
       this.heads.trim();
       this.running = false;
-      this.schedule();
+      if (done === null) this.schedule();
     }
+    // Committed, not yet durable. The next group may apply its transaction while this one
+    // is synced (lmdb-js overlappingSync); these callers resolve only once it is on disk.
+    this.syncing++;
+    const durable = this.env.root.flushed;
+    this.schedule();
+    try {
+      await durable;
+    } catch (e) {
+      for (const p of done.group) p.reject(e);
+      return;
+    } finally {
+      this.syncing--;
+    }
+    for (let i = 0; i < done.group.length; i++) done.group[i].resolve(done.values[i]);
   }
 }
