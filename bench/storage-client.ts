@@ -125,18 +125,24 @@ function check(r: Reply, what: string): Reply {
 
 interface Rate { pointsPerS: number; bytesPerPoint: number; points: number; clientCpuShare: number; seconds: number }
 
-async function timed(work: () => Promise<{ points: number; bytes: number }>): Promise<Rate> {
+/** Wall-clock windows of the raw phases (epoch ms), for the service's CPU in each. */
+const phases: Record<string, [number, number]> = {};
+const epochMs = () => performance.timeOrigin + performance.now();
+
+async function timed(name: string, work: () => Promise<{ points: number; bytes: number }>): Promise<Rate> {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
+  const e0 = epochMs();
   const { points, bytes } = await work();
+  phases[name] = [e0, epochMs()];
   const s = (performance.now() - t0) / 1000;
   const c = process.cpuUsage(c0);
   return { pointsPerS: points / s, bytesPerPoint: bytes / points, points, clientCpuShare: (c.user + c.system) / 1e6 / s, seconds: s };
 }
 
 /** Every fleet series read whole, two connections in parallel. */
-function fleetRead(accept: string): Promise<Rate> {
-  return timed(async () => {
+function fleetRead(accept: string, name = 'warm-up'): Promise<Rate> {
+  return timed(name, async () => {
     const queue = [...plan.fleet];
     let points = 0, bytes = 0;
     await Promise.all(conns.map(async (c) => {
@@ -150,9 +156,9 @@ function fleetRead(accept: string): Promise<Rate> {
 }
 
 /** The big series in two halves, each paged with its cursor on its own connection. */
-function bigRead(accept: string): Promise<Rate> {
+function bigRead(accept: string, name = 'warm-up'): Promise<Rate> {
   const a = BigInt(plan.bigStartNs), b = BigInt(plan.bigEndNs), mid = (a + b) / 2n;
-  return timed(async () => {
+  return timed(name, async () => {
     let points = 0, bytes = 0;
     await Promise.all([[a, mid], [mid, b]].map(async ([from, to], k) => {
       let cursor: string | null = null;
@@ -178,11 +184,11 @@ async function latencies(paths: string[]): Promise<number[]> {
 
 async function main() {
   await fleetRead(JSON_TYPE); // warm-up: worker code, slabs, page cache
-  const fleetJson = await fleetRead(JSON_TYPE);
-  const fleetMsgpack = await fleetRead(MSGPACK_TYPE);
+  const fleetJson = await fleetRead(JSON_TYPE, 'raw_fleet_json');
+  const fleetMsgpack = await fleetRead(MSGPACK_TYPE, 'raw_fleet_msgpack');
   await bigRead(MSGPACK_TYPE);
-  const bigJson = await bigRead(JSON_TYPE);
-  const bigMsgpack = await bigRead(MSGPACK_TYPE);
+  const bigJson = await bigRead(JSON_TYPE, 'raw_big_json');
+  const bigMsgpack = await bigRead(MSGPACK_TYPE, 'raw_big_msgpack');
   const render = await latencies(Array.from({ length: plan.renders }, () => `/v1/series/${plan.bigSeries}/render?start_ns=${plan.bigStartNs}&end_ns=${plan.bigEndNs}&width=1000`));
   const rollups = await latencies(Array.from({ length: 50 }, (_, i) => `/v1/series/${plan.rollupSeries[i % plan.rollupSeries.length]}/rollups?start_ns=${plan.startNs}&end_ns=${plan.endNs}&interval=1h`));
   for (const c of conns) c.close();
@@ -196,6 +202,7 @@ async function main() {
     raw_big_page_points: plan.pageLimit,
     render_http_p50_ms: f(pct(render, 0.5)), render_http_p99_ms: f(pct(render, 0.99)),
     rollup_http_p50_ms: f(pct(rollups, 0.5)), rollup_http_p99_ms: f(pct(rollups, 0.99)),
+    phases,
   }));
 }
 
