@@ -22,6 +22,8 @@ export interface StreamDeclaration {
   name: string;
   type: ValueType;
   seriesId?: string;
+  /** ENUM streams: the registry enum set (name or UUID) of the staging series. */
+  enumSet?: string;
 }
 
 export interface ConnectOptions {
@@ -126,7 +128,7 @@ export class CollectorClient extends EventEmitter {
     call.write({ open: {
       collector_id: opts.collectorId,
       session_epoch: opts.epoch.toString(),
-      streams: opts.streams.map((s) => ({ name: s.name, value_type: WIRE_TYPE[s.type], series_id: s.seriesId ?? '' })),
+      streams: opts.streams.map((s) => ({ name: s.name, value_type: WIRE_TYPE[s.type], series_id: s.seriesId ?? '', enum_set: s.enumSet ?? '' })),
       agent: opts.agent ?? 'historian-collector',
     } });
     const welcome = await new Promise<Welcome>((resolve, reject) => {

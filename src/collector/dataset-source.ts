@@ -24,6 +24,8 @@ export interface DatasetOptions {
 export interface SourceStream {
   name: string;
   type: ValueType;
+  /** ENUM streams: the enum set the dataset's values name (e.g. "machine-state"). */
+  enumSet?: string;
   /** Next batch of at most n points (only those at or before `until` when given); null when none. */
   next(n: number, until?: bigint): OutgoingColumns | null;
   /** Drops points at or before ts (resume after the server's last durable point). */
@@ -40,14 +42,22 @@ export async function loadDataset(opts: DatasetOptions): Promise<SourceStream[]>
 function streamOf(s: DatasetSeries): SourceStream {
   const it = s.points();
   let peeked: [bigint, unknown, number] | null = null;
+  let enumSet: string | undefined;
   const pull = (): [bigint, unknown, number] | null => {
     if (peeked) { const p = peeked; peeked = null; return p; }
     const r = it.next();
     return r.done ? null : r.value;
   };
+  if (s.type === 'enum') {
+    const first = pull();
+    if (first) peeked = first;
+    const set = (first?.[1] as { enum_set?: unknown } | undefined)?.enum_set;
+    if (typeof set === 'string') enumSet = set;
+  }
   return {
     name: s.name,
     type: s.type,
+    ...(enumSet ? { enumSet } : {}),
     skipThrough(ts) {
       for (;;) { const p = pull(); if (!p) return; if (p[0] > ts) { peeked = p; return; } }
     },

@@ -89,7 +89,7 @@ export class Simulator {
   private async connect(): Promise<void> {
     const c = await CollectorClient.connect({
       address: this.opts.address, collectorId: this.opts.collectorId, epoch: this.nextEpoch(),
-      streams: this.opts.streams.map((s) => ({ name: s.name, type: s.type })), token: this.opts.token, tls: this.opts.tls,
+      streams: this.opts.streams.map((s) => ({ name: s.name, type: s.type, ...(s.enumSet ? { enumSet: s.enumSet } : {}) })), token: this.opts.token, tls: this.opts.tls,
       agent: 'historian-simulator/0.1',
     });
     const refused = c.welcome.streams.filter((s) => !s.accepted);

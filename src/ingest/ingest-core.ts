@@ -13,7 +13,7 @@ import { IngestSession, type SessionStream } from './ingest-session.js';
 import type { SessionLink } from './session-link.js';
 import type {
   AuthenticateArg, AuthenticateResult, CollectorDetail, CollectorDiagnostic, CollectorRow, IngestTuning,
-  OpenSessionArg, OpenSessionResult,
+  OpenSessionArg, OpenSessionResult, StreamRequest,
 } from './thread-messages.js';
 import type { AuthMode } from '../auth/access-types.js';
 
@@ -29,7 +29,7 @@ export interface MainSide {
 export interface WireOpen {
   collector_id: string;
   session_epoch: string;
-  streams: Array<{ name: string; value_type: string; series_id: string }>;
+  streams: Array<{ name: string; value_type: string; series_id: string; enum_set?: string }>;
   agent: string;
 }
 
@@ -37,6 +37,7 @@ const COLLECTOR_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,199}$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MAX_STREAMS = 100_000;
 const MAX_STREAM_NAME = 256;
+const MAX_ENUM_SET_REF = 200;
 const WIRE_TYPE: Record<string, ValueType> = { FLOAT64: 'float64', INT64: 'int64', BOOLEAN: 'boolean', STRING: 'string', ENUM: 'enum' };
 const PERSIST_MS = 2_000;
 const DISK_CHECK_MS = 1_000;
@@ -123,7 +124,7 @@ export class IngestCore {
     return turn;
   }
 
-  private parseStreams(list: WireOpen['streams']): Array<{ name: string; type: ValueType; seriesId: string | null }> {
+  private parseStreams(list: WireOpen['streams']): StreamRequest[] {
     if (!Array.isArray(list) || list.length === 0) throw new OpenRefused('invalid-argument', 'open.streams: declare at least one stream');
     if (list.length > MAX_STREAMS) throw new OpenRefused('invalid-argument', `open.streams: at most ${MAX_STREAMS} streams per session`);
     const seen = new Set<string>();
@@ -135,12 +136,15 @@ export class IngestCore {
       if (!type || !VALUE_TYPES.includes(type)) throw new OpenRefused('invalid-argument', `open.streams[${i}].value_type: one of FLOAT64, INT64, BOOLEAN, STRING, ENUM`);
       const sid = s.series_id ?? '';
       if (sid !== '' && !UUID_RE.test(sid)) throw new OpenRefused('invalid-argument', `open.streams[${i}].series_id: a lower-case UUID or empty`);
-      return { name: s.name, type, seriesId: sid === '' ? null : sid };
+      const enumSet = s.enum_set ?? '';
+      if (enumSet !== '' && type !== 'enum') throw new OpenRefused('invalid-argument', `open.streams[${i}].enum_set: only ENUM streams name an enum set`);
+      if (enumSet.length > MAX_ENUM_SET_REF) throw new OpenRefused('invalid-argument', `open.streams[${i}].enum_set: at most ${MAX_ENUM_SET_REF} characters`);
+      return { name: s.name, type, seriesId: sid === '' ? null : sid, enumSet: enumSet === '' ? null : enumSet };
     });
   }
 
   private async openInTurn(c: CollectorState, link: SessionLink, epoch: bigint, identity: string, agent: string,
-    streams: Array<{ name: string; type: ValueType; seriesId: string | null }>): Promise<IngestSession> {
+    streams: StreamRequest[]): Promise<IngestSession> {
     if (epoch < c.epoch) throw new OpenRefused('failed-precondition', `session_epoch ${epoch} is below the current epoch ${c.epoch} of collector ${c.collectorId}: it is fenced`);
     for (const s of c.sessions) {
       if (s.epoch === epoch && s.fencedBy === null) throw new OpenRefused('failed-precondition', `session_epoch ${epoch} is held by an open session of collector ${c.collectorId}; open with a higher epoch`);

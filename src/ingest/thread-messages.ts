@@ -41,6 +41,8 @@ export interface StreamRequest {
   name: string;
   type: ValueType;
   seriesId: string | null;
+  /** ENUM streams: name or UUID of a registry enum set (the staging series is created with it). */
+  enumSet: string | null;
 }
 
 export interface StreamOutcome {

@@ -44,3 +44,38 @@ export async function until(fn: () => boolean | Promise<boolean>, ms = 5_000): P
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/**
+ * A TCP proxy in front of the gRPC port, so a test can cut the network under a running
+ * collector (every connection dropped, new ones refused) and then restore it.
+ */
+export interface TcpProxy {
+  address: string;
+  /** Drops every open connection and refuses new ones until restore(). */
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+export async function tcpProxy(targetPort: number): Promise<TcpProxy> {
+  const { createServer, connect: tcpConnect } = await import('node:net');
+  const sockets = new Set<import('node:net').Socket>();
+  let down = false;
+  const server = createServer((inbound) => {
+    if (down) { inbound.destroy(); return; }
+    const outbound = tcpConnect(targetPort, '127.0.0.1');
+    sockets.add(inbound); sockets.add(outbound);
+    const drop = () => { inbound.destroy(); outbound.destroy(); sockets.delete(inbound); sockets.delete(outbound); };
+    inbound.on('error', drop); outbound.on('error', drop);
+    inbound.on('close', drop); outbound.on('close', drop);
+    inbound.pipe(outbound); outbound.pipe(inbound);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    address: `127.0.0.1:${port}`,
+    cut() { down = true; for (const s of sockets) s.destroy(); sockets.clear(); },
+    restore() { down = false; },
+    close: () => new Promise<void>((resolve) => { down = true; for (const s of sockets) s.destroy(); server.close(() => resolve()); }),
+  };
+}
