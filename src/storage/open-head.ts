@@ -219,7 +219,8 @@ export class OpenHead {
     this.lastWriteMs = nowMs;
     const rec: HeadRecord = { sealedEnd: this.sealedEnd, lastWriteMs: nowMs, genWriter: g.writer, genCounter: g.counter, nextSeq: this.nextSeq, openPoints: c.count };
     putHeadRecord(env, series, rec);
-    // a big batch grows the columns far past what stays open; give the memory back
-    if (this.capacity > 2 * c.count + 8192) this.resize(Math.ceil(1.25 * c.count) + 256);
+    // a big batch grows the columns far past what stays open; give the memory back (not
+    // after every seal: a head refills to a chunk within a few commits)
+    if (this.capacity > 65536 && this.capacity > 4 * c.count) this.resize(Math.ceil(1.5 * c.count) + 256);
   }
 }

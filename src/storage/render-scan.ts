@@ -12,7 +12,7 @@ import { crc32 } from 'node:zlib';
 import type { Database } from 'lmdb';
 import { ServiceError } from '../http/errors.js';
 import { FORMAT_VERSION } from './encoding/chunk.js';
-import { HEADER_CRC_AT, MIN_CHUNK_BYTES, TRAILER_BYTES, TYPE_CODES } from './encoding/chunk-header.js';
+import { headerCrcAt, MIN_CHUNK_BYTES, TRAILER_BYTES, TYPE_CODES } from './encoding/chunk-header.js';
 import type { ValueType } from './encoding/chunk-types.js';
 import { chunkKey, INT64_MIN, uuidOf } from './keys.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
@@ -72,7 +72,10 @@ export class HeaderView {
     if (b.length < MIN_CHUNK_BYTES) this.corrupt(b, `shorter than the ${MIN_CHUNK_BYTES}-byte minimum`);
     const version = b[0];
     if (version !== FORMAT_VERSION && version !== 1) this.corrupt(b, `unknown format version ${version}`);
-    if (crc32(b.subarray(0, HEADER_CRC_AT)) !== u32(b, HEADER_CRC_AT)) this.corrupt(b, 'header checksum mismatch');
+    // Version 2: one CRC over the header and the summary after it.
+    const crcAt = headerCrcAt(b);
+    if (crcAt < 0) this.corrupt(b, 'time section offset out of bounds');
+    if (crc32(b.subarray(0, crcAt)) !== u32(b, crcAt)) this.corrupt(b, 'header checksum mismatch');
     if (u32(b, 84) !== b.length) this.corrupt(b, `header says ${u32(b, 84)} bytes (truncated or padded)`);
     const type = TYPE_CODES[b[1]];
     if (type === undefined) this.corrupt(b, `unknown value type code ${b[1]}`);

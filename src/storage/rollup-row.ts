@@ -107,6 +107,40 @@ export class BucketAccumulator {
     r.count++;
   }
 
+  /**
+   * Points [0, n) of a sorted numeric run (offsets from base), each with the segment from
+   * the previous point (pOff NaN: none). Same arithmetic as addPoint/addSegment, with the
+   * common case (both ends in the current bucket) kept in this loop.
+   */
+  addRun(off: Float64Array, v: Float64Array, q: Uint32Array, n: number, pOff: number, pV: number, pQ: number): void {
+    const I = this.intervalNs;
+    let idx = Number.isNaN(pOff) ? NaN : Math.floor(pOff / I);
+    let r = Number.isNaN(idx) ? this.cur : this.row(idx);
+    let end = (idx + 1) * I;
+    for (let i = 0; i < n; i++) {
+      const t = off[i], x = v[i], qi = q[i];
+      if (!Number.isNaN(pOff)) {
+        if (t <= end && pOff >= idx * I) {
+          const dur = t - pOff;
+          if (dur > 0) {
+            r.areaStepped += pV * dur;
+            r.areaLinear += (pV + x) * 0.5 * dur;
+            r.coveredNs += dur;
+            if (pQ >= GOOD_QUALITY) r.goodNs += dur;
+          }
+        } else this.addSegment(pOff, pV, pQ, t, x);
+      }
+      const k = Math.floor(t / I);
+      if (k !== idx) { idx = k; r = this.row(k); end = (k + 1) * I; }
+      if (r.count === 0 || x < r.min) { r.min = x; r.minOff = t; }
+      if (r.count === 0 || x > r.max) { r.max = x; r.maxOff = t; }
+      if (r.count === 0 || t < r.firstOff) { r.first = x; r.firstOff = t; }
+      if (r.count === 0 || t >= r.lastOff) { r.last = x; r.lastOff = t; r.lastQuality = qi; }
+      r.count++;
+      pOff = t; pV = x; pQ = qi;
+    }
+  }
+
   /** Adds the segment [t0, t1) starting at (t0, v0, q0) and heading to v1, clipped to [lo, hi). */
   addSegment(t0: number, v0: number, q0: number, t1: number, v1: number, lo = -Infinity, hi = Infinity): void {
     const a0 = Math.max(t0, lo), a1 = Math.min(t1, hi);

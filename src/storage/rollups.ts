@@ -118,11 +118,14 @@ export function appendRollups(view: ReadView, series: Buffer, type: ValueType, p
   offsets = atLeast(offsets, fresh.count);
   if (!offsetsFrom(fresh.ts, 0, fresh.count, base, offsets, 0)) throw new Error('BUG: rollup append beyond the exact span');
   const numbers = numericColumn(fresh);
-  for (let i = 0; i < fresh.count; i++) {
-    const off = offsets[i], v = numbers ? numbers[i] : numericAt(fresh, i);
-    if (!Number.isNaN(pOff)) acc.addSegment(pOff, pV, pQ, off, v);
-    acc.addPoint(off, v, fresh.quality[i]);
-    pOff = off; pV = v; pQ = fresh.quality[i];
+  if (numbers) acc.addRun(offsets, numbers, fresh.quality, fresh.count, pOff, pV, pQ);
+  else {
+    for (let i = 0; i < fresh.count; i++) {
+      const off = offsets[i], v = numericAt(fresh, i);
+      if (!Number.isNaN(pOff)) acc.addSegment(pOff, pV, pQ, off, v);
+      acc.addPoint(off, v, fresh.quality[i]);
+      pOff = off; pV = v; pQ = fresh.quality[i];
+    }
   }
   writeRows(view.env, series, acc, HOUR.code);
   foldDays(view, series, base, last);

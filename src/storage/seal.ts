@@ -67,6 +67,9 @@ export function sealRun(env: SeriesEnv, series: Buffer, meta: SeriesMeta, cols: 
   return out;
 }
 
+/** Process-wide tallies of sealFromHead, for the benchmark: encodes per sealed chunk. */
+export const sealTally = { chunks: 0, encodes: 0 };
+
 /** A sealed chunk should fill at least this share of the byte budget (an LMDB page is paid whole). */
 const FILL_LOW = 0.95;
 /** The share of the budget a chunk is aimed at from the bytes-per-point estimate. */
@@ -96,6 +99,7 @@ export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, h
       n = Math.max(1, Math.min(n, avail, tooMany - 1));
       if (best !== null && n <= best.n) break;
       const bytes = encodeChunk(slicePointColumns(head.cols, 0, n));
+      sealTally.encodes++;
       head.calibrate(bytes.byteLength, n, true);
       bpp = head.bytesPerPoint;
       if (bytes.byteLength <= maxBytes || n === 1) {
@@ -110,6 +114,7 @@ export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, h
     while (best === null) {
       n = Math.max(1, n >> 1);
       const bytes = encodeChunk(slicePointColumns(head.cols, 0, n));
+      sealTally.encodes++;
       if (bytes.byteLength <= maxBytes || n === 1) best = { bytes, n };
     }
     // the whole head fits with room to spare: it is not full yet, keep it open
@@ -118,6 +123,7 @@ export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, h
     const endNs = head.cols.tsBase + BigInt(head.cols.tsOffset[best.n - 1]);
     if (meta.lifecycle?.policy.swinging_door && meta.type === 'float64') out.dropped += sealRun(env, series, meta, sealed, budget, true).dropped;
     else putChunkInTxn(env, series, timeAt(head.cols, 0), best.bytes);
+    sealTally.chunks++;
     head.sealedEnd = endNs;
     head.dropFront(best.n);
     out.points += best.n;

@@ -16,11 +16,13 @@ export const TRAILER_BYTES = 4;
 export const MIN_CHUNK_BYTES = HEADER_BYTES + TRAILER_BYTES;
 
 export const Off = {
-  version: 0, type: 1, summaryAt: 2, count: 4,
+  version: 0, type: 1, reserved: 2, count: 4,
   firstTs: 8, lastTs: 16, minTs: 24, maxTs: 32,
   min: 40, max: 48, first: 56, last: 64,
   good: 72, uncertain: 76, bad: 80,
   byteLength: 84, valuesAt: 88, qualityAt: 92,
+  /** Version 2: where the time section starts (version 1: the header CRC). */
+  timesAt: 96,
 } as const;
 
 export const TYPE_CODES: readonly ValueType[] = ['float64', 'int64', 'boolean', 'string', 'enum'];
@@ -105,16 +107,44 @@ export function writeHeader(w: ChunkWriter, cols: PointColumns, n: number, first
   w.pos = HEADER_BYTES;
 }
 
-export function finishHeader(w: ChunkWriter, valuesAt: number, qualityAt: number, summaryAt: number): void {
-  const v = w.view;
-  v.setUint16(Off.summaryAt, summaryAt, true);
-  const total = w.pos + TRAILER_BYTES;
+/**
+ * Assembles a version 2 chunk: the 100-byte header from w, the summary (whose length is a
+ * multiple of 4, its last 4 bytes left for the header CRC), then the sections w holds
+ * after its header, which move by the summary's length (a multiple of 4 keeps the
+ * payload words aligned). Offsets are those of the sections inside w.
+ */
+export function assembleChunk(w: ChunkWriter, summary: Uint8Array, valuesAt: number, qualityAt: number): Uint8Array {
+  const shift = summary.length;
+  const total = w.pos + shift + TRAILER_BYTES;
+  const out = new Uint8Array(total);
+  out.set(w.bytes.subarray(0, HEADER_BYTES), 0);
+  out.set(summary, HEADER_BYTES);
+  out.set(w.bytes.subarray(HEADER_BYTES, w.pos), HEADER_BYTES + shift);
+  const v = viewOf(out);
+  const timesAt = HEADER_BYTES + shift;
   v.setUint32(Off.byteLength, total, true);
-  v.setUint32(Off.valuesAt, valuesAt, true);
-  v.setUint32(Off.qualityAt, qualityAt, true);
-  v.setUint32(HEADER_CRC_AT, crc32(w.bytes.subarray(0, HEADER_CRC_AT)), true);
-  w.u32(crc32(w.bytes.subarray(0, w.pos)));
+  v.setUint32(Off.valuesAt, valuesAt + shift, true);
+  v.setUint32(Off.qualityAt, qualityAt + shift, true);
+  v.setUint32(Off.timesAt, timesAt, true);
+  v.setUint32(timesAt - 4, crc32(out.subarray(0, timesAt - 4)), true);
+  v.setUint32(total - TRAILER_BYTES, crc32(out.subarray(0, total - TRAILER_BYTES)), true);
+  return out;
 }
+
+/**
+ * Where a header-only reader finds the header CRC and what it covers: version 1, bytes
+ * 0..95 with the CRC at 96; version 2, bytes 0..timesAt-5 (header and summary) with the
+ * CRC at timesAt-4. Returns the CRC's offset, or -1 when timesAt is out of bounds.
+ */
+export function headerCrcAt(bytes: Uint8Array): number {
+  if (bytes[0] === 1) return HEADER_CRC_AT;
+  const timesAt = (bytes[96] | (bytes[97] << 8) | (bytes[98] << 16) | (bytes[99] << 24)) >>> 0;
+  if (timesAt < MIN_TIMES_AT || timesAt > bytes.length - TRAILER_BYTES || (timesAt & 3) !== 0) return -1;
+  return timesAt - 4;
+}
+
+/** A version 2 summary holds at least its 3 fixed bytes and the CRC. */
+const MIN_TIMES_AT = HEADER_BYTES + 8;
 
 function corrupt(bytes: Uint8Array, what: string): never {
   throw new ChunkCorruptError(`chunk corrupt: ${what} (${bytes.length} bytes)`, bytes.length);
@@ -130,7 +160,9 @@ export function parseHeader(bytes: Uint8Array): ChunkHeader {
   const v = viewOf(bytes);
   const version = v.getUint8(Off.version);
   if (version !== FORMAT_VERSION && version !== OLDEST_VERSION) corrupt(bytes, `unknown format version ${version}`);
-  if (crc32(bytes.subarray(0, HEADER_CRC_AT)) !== v.getUint32(HEADER_CRC_AT, true)) corrupt(bytes, 'header checksum mismatch');
+  const crcAt = headerCrcAt(bytes);
+  if (crcAt < 0) corrupt(bytes, 'time section offset out of bounds');
+  if (crc32(bytes.subarray(0, crcAt)) !== v.getUint32(crcAt, true)) corrupt(bytes, 'header checksum mismatch');
   const byteLength = v.getUint32(Off.byteLength, true);
   if (byteLength !== bytes.length) corrupt(bytes, `header says ${byteLength} bytes (truncated or padded)`);
   const type = TYPE_CODES[v.getUint8(Off.type)];
@@ -142,9 +174,9 @@ export function parseHeader(bytes: Uint8Array): ChunkHeader {
   if (count === 0 || good + uncertain + bad !== count) corrupt(bytes, `count ${count} disagrees with quality counts`);
   const valuesAt = v.getUint32(Off.valuesAt, true);
   const qualityAt = v.getUint32(Off.qualityAt, true);
-  const qualityEnd = qualityEndOf(v, version, byteLength);
-  if (!(HEADER_BYTES <= valuesAt && valuesAt <= qualityAt && qualityAt <= qualityEnd && qualityEnd <= byteLength - TRAILER_BYTES)) {
-    corrupt(bytes, `section offsets ${valuesAt}/${qualityAt}/${qualityEnd} out of order`);
+  const timesAt = version === 1 ? HEADER_BYTES : crcAt + 4;
+  if (!(timesAt <= valuesAt && valuesAt <= qualityAt && qualityAt <= byteLength - TRAILER_BYTES)) {
+    corrupt(bytes, `section offsets ${timesAt}/${valuesAt}/${qualityAt} out of order`);
   }
   const num = (at: number): number => (type === 'int64' ? Number(v.getBigInt64(at, true)) : v.getFloat64(at, true));
   return {
@@ -166,18 +198,18 @@ export function parseHeader(bytes: Uint8Array): ChunkHeader {
   };
 }
 
-/** End of the quality section: the summary's start in version 2, the trailer in version 1. */
-function qualityEndOf(v: DataView, version: number, byteLength: number): number {
-  return version === 1 ? byteLength - TRAILER_BYTES : v.getUint16(Off.summaryAt, true);
-}
-
-/** Section offsets of a chunk whose header parseHeader accepted. summaryAt is 0 for version 1. */
-export function sectionOffsets(bytes: Uint8Array): { valuesAt: number; qualityAt: number; qualityEnd: number; summaryAt: number; end: number } {
+/**
+ * Section offsets of a chunk whose header parseHeader (or an equivalent check) accepted.
+ * The summary is [summaryAt, summaryEnd): empty (both 0) in version 1.
+ */
+export function sectionOffsets(bytes: Uint8Array): { timesAt: number; valuesAt: number; qualityAt: number; summaryAt: number; summaryEnd: number; end: number } {
   const v = viewOf(bytes);
-  const version = v.getUint8(Off.version);
-  const end = bytes.length - TRAILER_BYTES;
-  const qualityEnd = qualityEndOf(v, version, bytes.length);
-  return { valuesAt: v.getUint32(Off.valuesAt, true), qualityAt: v.getUint32(Off.qualityAt, true), qualityEnd, summaryAt: version === 1 ? 0 : qualityEnd, end };
+  const v1 = v.getUint8(Off.version) === 1;
+  const timesAt = v1 ? HEADER_BYTES : v.getUint32(Off.timesAt, true);
+  return {
+    timesAt, valuesAt: v.getUint32(Off.valuesAt, true), qualityAt: v.getUint32(Off.qualityAt, true),
+    summaryAt: v1 ? 0 : HEADER_BYTES, summaryEnd: v1 ? 0 : timesAt - 4, end: bytes.length - TRAILER_BYTES,
+  };
 }
 
 /** Verifies the trailing CRC32 over everything before it. */

@@ -16,13 +16,14 @@ const EMPTY_WORDS = new Uint32Array(0);
 
 /**
  * Parses the summary of a chunk whose header the caller has already checked
- * (readChunkHeader or an equivalent). Returns false for a version 1 chunk (no summary).
+ * (readChunkHeader or an equivalent: the header CRC covers the summary). Returns false
+ * for a version 1 chunk (no summary).
  */
 export function readChunkSummary(bytes: Uint8Array, count: number, out: ChunkSummary): boolean {
   const s = sectionOffsets(bytes);
   if (s.summaryAt === 0) return false;
   // The summary parser reads bytes only, never words: no aligned copy needed.
-  out.read(new ChunkReader(bytes, EMPTY_WORDS, s.summaryAt, s.end), count);
+  out.read(new ChunkReader(bytes, EMPTY_WORDS, s.summaryAt, s.summaryEnd), count);
   return true;
 }
 
@@ -47,7 +48,7 @@ export class ChunkGroups {
     this.count = n;
     this.summary = summary;
     const s = sectionOffsets(c.bytes);
-    let r = new ChunkReader(c.bytes, c.words, 100, s.valuesAt);
+    let r = new ChunkReader(c.bytes, c.words, s.timesAt, s.valuesAt);
     this.times.parse(r, n);
     finishSection(r, 'time');
     r = new ChunkReader(c.bytes, c.words, s.valuesAt, s.qualityAt);

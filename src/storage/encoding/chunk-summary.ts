@@ -9,10 +9,9 @@
 //   decodes only the group around the boundary and answers the other groups from here.
 //   Written only when the value section is one integer column (decimal floats, int64
 //   within +-2^51, booleans, enums) and the chunk has more than one group.
-// The section carries its own CRC32, so header-only readers trust it without a checksum of
-// the whole chunk.
+// The section lies right after the header and the header CRC covers both, so a header-only
+// reader checks it with one CRC of ~200 bytes, without a checksum of the whole chunk.
 
-import { crc32 } from 'node:zlib';
 import { ChunkReader, type ChunkWriter } from './byte-io.js';
 import { GOOD_QUALITY } from './chunk-header.js';
 
@@ -63,7 +62,10 @@ export function encodeSummary(w: ChunkWriter, rel: Float64Array, q: ArrayLike<nu
       if (x[maxI] !== x[s]) w.u8(maxI - s);
     }
   }
-  w.u32(crc32(w.bytes.subarray(start, w.pos)));
+  // Zero padding, then 4 bytes for the header CRC (assembleChunk): the summary's length
+  // is a multiple of 4 so the sections after it keep their word alignment.
+  while (((w.pos - start) & 3) !== 0) w.u8(0);
+  w.u32(0);
 }
 
 /**
@@ -101,17 +103,12 @@ export class ChunkSummary {
   private count = 0;
 
   /**
-   * Parses the section r covers (summaryAt .. trailer) of a chunk of `count` points and
-   * checks its CRC. The group directory is parsed by loadDirectory(), only for chunks that
+   * Parses the summary r covers (the header CRC, checked by the caller, covers it) of a
+   * chunk of `count` points. The group directory is parsed by loadDirectory(), only for chunks that
    * need it, before the bytes change.
    */
   read(r: ChunkReader, count: number): void {
-    const start = r.pos;
-    if (r.end - start < 4) r.fail('summary section shorter than its checksum');
     const bytes = r.bytes;
-    const crcAt = r.end - 4;
-    const stored = (bytes[crcAt] | (bytes[crcAt + 1] << 8) | (bytes[crcAt + 2] << 16) | (bytes[crcAt + 3] << 24)) >>> 0;
-    if (crc32(bytes.subarray(start, crcAt)) !== stored) r.fail('summary checksum mismatch');
     this.nonGoodNs = r.varint('non-good time');
     const flags = r.u8('summary flags');
     if (flags > 1) r.fail(`unknown summary flags ${flags}`);
@@ -126,8 +123,8 @@ export class ChunkSummary {
       const groups = Math.ceil(count / (1 << shift));
       if (groups < 2 || groups > MAX_GROUPS) r.fail(`${groups} groups for ${count} points`);
       this.groups = groups;
-      this.pending = new ChunkReader(bytes, r.words, r.pos, crcAt);
-    } else if (r.pos !== crcAt) r.fail(`summary section has ${crcAt - r.pos} unread bytes`);
+      this.pending = new ChunkReader(bytes, r.words, r.pos, r.end);
+    } else endOfSummary(r);
     r.pos = r.end;
   }
 
@@ -162,6 +159,12 @@ export class ChunkSummary {
       this.minIdx[g] = g * G + mi;
       this.maxIdx[g] = g * G + ma;
     }
-    if (r.pos !== r.end) r.fail(`summary section has ${r.end - r.pos} unread bytes`);
+    endOfSummary(r);
   }
+}
+
+/** Only the zero padding (0..3 bytes) may follow the summary's content. */
+function endOfSummary(r: ChunkReader): void {
+  if (r.end - r.pos > 3) r.fail(`summary section has ${r.end - r.pos} unread bytes`);
+  while (r.pos < r.end) if (r.u8('summary padding') !== 0) r.fail('non-zero summary padding');
 }

@@ -9,7 +9,7 @@
 import { invalid } from '../../http/errors.js';
 import { ChunkReader, ChunkWriter } from './byte-io.js';
 import {
-  computeStats, finishHeader, HEADER_BYTES, parseHeader, sectionOffsets, verifyChunkChecksum, writeHeader,
+  assembleChunk, computeStats, HEADER_BYTES, parseHeader, sectionOffsets, verifyChunkChecksum, writeHeader,
   TRAILER_BYTES, type HeaderStats,
 } from './chunk-header.js';
 import { encodeSummary } from './chunk-summary.js';
@@ -49,6 +49,7 @@ const INT64_MAX = 2n ** 63n - 1n;
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 const writer = new ChunkWriter();
+const summaryWriter = new ChunkWriter(1024);
 const stats: HeaderStats = { minIdx: 0, maxIdx: 0, good: 0, uncertain: 0, bad: 0 };
 
 /** Length of the value column of `type` in cols, -1 when that column is missing. */
@@ -119,12 +120,11 @@ export function encodeChunk(cols: PointColumns): Uint8Array {
   const q = scratchColumn(ScratchSlot.Quality, n);
   for (let i = 0; i < n; i++) q[i] = cols.quality[i];
   encodeIntColumn(w, q, n);
-  const summaryAt = w.pos;
   // encodeValues left the value integers in ValueNumbers when k >= 0.
   const valueRle = k >= 0 && w.bytes[valuesAt + intColumnSkip(cols.type)] === IntMode.Rle;
-  encodeSummary(w, rel, cols.quality, scratchColumn(ScratchSlot.ValueNumbers, n), k, valueRle, unit, n);
-  finishHeader(w, valuesAt, qualityAt, summaryAt);
-  return w.finish();
+  summaryWriter.reset();
+  encodeSummary(summaryWriter, rel, cols.quality, scratchColumn(ScratchSlot.ValueNumbers, n), k, valueRle, unit, n);
+  return assembleChunk(w, summaryWriter.bytes.subarray(0, summaryWriter.pos), valuesAt, qualityAt);
 }
 
 /**
@@ -191,9 +191,8 @@ export function openChunk(bytes: Uint8Array): { h: ChunkHeader; bytes: Uint8Arra
   return { h, bytes: b, words: new Uint32Array(b.buffer, b.byteOffset, b.length >>> 2) };
 }
 
-function sectionEnds(bytes: Uint8Array): { valuesAt: number; qualityAt: number; end: number } {
-  const s = sectionOffsets(bytes);
-  return { valuesAt: s.valuesAt, qualityAt: s.qualityAt, end: s.qualityEnd };
+function sectionEnds(bytes: Uint8Array): { timesAt: number; valuesAt: number; qualityAt: number; end: number } {
+  return sectionOffsets(bytes);
 }
 
 export function finishSection(r: ChunkReader, what: string): void {
@@ -215,7 +214,7 @@ export function decodeChunk(bytes: Uint8Array, out: PointColumns): number {
   if (needed !== 'string') checkCapacity(`out.${COLUMN_NAME[needed]}`, cap, n);
   else if (out.str === null) throw invalid('out.str', 'missing for a string chunk');
   const s = sectionEnds(c.bytes);
-  let r = new ChunkReader(c.bytes, c.words, HEADER_BYTES, s.valuesAt);
+  let r = new ChunkReader(c.bytes, c.words, s.timesAt, s.valuesAt);
   decodeTimes(r, n, out.tsOffset);
   finishSection(r, 'time');
   r = new ChunkReader(c.bytes, c.words, s.valuesAt, s.qualityAt);
@@ -236,7 +235,7 @@ export function decodeTimesOnly(bytes: Uint8Array, tsOut: Float64Array): number 
   const n = c.h.count;
   checkCapacity('tsOut', tsOut.length, n);
   const s = sectionEnds(c.bytes);
-  const r = new ChunkReader(c.bytes, c.words, HEADER_BYTES, s.valuesAt);
+  const r = new ChunkReader(c.bytes, c.words, s.timesAt, s.valuesAt);
   decodeTimes(r, n, tsOut);
   finishSection(r, 'time');
   return n;
@@ -253,7 +252,7 @@ export function decodeNumericInto(bytes: Uint8Array, tsOut: Float64Array, f64Out
   checkCapacity('tsOut', tsOut.length, n);
   checkCapacity('f64Out', f64Out.length, n);
   const s = sectionEnds(c.bytes);
-  let r = new ChunkReader(c.bytes, c.words, HEADER_BYTES, s.valuesAt);
+  let r = new ChunkReader(c.bytes, c.words, s.timesAt, s.valuesAt);
   decodeTimes(r, n, tsOut);
   finishSection(r, 'time');
   r = new ChunkReader(c.bytes, c.words, s.valuesAt, s.qualityAt);
