@@ -5,13 +5,16 @@ import {
   chunkTimeRange, decodeChunk, decodeNumericInto, decodeTimesOnly, encodeChunk, readChunkHeader,
 } from '../../../src/storage/encoding/chunk.js';
 import { ChunkCorruptError, type ValueType } from '../../../src/storage/encoding/chunk-types.js';
+import { ChunkGroups, ChunkSummary, readChunkSummary } from '../../../src/storage/encoding/chunk-range.js';
+import { ServiceError } from '../../../src/http/errors.js';
 import { createPointColumns } from '../../../src/storage/encoding/point-columns.js';
 import { pointRunArb, toColumns } from '../../helpers/chunk-arbitraries.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261121);
 t.comment(`fast-check seed ${SEED} (FC_SEED=<n> replays another)`);
 const TYPES: ValueType[] = ['float64', 'int64', 'boolean', 'enum', 'string'];
-const HEADER_BYTES = 100;
+/** End of what the header CRC covers: the time section's offset (version 2). */
+const headerEnd = (b: Uint8Array): number => Buffer.from(b.buffer, b.byteOffset, b.length).readUInt32LE(96);
 
 /** The ChunkCorruptError fn throws; anything else (a value, another error) fails. */
 function corruptError(fn: () => unknown, what: string): ChunkCorruptError {
@@ -42,9 +45,10 @@ for (const type of TYPES) {
         if (e.byteLength !== bad.length) throw new Error('error names the wrong byte length');
         corruptError(() => decodeTimesOnly(bad, new Float64Array(1200)), 'decodeTimesOnly');
         if (type !== 'string') corruptError(() => decodeNumericInto(bad, new Float64Array(1200), new Float64Array(1200)), 'decodeNumericInto');
-        // The header carries its own checksum: header readers refuse a damaged header and
-        // accept a damaged body (the body is checked by every decoder above).
-        if (at < HEADER_BYTES) {
+        // The header carries its own checksum, which in version 2 also covers the summary
+        // after it (up to the time section at bytes 96..99): header readers refuse a damaged
+        // header or summary and accept a damaged body (checked by every decoder above).
+        if (at < headerEnd(good)) {
           corruptError(() => readChunkHeader(bad), 'readChunkHeader');
           corruptError(() => chunkTimeRange(bad), 'chunkTimeRange');
         } else readChunkHeader(bad);
@@ -82,8 +86,9 @@ for (const type of TYPES) {
     fc.assert(
       fc.property(pointRunArb(type), fc.nat(), fc.integer({ min: 1, max: 255 }), (run, where, xor) => {
         const bad = encodeChunk(toColumns(run)).slice();
-        const bodyLength = bad.length - HEADER_BYTES - 4;
-        bad[HEADER_BYTES + (where % bodyLength)] ^= xor;
+        const bodyAt = headerEnd(bad);
+        const bodyLength = bad.length - bodyAt - 4;
+        bad[bodyAt + (where % bodyLength)] ^= xor;
         new DataView(bad.buffer).setUint32(bad.length - 4, crc32(bad.subarray(0, bad.length - 4)), true);
         try {
           decodeAll(bad, type);
@@ -98,6 +103,43 @@ for (const type of TYPES) {
     t.equal(refused + decoded, 300, `${refused} refused by structure checks, ${decoded} decoded to some points`);
   });
 }
+
+t.test('a damaged summary with forged checksums never crashes or hangs the summary and group readers', async (t) => {
+  let refused = 0;
+  let read = 0;
+  fc.assert(
+    fc.property(fc.integer({ min: 300, max: 1200 }), fc.nat(), fc.integer({ min: 1, max: 255 }), fc.nat(), (n, where, xor, seed) => {
+      // A wandering decimal series: the summary has a group directory.
+      const cols = createPointColumns('float64', n);
+      let m = 5000 + (seed % 1000);
+      for (let i = 0; i < n; i++) { cols.tsOffset[i] = i * 1000 + ((seed >> (i % 16)) & 7); m += ((seed * (i + 1)) % 11) - 5; cols.f64![i] = m / 100; cols.quality[i] = 192; }
+      cols.count = n;
+      const bad = encodeChunk(cols).slice();
+      const end = headerEnd(bad) - 4;
+      bad[100 + (where % (end - 100))] ^= xor;
+      const v = new DataView(bad.buffer);
+      v.setUint32(end, crc32(bad.subarray(0, end)), true);
+      v.setUint32(bad.length - 4, crc32(bad.subarray(0, bad.length - 4)), true);
+      try {
+        const s = new ChunkSummary();
+        readChunkSummary(bad, readChunkHeader(bad).count, s);
+        if (s.groups > 0) {
+          const g = new ChunkGroups();
+          g.open(bad, s);
+          const ts = new Float64Array(256), vs = new Float64Array(256);
+          g.decode(0, Math.min(256, n), ts, vs);
+          g.timeAt(n - 1);
+        }
+        read++;
+      } catch (e) {
+        if (!(e instanceof ChunkCorruptError) && !(e instanceof ServiceError)) throw new Error(`reader threw ${String(e)}`);
+        refused++;
+      }
+    }),
+    { seed: SEED, numRuns: 300 },
+  );
+  t.equal(refused + read, 300, `${refused} refused, ${read} read to some values`);
+});
 
 t.test('every single-byte change of a small chunk is detected, at every position', async (t) => {
   const cols = toColumns({ type: 'float64', firstTs: 1_700_000_000_000_000_000n, o0: 0, deltas: [1e9, 1e9 + 3e6, 1e9], values: [1.5, 1.6, 1.6, 99.25], quality: [192, 192, 0, 192] });
