@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pino } from 'pino';
+import pg from 'pg';
 // @ts-expect-error the shared dataset is plain JS without types
 import { datasetSeries } from '../../shared/datasets/industrial.mjs';
 import { loadConfig } from '../src/config.js';
@@ -55,11 +56,14 @@ const slice = (c: Columns, a: number, b: number): PointBatch => ({
 
 async function main() {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-storage-http-'));
-  const config = loadConfig({ SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_DATA_DIR: dataDir, SERVICE_AUTH_MODE: 'disabled' });
+  // With DATABASE_URL the model lives in a fresh PostgreSQL database (dropped at the end),
+  // as in production; unset, in embedded PGlite, whose queries run on the HTTP thread.
+  const model = await benchDatabase();
+  const config = loadConfig({ SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_DATA_DIR: dataDir, SERVICE_AUTH_MODE: 'disabled', ...(model ? { DATABASE_URL: model.url } : {}) });
   const svc = await startService(config, pino({ level: 'silent' }));
   const parts = svc.context.parts;
   const who = { principal: 'bench' };
-  const out: Record<string, number | string> = { series: SERIES, points_per_series: POINTS, big_series_points: BIG, workers: config.workers };
+  const out: Record<string, number | string> = { series: SERIES, points_per_series: POINTS, big_series_points: BIG, workers: config.workers, model: model ? 'postgresql' : 'pglite' };
   try {
     log(`generating ${SERIES} x ${POINTS} points and one series of ${BIG} ...`);
     const list = (datasetSeries({ series: SERIES, points: POINTS }) as DatasetSeries[]);
@@ -147,11 +151,28 @@ async function main() {
     out.event_loop_p99_delay_ms_during_reads = +(loop.percentile(99) / 1e6).toFixed(1);
   } finally {
     await svc.stop(2000);
+    await model?.drop();
     await rm(dataDir, { recursive: true, force: true });
   }
   if (JSON_OUT) { process.stdout.write(JSON.stringify(out) + '\n'); return; }
   const w = Math.max(...Object.keys(out).map((k) => k.length));
   process.stdout.write(Object.entries(out).map(([k, v]) => `${k.padEnd(w)}  ${typeof v === 'number' ? v.toLocaleString('en-US') : v}`).join('\n') + '\n');
+}
+
+/** A fresh database on the server of DATABASE_URL, or null to use PGlite. */
+async function benchDatabase(): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const url = process.env.DATABASE_URL;
+  if (!url) return null;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  const name = `bench_storage_${process.pid}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    drop: async () => { await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); await admin.end(); },
+  };
 }
 
 /** Runs a child and resolves its stdout. */
