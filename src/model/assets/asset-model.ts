@@ -5,7 +5,8 @@
 // Coherence: every model change commits through modelTransaction, whose commit feed
 // (onModelCommit) reaches this process synchronously before the writer's response; asset
 // events carry the asset's new state and are applied to the current tree in place,
-// view events drop the view cache. The caches assume one service process per model
+// view events drop the view cache, attribute and binding events drop their asset's
+// cached attributes, template events all of them. The caches assume one service process per model
 // database, which is the deployment the architecture describes.
 import type { Db } from '../db.js';
 import { onModelCommit, type ModelEvent } from '../tx-log.js';
@@ -13,6 +14,7 @@ import type { ReadTx } from '../versions/history.js';
 import type { ScopeResolver } from '../../auth/scope-resolver.js';
 import { AssetTree, type AssetState } from './asset-tree.js';
 import { ViewMembership } from '../views/view-membership.js';
+import { CurrentAttributeCache } from '../resolve/attribute-cache.js';
 
 /** As-of trees kept for repeated historical reads (dashboards replaying one instant). */
 const AS_OF_TREES_KEPT = 4;
@@ -31,8 +33,11 @@ export class AssetModel implements ScopeResolver {
   private readonly asOf = new Map<bigint, Promise<AssetTree>>();
   private views: Promise<ViewMembership> | null = null;
   private readonly unsubscribe: () => void;
+  /** Current attributes per asset for resolve, invalidated by the same commit feed. */
+  readonly attributes: CurrentAttributeCache;
 
   constructor(readonly db: Db) {
+    this.attributes = new CurrentAttributeCache(db);
     this.unsubscribe = onModelCommit((tx) => this.applyCommit(tx.tx_id, tx.events));
   }
 
@@ -77,6 +82,10 @@ export class AssetModel implements ScopeResolver {
   private applyCommit(txId: bigint, events: ModelEvent[]): void {
     for (const e of events) {
       if (e.entity_kind === 'view') this.views = null;
+      else if (e.entity_kind === 'attribute' || e.entity_kind === 'binding') {
+        const assetId = e.details.asset_id;
+        if (typeof assetId === 'string') this.attributes.dropAsset(assetId); else this.attributes.clear();
+      } else if (e.entity_kind === 'template') this.attributes.clear();
       else if (e.entity_kind === 'asset') {
         if (this.loading) this.changedDuringLoad = true;
         const state = e.details.state as Omit<AssetState, 'tx_id'> | undefined;
