@@ -86,22 +86,25 @@ async function loadCurrent(q: Queryable, assetIds: string[]): Promise<Map<string
     `SELECT ${ATTRIBUTE_COLUMNS}, b.binding_id AS b_binding_id, b.series_id AS b_series_id, b.from_ns AS b_from_ns, b.to_ns AS b_to_ns, b.tx_from AS b_tx_from
        FROM attribute_version a
        LEFT JOIN binding_version b ON b.attribute_id = a.attribute_id AND b.tx_to IS NULL
-      WHERE a.tx_to IS NULL AND a.asset_id = ANY($1::uuid[])
-      ORDER BY a.asset_id, a.attribute_id, b.from_ns`, [sqlTextArray(assetIds)]);
+      WHERE a.tx_to IS NULL AND a.asset_id = ANY($1::uuid[])`, [sqlTextArray(assetIds)]);
   const defIds = new Set<string>();
   for (const r of rows) if (r.attr_def_id) defIds.add(r.attr_def_id);
   const defs = await definitionsAt(q, null, defIds);
+  // Grouped here rather than with ORDER BY: a row per binding version, usually one per attribute.
   const out = new Map<string, CachedAttribute[]>();
-  let last: CachedAttribute | null = null;
+  const byId = new Map<string, CachedAttribute>();
   for (const r of rows) {
-    if (last === null || last.effective.attribute_id !== r.attribute_id) {
-      last = { effective: effectiveAttribute(r, defs), bindings: [] };
+    let c = byId.get(r.attribute_id);
+    if (c === undefined) {
+      c = { effective: effectiveAttribute(r, defs), bindings: [] };
+      byId.set(r.attribute_id, c);
       const list = out.get(r.asset_id);
-      if (list) list.push(last); else out.set(r.asset_id, [last]);
+      if (list) list.push(c); else out.set(r.asset_id, [c]);
     }
     if (r.b_binding_id !== null) {
-      last.bindings.push({ binding_id: r.b_binding_id, attribute_id: r.attribute_id, series_id: r.b_series_id as string, from_ns: r.b_from_ns as bigint, to_ns: r.b_to_ns, tx_id: r.b_tx_from as bigint });
+      c.bindings.push({ binding_id: r.b_binding_id, attribute_id: r.attribute_id, series_id: r.b_series_id as string, from_ns: r.b_from_ns as bigint, to_ns: r.b_to_ns, tx_id: r.b_tx_from as bigint });
     }
   }
+  for (const c of byId.values()) if (c.bindings.length > 1) c.bindings.sort((x, y) => (x.from_ns < y.from_ns ? -1 : x.from_ns > y.from_ns ? 1 : 0));
   return out;
 }
