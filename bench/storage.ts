@@ -96,7 +96,7 @@ async function main() {
 
     log('decode throughput per worker ...');
     const decodes = await Promise.all([0, 1].slice(0, config.workers).map(() => parts.readPool.run('decode', { series: big.id, repeat: 3 })));
-    const perWorker = decodes.map((d) => { const r = JSON.parse(Buffer.from(d.bytes).toString()) as { points: number; seconds: number }; d.release(); return r.points / r.seconds; });
+    const perWorker = decodes.map((d) => { const r = JSON.parse(Buffer.from(d.bytes).toString()) as { points: number; seconds: number }; d.release?.(); return r.points / r.seconds; });
     out.decode_points_per_s_per_worker = Math.round(perWorker.reduce((a, x) => a + x, 0) / perWorker.length);
 
     log('HTTP reads from a second process ...');
