@@ -1,6 +1,8 @@
 // Collector ingest benchmark: a real server process (node --import tsx src/main.ts) and
 // several collector sessions in this process over loopback gRPC, both on this machine.
 //   node --import tsx bench/ingest.ts [--sessions 4] [--streams 1200] [--points 4000000] [--batch 1000] [--json]
+//     [--cpu-prof <dir>]   V8 CPU profiles of every server thread (node --cpu-prof), and the
+//                          split of each thread's CPU time: ingest, storage, gRPC, GC, rest
 // Phase 1: every session streams its share of the streams as fast as credit allows:
 //   sustained durably acknowledged points/s, ack latency p50/p99, CPU s per million points.
 // Phase 2: one session backfills at full speed while another sends a small live batch
@@ -15,11 +17,13 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { CollectorClient, type OutgoingColumns } from '../src/collector/collector-client.js';
+import { printSplit, splitProfiles } from './cpu-split.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
 const SESSIONS = opt('sessions', 4), STREAMS = opt('streams', 1200), POINTS = opt('points', 4_000_000), BATCH = opt('batch', 1000);
 const JSON_OUT = args.includes('--json');
+const PROF_DIR = (() => { const i = args.indexOf('--cpu-prof'); return i >= 0 ? args[i + 1] : null; })();
 const T0 = 1_700_000_000_000_000_000n;
 
 function rng(seed: number): () => number {
@@ -92,7 +96,7 @@ async function main(): Promise<void> {
     const u = new URL(process.env.DATABASE_URL); u.pathname = `/${dbName}`; databaseUrl = u.toString();
   }
   const grpcPort = await freePort();
-  const server: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const server: ChildProcess = spawn(process.execPath, [...(PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : []), '--import', 'tsx', 'src/main.ts'], {
     env: { ...process.env, SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: String(await freePort()), SERVICE_GRPC_PORT: String(grpcPort), SERVICE_DATA_DIR: dataDir,
       SERVICE_AUTH_MODE: 'disabled', SERVICE_LOG_LEVEL: 'error', SERVICE_WORKERS: '1', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -166,6 +170,7 @@ async function main(): Promise<void> {
   } finally {
     await new Promise<void>((resolve) => { server.once('exit', () => resolve()); server.kill('SIGTERM'); setTimeout(() => server.kill('SIGKILL'), 10_000).unref(); });
     await rm(dataDir, { recursive: true, force: true });
+    if (PROF_DIR) printSplit(await splitProfiles([PROF_DIR]), (s) => process.stderr.write(s));
     if (dbName && process.env.DATABASE_URL) {
       const admin = new pg.Client({ connectionString: process.env.DATABASE_URL }); await admin.connect();
       await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`); await admin.end();

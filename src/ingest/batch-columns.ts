@@ -28,7 +28,7 @@ export interface BatchColumns {
 
 export type BatchFault = 'wrong-type' | 'bad-timestamps' | 'bad-columns' | 'too-large';
 
-export type DecodeOutcome = { ok: true; cols: BatchColumns } | { ok: false; reason: BatchFault; detail: string };
+export type DecodeOutcome = { ok: true; cols: BatchColumns; maxTs: bigint } | { ok: false; reason: BatchFault; detail: string };
 
 const GOOD = 192;
 
@@ -84,11 +84,17 @@ export function decodeBatchColumns(b: WireBatch, type: ValueType, maxPoints: num
   }
 
   const times = view(b.ts_ns, 8, (ab, off, len) => new BigInt64Array(ab, off, len));
+  // The bounds check and the maximum on 32-bit words (little-endian: low word, then the
+  // signed high word): no BigInt per point. maxTs is in [0, 2^63).
+  const words = new Uint32Array(times.buffer, times.byteOffset, n * 2);
+  const limitHi = Number(maxTs >> 32n), limitLo = Number(maxTs & 0xffffffffn);
+  let topHi = -1, topLo = 0;
   for (let i = 0; i < n; i++) {
-    const t = times[i];
-    if (t < 0n || t > maxTs) {
-      return { ok: false, reason: 'bad-timestamps', detail: `point ${i} has ts_ns ${t}, outside [0, ${maxTs}] (server clock + allowed skew)` };
+    const lo = words[2 * i], hi = words[2 * i + 1] | 0;
+    if (hi < 0 || hi > limitHi || (hi === limitHi && lo > limitLo)) {
+      return { ok: false, reason: 'bad-timestamps', detail: `point ${i} has ts_ns ${times[i]}, outside [0, ${maxTs}] (server clock + allowed skew)` };
     }
+    if (hi > topHi || (hi === topHi && lo > topLo)) { topHi = hi; topLo = lo; }
   }
   let values: BatchColumns['values'];
   switch (type) {
@@ -101,7 +107,7 @@ export function decodeBatchColumns(b: WireBatch, type: ValueType, maxPoints: num
   let quality: Uint32Array;
   if (b.quality.byteLength === 0) quality = new Uint32Array(n).fill(GOOD);
   else quality = view(b.quality, 4, (ab, off, len) => new Uint32Array(ab, off, len));
-  return { ok: true, cols: { times, values, quality } };
+  return { ok: true, cols: { times, values, quality }, maxTs: (BigInt(topHi) << 32n) | BigInt(topLo) };
 }
 
 /** Builds the column bytes of a batch (the collector side of the same layout). */

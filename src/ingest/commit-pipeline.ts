@@ -1,9 +1,13 @@
 // Group commit for collector batches. Batches wait in two queues (live, backfill); each
 // group takes every waiting live batch first and backfill only with what is left of the
-// group budget (a small share while live batches wait), so a backfill running at full
-// speed cannot push live latency past one group. Up to `commitsInFlight` groups run at
-// once (the engine applies the next while the previous one syncs); groups settle in the
-// order they were formed, so per-lane acknowledgements stay cumulative.
+// group budget (a small share while live batches wait). The engine applies a group
+// synchronously on this thread, so the work queued ahead of a live batch is what bounds
+// its latency: a backfill-only group is capped at `backfillGroupPoints` (a few ms of
+// engine time), and one more group than `commitsInFlight` may be handed over when it
+// carries live batches, so live never waits for a backfill group to become durable before
+// its own group is formed. Up to `commitsInFlight` groups run at once otherwise (the
+// engine applies the next while the previous one syncs); groups settle in the order they
+// were formed, so per-lane acknowledgements stay cumulative.
 //
 // The fence check is made when a group is formed, synchronously with handing the group
 // to the engine: that is the commit's linearisation point. A batch of a session fenced
@@ -48,7 +52,7 @@ export class CommitPipeline {
   constructor(
     private readonly store: IngestStore,
     private readonly hooks: PipelineHooks,
-    private readonly tuning: { maxGroupPoints: number; backfillShareWhileLive: number; commitsInFlight: number },
+    private readonly tuning: { maxGroupPoints: number; backfillGroupPoints: number; backfillShareWhileLive: number; commitsInFlight: number },
   ) {}
 
   enqueue(p: PendingBatch): void {
@@ -71,8 +75,13 @@ export class CommitPipeline {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /** Groups that may be in flight now: one slot more while live batches wait (see the header). */
+  private slots(): number {
+    return this.tuning.commitsInFlight + (this.live.length > 0 ? 1 : 0);
+  }
+
   private schedule(): void {
-    if (this.scheduled || this.dead || this.inFlight >= this.tuning.commitsInFlight) return;
+    if (this.scheduled || this.dead || this.inFlight >= this.slots()) return;
     this.scheduled = true;
     // One turn of the event loop lets every batch that arrived in the same read join the group.
     setImmediate(() => { this.scheduled = false; this.runGroup(); });
@@ -89,9 +98,13 @@ export class CommitPipeline {
     if (this.live.length === 0 && this.backfill.length === 0) { this.checkIdle(); return; }
     const group: PendingBatch[] = [];
     const max = this.tuning.maxGroupPoints;
+    const liveSlot = this.inFlight >= this.tuning.commitsInFlight;
     const liveTaken = this.take(this.live, max, group);
     this.livePoints -= liveTaken;
-    const backfillBudget = this.live.length > 0 || liveTaken > 0 ? Math.min(this.tuning.backfillShareWhileLive, Math.max(0, max - liveTaken)) : max;
+    let backfillBudget: number;
+    if (liveSlot) backfillBudget = 0; // the extra slot is for live only
+    else if (this.live.length > 0 || liveTaken > 0) backfillBudget = Math.min(this.tuning.backfillShareWhileLive, Math.max(0, max - liveTaken));
+    else backfillBudget = this.tuning.backfillGroupPoints;
     const backfillTaken = backfillBudget > 0 || liveTaken === 0 ? this.take(this.backfill, Math.max(1, backfillBudget), group) : 0;
     this.backfillPoints -= backfillTaken;
 

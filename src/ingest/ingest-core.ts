@@ -181,6 +181,7 @@ export class IngestCore {
       storageFull: () => this.full,
       mayGrantBackfill: () => this.pipeline.liveBacklog() < this.tuning.maxGroupPoints,
       pace: (s) => this.pace(s),
+      ackLater: (s) => this.ackLater(s),
     });
     c.sessions.add(session);
     c.latest = session;
@@ -230,6 +231,20 @@ export class IngestCore {
     if (prev === undefined || through > prev) c.watermarks.set(s.name, through);
     c.dirty = true;
     session.link.send({ watermark_applied: { stream, through_ns: through.toString() } });
+  }
+
+  /** Sessions with settled batches not yet acknowledged; flushed in one microtask. */
+  private readonly ackDue: IngestSession[] = [];
+
+  private ackLater(s: IngestSession): void {
+    if (this.ackDue.length === 0) queueMicrotask(() => this.flushAcks());
+    this.ackDue.push(s);
+  }
+
+  private flushAcks(): void {
+    // A session may be queued again while flushing (a grant never settles a batch, so this ends).
+    for (let i = 0; i < this.ackDue.length; i++) this.ackDue[i].flushAcks();
+    this.ackDue.length = 0;
   }
 
   private pace(s: IngestSession): void {

@@ -33,6 +33,8 @@ export interface SessionEnv {
   /** Backfill credit is withheld while live points wait (pacing); returns true when granted now. */
   mayGrantBackfill(): boolean;
   pace(session: IngestSession): void;
+  /** Queues session.flushAcks() to run once the code settling batches now has finished. */
+  ackLater(session: IngestSession): void;
 }
 
 const MAX_LISTED_REFUSALS = 100;
@@ -45,6 +47,7 @@ export class IngestSession {
   fencedBy: bigint | null = null;
   lastMessageMs = performance.now();
   private paused = false;
+  private ackQueued = false;
   closed = false;
 
   constructor(
@@ -121,6 +124,7 @@ export class IngestSession {
       return;
     }
     const cols = decoded.cols;
+    const maxTs = decoded.maxTs;
     this.env.pipeline.enqueue({
       lane: b.lane,
       points,
@@ -131,19 +135,17 @@ export class IngestSession {
           this.reject(lane.name, slot, b, outcome.rejected, outcome.detail, outcome.rejected === 'storage-full');
           return;
         }
-        this.written(lane, slot, b, stream, cols.times, outcome.result);
+        this.written(lane, slot, b, stream, maxTs, outcome.result);
       },
     });
   }
 
-  private written(lane: SessionLane, slot: Slot, b: WireBatch, stream: SessionStream, times: BigInt64Array, r: StoredBatchResult): void {
+  private written(lane: SessionLane, slot: Slot, b: WireBatch, stream: SessionStream, maxTs: bigint, r: StoredBatchResult): void {
     lane.batchesAccepted++;
     const stored = r.accepted + r.unchanged;
     lane.pointsWritten += stored;
     stream.pointsWritten += stored;
-    let maxTs = stream.lastTsNs;
-    for (let i = 0; i < times.length; i++) if (maxTs === null || times[i] > maxTs) maxTs = times[i];
-    stream.lastTsNs = maxTs;
+    if (stream.lastTsNs === null || maxTs > stream.lastTsNs) stream.lastTsNs = maxTs;
     if (r.refused > 0) {
       lane.pointsRefused += r.refused;
       stream.pointsRefused += r.refused;
@@ -166,17 +168,33 @@ export class IngestSession {
     if (slot) this.settle(lane, slot);
   }
 
-  /** Settles a slot: a cumulative ack when it unlocks one, and the credit back. */
+  /**
+   * Settles a slot. The ack and the credit it unlocks are not sent at once: every batch a
+   * group settles for this session is answered by one cumulative ack and one credit grant
+   * per lane (flushAcks, called once the settling code has run), not two messages a batch.
+   */
   private settle(lane: SessionLane, slot: Slot): void {
     const ack = lane.settle(slot);
     if (!ack) return;
-    this.link.send({ ack: { lane: lane.name, acked_through: String(ack.ackedThrough), points: String(ack.points) } });
-    if (lane.name === 'BACKFILL' && !this.env.mayGrantBackfill()) {
-      lane.withheld += ack.points;
-      this.env.pace(this);
-      return;
+    lane.unsentAckPoints += ack.points;
+    if (!this.ackQueued) { this.ackQueued = true; this.env.ackLater(this); }
+  }
+
+  /** Sends the cumulative ack and the credit of each lane that settled batches since the last flush. */
+  flushAcks(): void {
+    this.ackQueued = false;
+    for (const lane of [this.live, this.backfill]) {
+      const points = lane.unsentAckPoints;
+      if (points === 0) continue;
+      lane.unsentAckPoints = 0;
+      this.link.send({ ack: { lane: lane.name, acked_through: String(lane.ackedThrough), points: String(points) } });
+      if (lane.name === 'BACKFILL' && !this.env.mayGrantBackfill()) {
+        lane.withheld += points;
+        this.env.pace(this);
+        continue;
+      }
+      this.grant(lane, points);
     }
-    this.grant(lane, ack.points);
   }
 
   /** Returns credit to the collector and resumes reading once no lane is overdrawn. */

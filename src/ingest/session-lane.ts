@@ -32,6 +32,8 @@ export class SessionLane {
   private waitingSinceMs: number | null = null;
   /** Points settled but whose credit is still withheld (backfill pacing). */
   withheld = 0;
+  /** Points settled since the last ack message of this lane. */
+  unsentAckPoints = 0;
   private readonly slots: Slot[] = [];
   private head = 0;
 

@@ -23,6 +23,8 @@ export interface IngestTuning {
   maxBatchPoints: number;
   /** Largest group commit in points; live batches always go first. */
   maxGroupPoints: number;
+  /** Largest backfill-only group commit, in points (bounds the engine time a live batch can wait behind). */
+  backfillGroupPoints: number;
   /** Backfill points per group commit while live points are waiting. */
   backfillShareWhileLive: number;
   /** Group commits in flight at once (the next one applies while the previous one syncs). */

@@ -47,3 +47,20 @@ t.test('random column lengths never throw: the batch is either decoded or refuse
     }), { seed: SEED, numRuns: 500 });
   t.pass('500 random shapes handled');
 });
+
+t.test('the time bounds check on 32-bit words agrees with BigInt comparison, and reports the batch maximum', async (t) => {
+  const edges = [0n, 1n, -1n, 2n ** 32n - 1n, 2n ** 32n, -(2n ** 63n), 2n ** 63n - 1n, 2n ** 62n];
+  const time = fc.oneof(fc.bigInt(-(2n ** 63n), 2n ** 63n - 1n), fc.constantFrom(...edges), fc.bigInt(0n, 2n ** 40n));
+  fc.assert(fc.property(
+    fc.array(time, { minLength: 1, maxLength: 50 }),
+    fc.oneof(fc.bigInt(0n, 2n ** 63n - 1n), fc.constantFrom(0n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 63n - 1n)),
+    fc.integer({ min: 0, max: 7 }),
+    (ts, limit, pad) => {
+      const times = BigInt64Array.from(ts);
+      const out = decodeBatchColumns(wire(ts.length, encodeBatchColumns('float64', times, new Float64Array(ts.length), null), pad), 'float64', 1000, limit);
+      const firstBad = ts.findIndex((x) => x < 0n || x > limit);
+      if (firstBad >= 0) return !out.ok && out.reason === 'bad-timestamps' && out.detail.startsWith(`point ${firstBad} `);
+      return out.ok && out.maxTs === ts.reduce((a, b) => (b > a ? b : a));
+    }), { seed: SEED, numRuns: 1000 });
+  t.pass('1000 random batches checked against the BigInt reference');
+});
