@@ -22,6 +22,8 @@ interface Plan {
   pageLimit: number;
   renders: number;
   rollupSeries: string[];
+  /** Parallel connections (and parallel page streams of the big series). */
+  connections: number;
 }
 
 const plan = JSON.parse(process.argv[2]) as Plan;
@@ -119,7 +121,7 @@ function cursorOf(tail: Buffer, accept: string): string | null {
 }
 
 const { hostname, port } = new URL(plan.url);
-const conns = Array.from({ length: 2 }, () => new Connection(hostname, Number(port)));
+const conns = Array.from({ length: plan.connections }, () => new Connection(hostname, Number(port)));
 
 function check(r: Reply, what: string): Reply {
   if (r.status !== 200) throw new Error(`${what}: HTTP ${r.status}: ${r.tail.toString('latin1')}`);
@@ -143,7 +145,7 @@ async function timed(name: string, work: () => Promise<{ points: number; bytes: 
   return { pointsPerS: points / s, bytesPerPoint: bytes / points, points, clientCpuShare: (c.user + c.system) / 1e6 / s, seconds: s };
 }
 
-/** Every fleet series read whole, two connections in parallel. */
+/** Every fleet series read whole, one request at a time per connection. */
 function fleetRead(accept: string, name = 'warm-up'): Promise<Rate> {
   return timed(name, async () => {
     const queue = [...plan.fleet];
@@ -158,12 +160,13 @@ function fleetRead(accept: string, name = 'warm-up'): Promise<Rate> {
   });
 }
 
-/** The big series in two halves, each paged with its cursor on its own connection. */
+/** The big series in one time slice per connection, each paged with its cursor. */
 function bigRead(accept: string, name = 'warm-up'): Promise<Rate> {
-  const a = BigInt(plan.bigStartNs), b = BigInt(plan.bigEndNs), mid = (a + b) / 2n;
+  const a = BigInt(plan.bigStartNs), b = BigInt(plan.bigEndNs), n = BigInt(conns.length);
+  const slices = conns.map((_, k) => [a + ((b - a) * BigInt(k)) / n, a + ((b - a) * BigInt(k + 1)) / n]);
   return timed(name, async () => {
     let points = 0, bytes = 0;
-    await Promise.all([[a, mid], [mid, b]].map(async ([from, to], k) => {
+    await Promise.all(slices.map(async ([from, to], k) => {
       let cursor: string | null = null;
       do {
         const r = check(await conns[k].get(`/v1/series/${plan.bigSeries}/raw?start_ns=${from}&end_ns=${to}&limit=${plan.pageLimit}${cursor ? `&cursor=${cursor}` : ''}`, accept), 'big raw');
@@ -202,7 +205,7 @@ async function main() {
     raw_fleet_msgpack_points_per_s: r(fleetMsgpack.pointsPerS), raw_fleet_msgpack_bytes_per_point: f(fleetMsgpack.bytesPerPoint), raw_fleet_msgpack_client_cpu_share: f(fleetMsgpack.clientCpuShare),
     raw_big_json_points_per_s: r(bigJson.pointsPerS), raw_big_json_points: bigJson.points, raw_big_json_bytes_per_point: f(bigJson.bytesPerPoint), raw_big_json_client_cpu_share: f(bigJson.clientCpuShare),
     raw_big_msgpack_points_per_s: r(bigMsgpack.pointsPerS), raw_big_msgpack_points: bigMsgpack.points, raw_big_msgpack_bytes_per_point: f(bigMsgpack.bytesPerPoint), raw_big_msgpack_client_cpu_share: f(bigMsgpack.clientCpuShare),
-    raw_big_page_points: plan.pageLimit,
+    raw_big_page_points: plan.pageLimit, raw_connections: plan.connections,
     render_http_p50_ms: f(pct(render, 0.5)), render_http_p99_ms: f(pct(render, 0.99)),
     rollup_http_p50_ms: f(pct(rollups, 0.5)), rollup_http_p99_ms: f(pct(rollups, 0.99)),
     phases,

@@ -1,12 +1,12 @@
 // Service-level storage figures on the shared industrial dataset, through the running
 // service: the dataset goes in through the write path (series created in the model and
 // LMDB), then a second process reads over loopback HTTP while this process watches its
-// own event loop. Raw reads: every fleet series whole (one request each, two connections),
-// and the big series in pages of 1M points (two halves, each paged by cursor), in JSON and
+// own event loop. Raw reads: every fleet series whole (one request each, over --connections connections),
+// and the big series in pages of 1M points (one time slice per connection, each paged by cursor), in JSON and
 // msgpack; points are counted by the client in the bodies. The *_client_cpu_share figures
 // are the client's own CPU (cores busy) while reading: on 2 shared cores it competes with
 // the service, so it is part of the ceiling.
-//   node --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--json]
+//   node --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--connections 4] [--json]
 // Engine-only figures (write path, bytes/point, render without HTTP) are in bench/storage-engine.ts.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,7 @@ interface Columns { id: string; times: BigInt64Array; values: PointBatch['values
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : dflt; };
-const SERIES = opt('series', 1000), POINTS = opt('points', 10_000), BIG = opt('big-points', 10_000_000);
+const SERIES = opt('series', 1000), POINTS = opt('points', 10_000), BIG = opt('big-points', 10_000_000), CONNECTIONS = opt('connections', 4);
 const JSON_OUT = args.includes('--json');
 const log = (s: string) => { if (!JSON_OUT) process.stderr.write(s + '\n'); };
 const ENUM_SET = '00000000-0000-4000-8000-00000000e001';
@@ -111,7 +111,7 @@ async function main() {
       fleet: cols.map((c) => c.id),
       startNs: String(fleetStart), endNs: String(fleetEnd + 1n),
       bigSeries: big.id, bigStartNs: String(bigCols.times[0]), bigEndNs: String(bigCols.times[bigCols.times.length - 1] + 1n),
-      pageLimit: 1_000_000, renders: 50,
+      pageLimit: 1_000_000, renders: 50, connections: CONNECTIONS,
       rollupSeries: cols.filter((_, i) => list[i].type === 'float64').slice(0, 50).map((c) => c.id),
     };
     const loop = monitorEventLoopDelay({ resolution: 1 });
