@@ -117,16 +117,41 @@ export class ColumnSink {
     this.prevPoint(lastRel, lastV, lastGood);
   }
 
-  /** Points ts[i]+baseRel (i in [i0, i1)) into their columns; coverage is the caller's (chunkCoverage). */
+  /**
+   * Points ts[i]+baseRel (i in [i0, i1), times ascending) into their columns; coverage is
+   * the caller's (chunkCoverage). Splits the run at column starts, then scans each
+   * column's slice for its extremes: one comparison per point, the column updated once.
+   */
   addRun(baseRel: number, ts: Float64Array, v: Float64Array, i0: number, i1: number): void {
-    const W = this.width, span = this.span;
-    for (let i = i0; i < i1; i++) {
-      const rel = baseRel + ts[i];
-      const c = columnOf(rel, W, span);
-      this.point(c, rel, v[i]);
-      this.count[c]++;
+    let i = i0;
+    while (i < i1) {
+      const c = columnOf(baseRel + ts[i], this.width, this.span);
+      const next = c + 1 < this.width ? this.columnStart(c + 1) : Infinity;
+      let j = i + 1;
+      while (j < i1 && baseRel + ts[j] < next) j++;
+      let lo = i, hi = i;
+      for (let k = i + 1; k < j; k++) {
+        const x = v[k];
+        if (x < v[lo]) lo = k;
+        else if (x > v[hi]) hi = k;
+      }
+      const wasEmpty = this.count[c] === 0;
+      if (wasEmpty) { this.fRel[c] = baseRel + ts[i]; this.fV[c] = v[i]; }
+      if (wasEmpty || v[lo] < this.minV[c]) { this.minV[c] = v[lo]; this.minRel[c] = baseRel + ts[lo]; }
+      if (wasEmpty || v[hi] > this.maxV[c]) { this.maxV[c] = v[hi]; this.maxRel[c] = baseRel + ts[hi]; }
+      this.lRel[c] = baseRel + ts[j - 1]; this.lV[c] = v[j - 1];
+      this.count[c] += j - i;
+      i = j;
     }
     this.pointsScanned += i1 - i0;
+  }
+
+  /** The smallest integer rel in column c (times are integer ns), exactly as columnOf decides. */
+  private columnStart(c: number): number {
+    let t = Math.ceil((c * this.span) / this.width);
+    while (columnOf(t, this.width, this.span) >= c) t--;
+    while (columnOf(t, this.width, this.span) < c) t++;
+    return t;
   }
 
   columnAt(rel: number): number {

@@ -56,6 +56,8 @@ export interface SignificantPoints {
   pointsScanned: number;
   chunksFromHeaders: number;
   chunksDecoded: number;
+  /** Directory groups decoded in chunks that straddle column boundaries (chunk format v2). */
+  groupsDecoded: number;
 }
 
 export interface MinMaxBand {
@@ -72,6 +74,8 @@ export interface MinMaxBand {
   pointsScanned: number;
   chunksFromHeaders: number;
   chunksDecoded: number;
+  /** Directory groups decoded in chunks that straddle column boundaries (chunk format v2). */
+  groupsDecoded: number;
 }
 
 /** Per-thread summary and group reader, reused for every chunk. */
@@ -99,21 +103,22 @@ export function renderSeries(view: ReadView, id: string, q: RenderQuery): Signif
   const sink = new ColumnSink(q.startNs, q.endNs, q.width, q.continuity === 'stepped', perPoint);
   if (q.width === 0) {
     return q.mode === 'significant-points'
-      ? { mode: 'significant-points', count: 0, tMs: new Float64Array(0), tNs: new BigInt64Array(0), v: new Float64Array(0), percentGood: NaN, pointsScanned: 0, chunksFromHeaders: 0, chunksDecoded: 0 }
-      : { mode: 'minmax-band', width: 0, tMs: new Float64Array(0), vMin: new Float64Array(0), vMax: new Float64Array(0), stat: q.stat ?? null, vStat: q.stat ? new Float64Array(0) : null, percentGood: NaN, pointsScanned: 0, chunksFromHeaders: 0, chunksDecoded: 0 };
+      ? { mode: 'significant-points', count: 0, tMs: new Float64Array(0), tNs: new BigInt64Array(0), v: new Float64Array(0), percentGood: NaN, pointsScanned: 0, chunksFromHeaders: 0, chunksDecoded: 0, groupsDecoded: 0 }
+      : { mode: 'minmax-band', width: 0, tMs: new Float64Array(0), vMin: new Float64Array(0), vMax: new Float64Array(0), stat: q.stat ?? null, vStat: q.stat ? new Float64Array(0) : null, percentGood: NaN, pointsScanned: 0, chunksFromHeaders: 0, chunksDecoded: 0, groupsDecoded: 0 };
   }
   const before = pointBefore(view, series, q.startNs);
   if (before) sink.prevPoint(Number(before.ts - q.startNs), before.v, before.quality >= GOOD_QUALITY);
   const span = Number(q.endNs - q.startNs);
   const h = new HeaderView(series, q.startNs);
-  let fromHeaders = 0, decoded = 0;
+  let fromHeaders = 0, decoded = 0, groupsDecoded = 0;
   forEachChunk(view, series, q.startNs, q.endNs - 1n, (bytes) => {
     h.read(bytes);
     if (h.lastRel < 0) return true;
     if (h.firstRel >= span) return false;
     try {
-      if (addChunk(sink, h, bytes, span, perPoint)) fromHeaders++;
-      else decoded++;
+      const g = addChunk(sink, h, bytes, span, perPoint);
+      if (g < 0) fromHeaders++;
+      else { decoded++; groupsDecoded += g; }
     } catch (e) {
       if (e instanceof ChunkCorruptError) throw new ServiceError('chunk-corrupt', `series ${id}: ${e.message}`, { series: id, chunk_start_ns: (q.startNs + BigInt(h.firstRel)).toString(), byte_length: e.byteLength });
       throw e;
@@ -128,17 +133,17 @@ export function renderSeries(view: ReadView, id: string, q: RenderQuery): Signif
   const after = pointAtOrAfter(view, series, q.endNs);
   if (after) sink.nextPoint(Number(after.ts - q.startNs), after.v);
   return q.mode === 'significant-points'
-    ? { mode: 'significant-points', ...sink.significantPoints(before, after), chunksFromHeaders: fromHeaders, chunksDecoded: decoded }
-    : { mode: 'minmax-band', width: q.width, ...sink.band(q.stat ?? null), stat: q.stat ?? null, chunksFromHeaders: fromHeaders, chunksDecoded: decoded };
+    ? { mode: 'significant-points', ...sink.significantPoints(before, after), chunksFromHeaders: fromHeaders, chunksDecoded: decoded, groupsDecoded }
+    : { mode: 'minmax-band', width: q.width, ...sink.band(q.stat ?? null), stat: q.stat ?? null, chunksFromHeaders: fromHeaders, chunksDecoded: decoded, groupsDecoded };
 }
 
 /**
- * One chunk into the sink, by the cheapest exact route; true when the header (and summary)
- * sufficed. Per-point stats and chunks cut by the range ends take every point with its
+ * One chunk into the sink, by the cheapest exact route: -1 when the header (and summary)
+ * sufficed, else the directory groups decoded (0 for a whole-chunk decode). Per-point stats and chunks cut by the range ends take every point with its
  * quality. Otherwise a chunk inside one column is its header; a chunk across columns
  * decodes only its boundary groups when it has a group directory, else whole.
  */
-function addChunk(sink: ColumnSink, h: HeaderView, bytes: Uint8Array, span: number, perPoint: boolean): boolean {
+function addChunk(sink: ColumnSink, h: HeaderView, bytes: Uint8Array, span: number, perPoint: boolean): number {
   const inside = h.firstRel >= 0 && h.lastRel < span;
   const hasSummary = !perPoint && inside && readChunkSummary(bytes, h.count, summary);
   const uniform = h.goodCount === h.count || h.goodCount === 0;
@@ -147,17 +152,14 @@ function addChunk(sink: ColumnSink, h: HeaderView, bytes: Uint8Array, span: numb
     const lastGood = hasSummary ? summary.lastGood : h.goodCount === h.count;
     if (sink.columnAt(h.firstRel) === sink.columnAt(h.lastRel)) {
       sink.addSummary(h, nonGood, lastGood);
-      return true;
+      return -1;
     }
-    if (hasSummary && summary.groups > 0) {
-      addStraddlingChunk(sink, h, summary, groups, bytes);
-      return false;
-    }
+    if (hasSummary && summary.groups > 0) return addStraddlingChunk(sink, h, summary, groups, bytes);
     const n = decodeNumericInto(bytes, scratchTs, scratchV);
     sink.enterChunk(h.firstRel, h.first);
     sink.addRun(h.firstRel, scratchTs, scratchV, 0, n);
     sink.chunkCoverage(h.firstRel, h.lastRel, nonGood, h.last, lastGood);
-    return false;
+    return 0;
   }
   if (uniform) {
     const n = decodeNumericInto(bytes, scratchTs, scratchV);
@@ -167,7 +169,7 @@ function addChunk(sink: ColumnSink, h: HeaderView, bytes: Uint8Array, span: numb
     decodeChunk(bytes, cols);
     addColumns(sink, cols, sink.startNs, 0, cols.count);
   }
-  return false;
+  return 0;
 }
 
 function scratchFor(type: ValueType): PointColumns {
