@@ -89,7 +89,7 @@ export class OpenHead {
 
   private ensureCapacity(n: number): void {
     if (n <= this.capacity) return;
-    this.resize(Math.max(n, Math.ceil(this.capacity * 1.5)));
+    this.resize(Math.max(n, this.capacity * 2, 4096));
   }
 
   private resize(capacity: number): void {

@@ -85,6 +85,7 @@ export class SeriesStore {
   private readonly budget: SealBudget;
   private readonly groupWindowMs: number;
   private readonly heads: HeadCache;
+  private readonly decodedMetas = new Map<string, { raw: Buffer; meta: SeriesMeta }>();
 
   private constructor(readonly env: SeriesEnv, options: SeriesStoreOptions) {
     this.budget = { ...DEFAULT_SEAL_BUDGET, ...options.seal };
@@ -120,7 +121,7 @@ export class SeriesStore {
       const existing = ctx.meta(spec.id);
       if (existing) {
         if (existing.type !== spec.type) throw new ServiceError('conflict', `series ${spec.id} exists with type ${existing.type}`);
-        return existing;
+        return structuredClone(existing); // the decoded meta is shared with later transactions
       }
       const meta: SeriesMeta = {
         id: spec.id.toLowerCase(), type: spec.type, enumSet: spec.enumSet ? { id: spec.enumSet.id, ordinals: [...spec.enumSet.ordinals] } : null,
@@ -285,7 +286,7 @@ export class SeriesStore {
         let failedAt = -1;
         try {
           await this.env.root.childTransaction(() => {
-            const ctx = new TxnContext(this.env, this.budget, this.auditClock, this.heads);
+            const ctx = new TxnContext(this.env, this.budget, this.auditClock, this.heads, this.decodedMetas);
             for (let i = 0; i < group.length; i++) {
               try {
                 outcomes.push({ ok: true, value: group[i].run(ctx) });
@@ -299,6 +300,8 @@ export class SeriesStore {
             ctx.finish();
           });
         } catch (e) {
+          // a meta object may have been changed in memory by the undone transaction
+          this.decodedMetas.clear();
           if (failedAt < 0) { for (const p of group) p.reject(e); return; }
           group[failedAt].reject(outcomes[failedAt].value);
           group = group.filter((_, i) => i !== failedAt);

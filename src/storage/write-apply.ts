@@ -13,7 +13,7 @@ import {
 } from './point-runs.js';
 import { appendRollups, repairRollups } from './rollups.js';
 import { sealFromHead, sealRun, type SealBudget } from './seal.js';
-import { readMeta, putMetaInTxn, recordPackr, type SeriesMeta } from './series-meta.js';
+import { decodeMeta, putMetaInTxn, recordPackr, type SeriesMeta } from './series-meta.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
 import { checkBatchShape, normaliseBatch, refuseAll, type PointBatch, type Refusal } from './write-batch.js';
 
@@ -41,7 +41,15 @@ export interface Writer {
 export class TxnContext {
   private readonly metas = new Map<string, SeriesMeta | null>();
   private readonly dirtyMeta = new Set<string>();
-  constructor(readonly env: SeriesEnv, readonly budget: SealBudget, private auditClock: { lastNs: bigint }, private readonly heads: HeadCache) {}
+  /**
+   * decoded: metas decoded in earlier transactions with the stored bytes they came from,
+   * reused only while the stored bytes are the same (the other writer may change them).
+   * A meta about to change is dropped from it first; the store clears it when a group aborts.
+   */
+  constructor(
+    readonly env: SeriesEnv, readonly budget: SealBudget, private auditClock: { lastNs: bigint }, private readonly heads: HeadCache,
+    private readonly decoded: Map<string, { raw: Buffer; meta: SeriesMeta }>,
+  ) {}
 
   /** The writer's open head of a series (cached across transactions, validated by generation). */
   head(series: Buffer, meta: SeriesMeta): OpenHead {
@@ -57,8 +65,16 @@ export class TxnContext {
 
   meta(id: string): SeriesMeta | null {
     const key = id.toLowerCase();
-    if (!this.metas.has(key)) this.metas.set(key, readMeta(this.view, key) ?? null);
-    return this.metas.get(key)!;
+    let m = this.metas.get(key);
+    if (m === undefined) {
+      const raw = this.env.meta.get(seriesKey(key));
+      const known = this.decoded.get(key);
+      if (raw === undefined) m = null;
+      else if (known && known.raw.equals(raw)) m = known.meta;
+      else { m = decodeMeta(raw); this.decoded.set(key, { raw, meta: m }); }
+      this.metas.set(key, m);
+    }
+    return m;
   }
 
   metaByKey(series: Buffer): SeriesMeta | null {
@@ -66,11 +82,12 @@ export class TxnContext {
   }
 
   setMeta(meta: SeriesMeta): void {
+    this.decoded.delete(meta.id);
     this.metas.set(meta.id, meta);
     this.dirtyMeta.add(meta.id);
   }
 
-  touchMeta(id: string): void { this.dirtyMeta.add(id); }
+  touchMeta(id: string): void { this.decoded.delete(id); this.dirtyMeta.add(id); }
 
   /** superseded_at_ns: wall-clock ns, strictly increasing within this store so audit keys never collide. */
   nextAuditNs(): bigint {
