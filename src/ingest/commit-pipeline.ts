@@ -2,8 +2,11 @@
 // group takes every waiting live batch first and backfill only with what is left of the
 // group budget (a small share while live batches wait). The engine applies a group
 // synchronously on this thread, so the work queued ahead of a live batch is what bounds
-// its latency: a backfill-only group is capped at `backfillGroupPoints` (a few ms of
-// engine time), and one more group than `commitsInFlight` may be handed over when it
+// its latency. Groups are therefore bounded in time, not only in points: the pipeline
+// keeps an estimate of the engine's time per point for each lane (backfill that lands
+// behind a series' head costs the engine far more per point than in-order live data) and
+// sizes each group to about `groupTargetMs` of engine time (never less than one batch,
+// never more than the point caps). One more group than `commitsInFlight` may be handed over when it
 // carries live batches, so live never waits for a backfill group to become durable before
 // its own group is formed. Up to `commitsInFlight` groups run at once otherwise (the
 // engine applies the next while the previous one syncs); groups settle in the order they
@@ -48,11 +51,14 @@ export class CommitPipeline {
   private dead = false;
   groups = 0;
   groupPoints = 0;
+  /** Estimated engine wall time per point (ms) for groups mostly of each lane; starts at 2 µs. */
+  readonly costMs = { LIVE: 0.002, BACKFILL: 0.002 };
+  private lastSettleMs = 0;
 
   constructor(
     private readonly store: IngestStore,
     private readonly hooks: PipelineHooks,
-    private readonly tuning: { maxGroupPoints: number; backfillGroupPoints: number; backfillShareWhileLive: number; commitsInFlight: number },
+    private readonly tuning: { maxGroupPoints: number; backfillGroupPoints: number; backfillShareWhileLive: number; commitsInFlight: number; groupTargetMs: number },
   ) {}
 
   enqueue(p: PendingBatch): void {
@@ -97,15 +103,22 @@ export class CommitPipeline {
   private runGroup(): void {
     if (this.live.length === 0 && this.backfill.length === 0) { this.checkIdle(); return; }
     const group: PendingBatch[] = [];
-    const max = this.tuning.maxGroupPoints;
+    const target = this.tuning.groupTargetMs;
+    const max = Math.min(this.tuning.maxGroupPoints, Math.max(1, Math.floor(target / this.costMs.LIVE)));
     const liveSlot = this.inFlight >= this.tuning.commitsInFlight;
     const liveTaken = this.take(this.live, max, group);
     this.livePoints -= liveTaken;
-    let backfillBudget: number;
-    if (liveSlot) backfillBudget = 0; // the extra slot is for live only
-    else if (this.live.length > 0 || liveTaken > 0) backfillBudget = Math.min(this.tuning.backfillShareWhileLive, Math.max(0, max - liveTaken));
-    else backfillBudget = this.tuning.backfillGroupPoints;
-    const backfillTaken = backfillBudget > 0 || liveTaken === 0 ? this.take(this.backfill, Math.max(1, backfillBudget), group) : 0;
+    let backfillTaken = 0;
+    if (liveSlot) {
+      // the extra slot is for live only
+    } else if (this.live.length > 0 || liveTaken > 0) {
+      // A share of backfill rides along only if it fits in what is left of the time budget.
+      const leftMs = Math.max(0, target - liveTaken * this.costMs.LIVE);
+      const share = Math.min(this.tuning.backfillShareWhileLive, Math.floor(leftMs / this.costMs.BACKFILL));
+      if (this.backfill.length > 0 && this.backfill[0].points <= share) backfillTaken = this.take(this.backfill, share, group);
+    } else {
+      backfillTaken = this.take(this.backfill, Math.min(this.tuning.backfillGroupPoints, Math.max(1, Math.floor(target / this.costMs.BACKFILL))), group);
+    }
     this.backfillPoints -= backfillTaken;
 
     // The fence and space checks, at the instant the group is handed to the engine.
@@ -127,6 +140,9 @@ export class CommitPipeline {
         throw e;
       });
     const previous = this.lastSettle;
+    const handedMs = performance.now();
+    const lane = backfillTaken > liveTaken ? 'BACKFILL' : 'LIVE';
+    const points = writing.length === 0 ? 0 : liveTaken + backfillTaken;
     this.lastSettle = (async () => {
       let outcome: StoredBatchResult[] | ServiceError;
       try {
@@ -137,6 +153,7 @@ export class CommitPipeline {
         return;
       }
       await previous;
+      this.measure(lane, points, handedMs);
       for (const [p, reason, detail] of refused) p.settle({ rejected: reason, detail });
       if (outcome instanceof ServiceError) {
         for (const p of writing) p.settle({ rejected: 'storage-full', detail: outcome.message });
@@ -151,6 +168,19 @@ export class CommitPipeline {
       else this.checkIdle();
     });
     if (this.live.length || this.backfill.length) this.schedule();
+  }
+
+  /**
+   * The time this group added to the pipeline: from when it was handed over, or from the
+   * previous group's settling if that was later (the engine was busy with it until then).
+   */
+  private measure(lane: 'LIVE' | 'BACKFILL', points: number, handedMs: number): void {
+    const now = performance.now();
+    const start = Math.max(handedMs, this.lastSettleMs);
+    this.lastSettleMs = now;
+    if (points === 0) return;
+    const perPoint = (now - start) / points;
+    this.costMs[lane] = this.costMs[lane] * 0.7 + perPoint * 0.3;
   }
 
   private checkIdle(): void {

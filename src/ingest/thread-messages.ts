@@ -25,6 +25,8 @@ export interface IngestTuning {
   maxGroupPoints: number;
   /** Largest backfill-only group commit, in points (bounds the engine time a live batch can wait behind). */
   backfillGroupPoints: number;
+  /** Engine time a group should take (ms); group sizes follow the measured time per point. */
+  groupTargetMs: number;
   /** Backfill points per group commit while live points are waiting. */
   backfillShareWhileLive: number;
   /** Group commits in flight at once (the next one applies while the previous one syncs). */
