@@ -152,6 +152,8 @@ export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, 
   let p = sink.pos;
   let high = Math.floor(s / 10000), low = s - high * 10000;
   let highLength = putUint53(highDigits, 0, high);
+  // the six high digits of today's times (seconds 1e9..1e10) as locals: no loop per point
+  let h0 = highDigits[0], h1 = highDigits[1], h2 = highDigits[2], h3 = highDigits[3], h4 = highDigits[4], h5 = highDigits[5];
   const type = cols.type;
   const f64 = cols.f64, u8 = cols.u8, ord = cols.ord, i64 = cols.i64;
   const words = i64 ? new Int32Array(i64.buffer, i64.byteOffset, i64.length * 2) : null;
@@ -165,10 +167,18 @@ export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, 
     prevOff = off;
     if (ns >= 1e9) {
       if (ns < 2e9) { ns -= 1e9; s += 1; low += 1; } else { const c = Math.floor(ns / 1e9); ns -= c * 1e9; s += c; low += c; }
-      if (low >= 10000) { high = Math.floor(s / 10000); low = s - high * 10000; highLength = putUint53(highDigits, 0, high); }
+      if (low >= 10000) {
+        high = Math.floor(s / 10000); low = s - high * 10000; highLength = putUint53(highDigits, 0, high);
+        h0 = highDigits[0]; h1 = highDigits[1]; h2 = highDigits[2]; h3 = highDigits[3]; h4 = highDigits[4]; h5 = highDigits[5];
+      }
     }
-    for (let k = 0; k < highLength; k++) b[p + k] = highDigits[k];
-    p += highLength;
+    if (highLength === 6) {
+      b[p] = h0; b[p + 1] = h1; b[p + 2] = h2; b[p + 3] = h3; b[p + 4] = h4; b[p + 5] = h5;
+      p += 6;
+    } else {
+      for (let k = 0; k < highLength; k++) b[p + k] = highDigits[k];
+      p += highLength;
+    }
     b[p] = QUADS[4 * low]; b[p + 1] = QUADS[4 * low + 1]; b[p + 2] = QUADS[4 * low + 2]; b[p + 3] = QUADS[4 * low + 3];
     p += 4;
     {
@@ -216,8 +226,8 @@ export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, 
     // ,"quality":
     b[p] = 44; b[p + 1] = 34; b[p + 2] = 113; b[p + 3] = 117; b[p + 4] = 97; b[p + 5] = 108; b[p + 6] = 105; b[p + 7] = 116; b[p + 8] = 121; b[p + 9] = 34; b[p + 10] = 58;
     const q = quality[i];
-    p = q < 1000 ? putUint31(b, p + 11, q) : putUint53(b, p + 11, q);
-    b[p++] = 125;
+    if (q === 192) { b[p + 11] = 49; b[p + 12] = 57; b[p + 13] = 50; b[p + 14] = 125; p += 15; } // good (OPC DA), most points
+    else { p = q < 1000 ? putUint31(b, p + 11, q) : putUint53(b, p + 11, q); b[p++] = 125; }
   }
   sink.pos = p;
 }
