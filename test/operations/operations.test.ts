@@ -1,12 +1,13 @@
 import t from 'tap';
 import { startTestService, request } from '../helpers/service.js';
+import type { OperationRecord } from '../../src/operations/catalogue.js';
 
 interface Page { items: Array<{ id: string; kind: string; state: string; created_ns: string; progress: { completed: bigint | number } }>; next_cursor: string | null }
 
 t.test('operations: lifecycle, paging, filters and visibility', async (t) => {
   const svc = await startTestService(t);
   const ops = svc.service.context.operations;
-  const started = [];
+  const started: OperationRecord[] = [];
   for (let i = 0; i < 25; i++) {
     started.push(await ops.start({
       namespace: 'lifecycle', kind: i % 2 ? 'series.lifecycle-enforcement' : 'series.rollup-repair',
