@@ -29,16 +29,30 @@ export function headerOf(series: Buffer, start: bigint | null, bytes: Uint8Array
   }
 }
 
-/** Decodes a whole chunk into fresh columns (copies: the LMDB buffer may be reused). */
-export function decodeColumns(series: Buffer, start: bigint | null, bytes: Uint8Array): PointColumns {
+/**
+ * Decodes a whole chunk into fresh columns (copies: the LMDB buffer may be reused), or into
+ * `into` when given and large enough (a caller's scratch, overwritten by the next decode).
+ */
+export function decodeColumns(series: Buffer, start: bigint | null, bytes: Uint8Array, into?: PointColumns): PointColumns {
   const h = headerOf(series, start, bytes);
-  const cols = allocColumns(h.type, h.count);
+  const cols = into !== undefined && into.tsOffset.length >= h.count && into.quality.length >= h.count && fits(into, h.type, h.count) ? into : allocColumns(h.type, h.count);
   try {
     cols.count = decodeChunk(bytes, cols);
   } catch (e) {
     corrupt(series, start, e);
   }
   return cols;
+}
+
+/** Whether `c` has a value column of `type` with room for n points. */
+function fits(c: PointColumns, type: PointColumns['type'], n: number): boolean {
+  switch (type) {
+    case 'float64': return c.f64 !== null && c.f64.length >= n;
+    case 'int64': return c.i64 !== null && c.i64.length >= n;
+    case 'boolean': return c.u8 !== null && c.u8.length >= n;
+    case 'enum': return c.ord !== null && c.ord.length >= n;
+    case 'string': return c.str !== null && c.str.length >= n;
+  }
 }
 
 function entry(key: Buffer, bytes: Buffer): StoredChunk {

@@ -24,15 +24,17 @@ export function lowerBoundCols(c: PointColumns, t: bigint): number {
 
 /**
  * Calls visit(cols, i0, i1) for each run holding points in [from, to), in time order;
- * points i0..i1-1 of cols are inside. visit returns false to stop early.
+ * points i0..i1-1 of cols are inside. visit returns false to stop early. With `scratch`,
+ * sealed chunks decode into it (no allocation per chunk): cols is then only valid during
+ * the visit, so a visitor that keeps runs must not pass one.
  */
-export function scanRange(view: ReadView, series: Buffer, from: bigint, to: bigint, visit: (cols: PointColumns, i0: number, i1: number) => boolean): void {
+export function scanRange(view: ReadView, series: Buffer, from: bigint, to: bigint, visit: (cols: PointColumns, i0: number, i1: number) => boolean, scratch?: PointColumns): void {
   if (to <= from) return;
   for (const c of chunksCovering(view, series, from, to - 1n)) {
     const h = headerOf(series, c.start, c.bytes);
     if (h.lastTs < from) continue;
     if (h.firstTs >= to) return;
-    const cols = decodeColumns(series, c.start, c.bytes);
+    const cols = decodeColumns(series, c.start, c.bytes, scratch);
     const i0 = lowerBoundCols(cols, from), i1 = lowerBoundCols(cols, to);
     if (i1 > i0 && !visit(cols, i0, i1)) return;
   }

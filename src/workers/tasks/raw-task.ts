@@ -6,7 +6,9 @@
 // Body: {series, start_ns, end_ns, points: [{ts_ns, value, quality}], next_cursor}
 // value: number (float64), int64 integer, boolean, string, or {enum_set, ordinal}.
 import { encodeCursor } from '../../http/cursor.js';
-import type { PointColumns } from '../../storage/encoding/chunk-types.js';
+import type { PointColumns, ValueType } from '../../storage/encoding/chunk-types.js';
+import { MAX_CHUNK_POINTS } from '../../storage/encoding/chunk.js';
+import { allocColumns } from '../../storage/point-runs.js';
 import { checkRange, MAX_RAW_LIMIT, requireMeta } from '../../storage/read-raw.js';
 import { scanRange } from '../../storage/range-scan.js';
 import { seriesKey } from '../../storage/keys.js';
@@ -16,6 +18,14 @@ import { writeJsonPoints } from '../raw-points-json.js';
 import { writeMsgpackPoints } from '../raw-points-msgpack.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type RawTask, type TaskOutcome } from '../task-protocol.js';
+
+/** Per-worker decode columns, one set per value type, reused by every raw read. */
+const scratch = new Map<ValueType, PointColumns>();
+function scratchFor(type: ValueType): PointColumns {
+  let c = scratch.get(type);
+  if (!c) { c = allocColumns(type, MAX_CHUNK_POINTS); scratch.set(type, c); }
+  return c;
+}
 
 /** Cursor listing name: a raw cursor is tied to its series. */
 export const rawCursorListing = (series: string) => `series-raw:${series}`;
@@ -62,7 +72,7 @@ export function rawTask(t: RawTask): TaskOutcome {
         }
         if (take < i1 - i0) { more = true; return false; }
         return true;
-      });
+      }, scratchFor(meta.type));
     }
     const cursor = more ? encodeCursor(rawCursorListing(t.series), [lastTs.toString()]) : null;
     if (json) {
