@@ -51,8 +51,12 @@ export class CommitPipeline {
   private dead = false;
   groups = 0;
   groupPoints = 0;
-  /** Estimated engine wall time per point (ms) for groups mostly of each lane; starts at 2 µs. */
-  readonly costMs = { LIVE: 0.002, BACKFILL: 0.002 };
+  /**
+   * Estimated engine wall time per point (ms) for groups mostly of each lane. Backfill starts
+   * pessimistic (50 µs, what data behind a series' head has cost here), so the first
+   * backfill group is one batch, not seconds of engine time ahead of live data.
+   */
+  readonly costMs = { LIVE: 0.002, BACKFILL: 0.05 };
   private lastSettleMs = 0;
 
   constructor(
@@ -180,7 +184,8 @@ export class CommitPipeline {
     this.lastSettleMs = now;
     if (points === 0) return;
     const perPoint = (now - start) / points;
-    this.costMs[lane] = this.costMs[lane] * 0.7 + perPoint * 0.3;
+    // Up at once, down gently: one slow group shrinks the next one; cheap groups grow them step by step.
+    this.costMs[lane] = perPoint > this.costMs[lane] ? perPoint : this.costMs[lane] * 0.7 + perPoint * 0.3;
   }
 
   private checkIdle(): void {
