@@ -16,6 +16,17 @@ export function columnOf(rel: number, width: number, span: number): number {
   return Math.floor((rel * width) / span);
 }
 
+/**
+ * The neighbouring double of an integer-valued t in direction dir: t ± 1 below 2^53, and
+ * the next representable value above (where t ± 1 rounds back to t; ranges longer than
+ * 104 days reach there).
+ */
+function stepDouble(t: number, dir: 1 | -1): number {
+  let step = 1;
+  while (t + dir * step === t) step *= 2;
+  return t + dir * step;
+}
+
 export class ColumnSink {
   private readonly span: number;
   private readonly count: Float64Array;
@@ -146,11 +157,14 @@ export class ColumnSink {
     this.pointsScanned += i1 - i0;
   }
 
-  /** The smallest integer rel in column c (times are integer ns), exactly as columnOf decides. */
+  /**
+   * The smallest rel (a double: integer ns below 2^53, coarser above) in column c, exactly
+   * as columnOf decides: a point's rel is below it if and only if columnOf puts it before c.
+   */
   private columnStart(c: number): number {
     let t = Math.ceil((c * this.span) / this.width);
-    while (columnOf(t, this.width, this.span) >= c) t--;
-    while (columnOf(t, this.width, this.span) < c) t++;
+    while (columnOf(t, this.width, this.span) >= c) t = stepDouble(t, -1);
+    while (columnOf(t, this.width, this.span) < c) t = stepDouble(t, 1);
     return t;
   }
 
