@@ -58,6 +58,8 @@ export class CommitPipeline {
    */
   readonly costMs = { LIVE: 0.002, BACKFILL: 0.05 };
   private lastSettleMs = 0;
+  /** Estimated engine time (ms) of the groups in flight: what a new live group would wait behind. */
+  private msAhead = 0;
 
   constructor(
     private readonly store: IngestStore,
@@ -92,6 +94,9 @@ export class CommitPipeline {
 
   private schedule(): void {
     if (this.scheduled || this.dead || this.inFlight >= this.slots()) return;
+    // A group of backfill only waits while more than about a group's worth of engine time is
+    // queued: slow backfill (one batch above the target) then runs one group at a time.
+    if (this.live.length === 0 && this.inFlight > 0 && this.msAhead >= 1.5 * this.tuning.groupTargetMs) return;
     this.scheduled = true;
     // One turn of the event loop lets every batch that arrived in the same read join the group.
     setImmediate(() => { this.scheduled = false; this.runGroup(); });
@@ -147,6 +152,8 @@ export class CommitPipeline {
     const handedMs = performance.now();
     const lane = backfillTaken > liveTaken ? 'BACKFILL' : 'LIVE';
     const points = writing.length === 0 ? 0 : liveTaken + backfillTaken;
+    const estimateMs = liveTaken * this.costMs.LIVE + backfillTaken * this.costMs.BACKFILL;
+    this.msAhead += estimateMs;
     this.lastSettle = (async () => {
       let outcome: StoredBatchResult[] | ServiceError;
       try {
@@ -168,6 +175,7 @@ export class CommitPipeline {
     })();
     this.lastSettle.finally(() => {
       this.inFlight--;
+      this.msAhead = this.inFlight === 0 ? 0 : Math.max(0, this.msAhead - estimateMs);
       if (this.live.length || this.backfill.length) this.schedule();
       else this.checkIdle();
     });
