@@ -56,8 +56,8 @@ export class HeaderView {
   firstRel = 0; lastRel = 0; minRel = 0; maxRel = 0;
   min = 0; max = 0; first = 0; last = 0;
   goodCount = 0;
-  private readonly f64 = new Float64Array(1);
-  private readonly f64Bytes = new Uint8Array(this.f64.buffer);
+  /** A view of the ArrayBuffer under the last bytes: lmdb-js reuses one buffer, so this is built once. */
+  private dv: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(8));
 
   constructor(private readonly series: Buffer, base: bigint) {
     const u = BigInt.asUintN(64, base);
@@ -85,22 +85,23 @@ export class HeaderView {
     this.type = type;
     this.count = count;
     this.goodCount = good;
-    this.firstRel = this.rel(b, 8); this.lastRel = this.rel(b, 16);
-    this.minRel = this.rel(b, 24); this.maxRel = this.rel(b, 32);
-    this.min = this.num(b, 40); this.max = this.num(b, 48);
-    this.first = this.num(b, 56); this.last = this.num(b, 64);
+    if (this.dv.buffer !== b.buffer) this.dv = new DataView(b.buffer);
+    const o = b.byteOffset;
+    this.firstRel = this.rel(o + 8); this.lastRel = this.rel(o + 16);
+    this.minRel = this.rel(o + 24); this.maxRel = this.rel(o + 32);
+    this.min = this.num(o + 40); this.max = this.num(o + 48);
+    this.first = this.num(o + 56); this.last = this.num(o + 64);
   }
 
   /** i64 at `at` minus the base, as a double: exact when the difference is below 2^53. */
-  private rel(b: Uint8Array, at: number): number {
-    return (i32(b, at + 4) - this.baseHi) * TWO_32 + (u32(b, at) - this.baseLo);
+  private rel(at: number): number {
+    return (this.dv.getInt32(at + 4, true) - this.baseHi) * TWO_32 + (this.dv.getUint32(at, true) - this.baseLo);
   }
 
   /** A value slot in the numeric view (int64 slots hold an i64). */
-  private num(b: Uint8Array, at: number): number {
-    if (this.type === 'int64') return i32(b, at + 4) * TWO_32 + u32(b, at);
-    for (let k = 0; k < 8; k++) this.f64Bytes[k] = b[at + k];
-    return this.f64[0];
+  private num(at: number): number {
+    if (this.type === 'int64') return this.dv.getInt32(at + 4, true) * TWO_32 + this.dv.getUint32(at, true);
+    return this.dv.getFloat64(at, true);
   }
 
   private corrupt(b: Uint8Array, what: string): never {
@@ -114,6 +115,3 @@ function u32(b: Uint8Array, at: number): number {
   return (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
 }
 
-function i32(b: Uint8Array, at: number): number {
-  return b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24);
-}

@@ -14,13 +14,12 @@ import type { ChunkGroups, ChunkSummary } from './encoding/chunk-range.js';
 import type { ColumnSink } from './render-columns.js';
 import type { HeaderView } from './render-scan.js';
 
-/** Decode scratch for one group (G <= 256). */
-const ts = new Float64Array(256);
+/** Value scratch for one group (G <= 256). */
 const vs = new Float64Array(256);
 
 /** Adds a chunk lying inside the range whose summary has a group directory; `groups` is opened here. */
 export function addStraddlingChunk(sink: ColumnSink, h: HeaderView, s: ChunkSummary, groups: ChunkGroups, bytes: Uint8Array): number {
-  groups.open(bytes, s);
+  groups.open(bytes, s, h.count, h.type);
   sink.enterChunk(h.firstRel, h.first);
   const G = 1 << s.groupShift, n = h.count, base = h.firstRel, last = s.groups - 1;
   let decoded = 0;
@@ -55,12 +54,44 @@ export function addStraddlingChunk(sink: ColumnSink, h: HeaderView, s: ChunkSumm
       pEndsChunk = g === last;
     } else {
       flush();
-      groups.decode(a, b, ts, vs);
-      sink.addRun(base, ts, vs, 0, b - a);
+      addBoundaryGroup(sink, groups, base, a, b, c0);
       decoded++;
     }
   }
   flush();
   sink.chunkCoverage(h.firstRel, h.lastRel, s.nonGoodNs, h.last, s.lastGood);
   return decoded;
+}
+
+/**
+ * A group that a column boundary cuts: its values decoded, its times only where needed.
+ * Each column's slice [i, j) is found by binary search on single times (timeAt), then
+ * scanned for its extremes; only the slice's first, last, min and max times are read.
+ */
+function addBoundaryGroup(sink: ColumnSink, groups: ChunkGroups, base: number, a: number, b: number, c0: number): void {
+  groups.values(a, b, vs);
+  let i = a, c = c0;
+  while (i < b) {
+    // first index in [i+1, b) whose time is in a later column: times ascend, columns too
+    let lo = i + 1, hi = b;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sink.columnAt(base + groups.timeAt(mid)) > c) hi = mid; else lo = mid + 1;
+    }
+    const j = lo;
+    let mn = i, mx = i;
+    for (let k = i + 1; k < j; k++) {
+      const x = vs[k - a];
+      if (x < vs[mn - a]) mn = k;
+      else if (x > vs[mx - a]) mx = k;
+    }
+    const minV = vs[mn - a], maxV = vs[mx - a];
+    const fRel = base + groups.timeAt(i);
+    const minRel = sink.beatsMin(c, minV) ? (mn === i ? fRel : base + groups.timeAt(mn)) : NaN;
+    const maxRel = sink.beatsMax(c, maxV) ? (mx === i ? fRel : base + groups.timeAt(mx)) : NaN;
+    const lRel = j - 1 === i ? fRel : base + groups.timeAt(j - 1);
+    sink.addGroupRun(c, j - i, fRel, vs[i - a], minRel, minV, maxRel, maxV, lRel, vs[j - 1 - a]);
+    if (j < b) c = sink.columnAt(base + groups.timeAt(j));
+    i = j;
+  }
 }

@@ -3,8 +3,9 @@
 // chunk's trailing CRC first, like every decoder; the summary has its own CRC.
 
 import { ChunkReader } from './byte-io.js';
-import { openChunk, finishSection } from './chunk.js';
-import { sectionOffsets } from './chunk-header.js';
+import { openVerified, finishSection } from './chunk.js';
+import { HEADER_BYTES, Off } from './chunk-header.js';
+import { ChunkCorruptError, type ValueType } from './chunk-types.js';
 import { ChunkSummary } from './chunk-summary.js';
 import { invalid } from '../../http/errors.js';
 import { IntColumnIndex } from './int-column-range.js';
@@ -20,11 +21,14 @@ const EMPTY_WORDS = new Uint32Array(0);
  * for a version 1 chunk (no summary).
  */
 export function readChunkSummary(bytes: Uint8Array, count: number, out: ChunkSummary): boolean {
-  const s = sectionOffsets(bytes);
-  if (s.summaryAt === 0) return false;
+  if (bytes[0] === 1) return false;
   // The summary parser reads bytes only, never words: no aligned copy needed.
-  out.read(new ChunkReader(bytes, EMPTY_WORDS, s.summaryAt, s.summaryEnd), count);
+  out.read(new ChunkReader(bytes, EMPTY_WORDS, HEADER_BYTES, u32(bytes, Off.timesAt) - 4), count);
   return true;
+}
+
+function u32(b: Uint8Array, at: number): number {
+  return (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
 }
 
 /**
@@ -35,30 +39,34 @@ export function readChunkSummary(bytes: Uint8Array, count: number, out: ChunkSum
  */
 export class ChunkGroups {
   private readonly times = new TimeColumnIndex();
-  private readonly values = new IntColumnIndex();
+  private readonly valueColumn = new IntColumnIndex();
   private count = 0;
   private summary: ChunkSummary = new ChunkSummary();
 
-  /** `summary` must have been read from these bytes and have a group directory. */
-  open(bytes: Uint8Array, summary: ChunkSummary): void {
-    const c = openChunk(bytes);
+  /**
+   * `summary` must have been read from these bytes and have a group directory; the header
+   * (count, type) must have been checked (readChunkHeader or an equivalent).
+   */
+  open(bytes: Uint8Array, summary: ChunkSummary, count: number, type: ValueType): void {
     if (summary.groups === 0) throw invalid('summary', 'the chunk has no group directory');
+    const c = openVerified(bytes);
     summary.loadDirectory();
-    const n = c.h.count;
+    const n = count;
     this.count = n;
     this.summary = summary;
-    const s = sectionOffsets(c.bytes);
-    let r = new ChunkReader(c.bytes, c.words, s.timesAt, s.valuesAt);
+    const timesAt = u32(c.bytes, Off.timesAt), valuesAt = u32(c.bytes, Off.valuesAt), qualityAt = u32(c.bytes, Off.qualityAt);
+    if (!(timesAt <= valuesAt && valuesAt <= qualityAt && qualityAt <= c.bytes.length - 4)) throw new ChunkCorruptError('chunk corrupt: section offsets out of order', bytes.length);
+    let r = new ChunkReader(c.bytes, c.words, timesAt, valuesAt);
     this.times.parse(r, n);
     finishSection(r, 'time');
-    r = new ChunkReader(c.bytes, c.words, s.valuesAt, s.qualityAt);
-    if (c.h.type === 'float64') {
+    r = new ChunkReader(c.bytes, c.words, valuesAt, qualityAt);
+    if (type === 'float64') {
       if (r.u8('float column mode') !== 0) r.fail('a group directory over a non-decimal float column');
       if (10 ** r.u8('decimal scale') !== summary.divisor) r.fail('decimal scale disagrees with the summary');
-    } else if (c.h.type === 'int64') {
+    } else if (type === 'int64') {
       if (r.u8('int64 column mode') !== 0) r.fail('a group directory over a wide int64 column');
-    } else if (c.h.type === 'string') r.fail('a group directory over a string column');
-    this.values.parse(r, n);
+    } else if (type === 'string') r.fail('a group directory over a string column');
+    this.valueColumn.parse(r, n);
     finishSection(r, 'value');
   }
 
@@ -69,7 +77,18 @@ export class ChunkGroups {
     if (g << sm.groupShift !== from || to > n || to <= from) throw invalid('range', `points [${from}, ${to}) are not a group range of this ${n}-point chunk`);
     if (tsOut.length < to - from || vOut.length < to - from) throw invalid('out', `capacity below ${to - from} points`);
     this.times.range(from, to, tsOut, from, sm.firstRel[g]);
-    this.values.range(from, to, vOut, from, sm.firstX[g]);
+    this.valueColumn.range(from, to, vOut, from, sm.firstX[g]);
+    const div = sm.divisor;
+    if (div !== 1) for (let j = 0; j < to - from; j++) vOut[j] = vOut[j] / div;
+  }
+
+  /** Numeric values of points [from, to) into vOut[0..to-from); `from` is a group start. */
+  values(from: number, to: number, vOut: Float64Array): void {
+    const sm = this.summary, n = this.count;
+    const g = from >> sm.groupShift;
+    if (g << sm.groupShift !== from || to > n || to <= from) throw invalid('range', `points [${from}, ${to}) are not a group range of this ${n}-point chunk`);
+    if (vOut.length < to - from) throw invalid('out', `capacity below ${to - from} points`);
+    this.valueColumn.range(from, to, vOut, from, sm.firstX[g]);
     const div = sm.divisor;
     if (div !== 1) for (let j = 0; j < to - from; j++) vOut[j] = vOut[j] / div;
   }

@@ -181,6 +181,14 @@ let alignedCopy = new Uint8Array(8192);
 /** A reader over the whole chunk with a word view; copies unaligned input into a reused buffer. */
 export function openChunk(bytes: Uint8Array): { h: ChunkHeader; bytes: Uint8Array; words: Uint32Array } {
   const h = parseHeader(bytes);
+  return { h, ...openVerified(bytes) };
+}
+
+/**
+ * Checks the whole-chunk CRC and gives aligned bytes with their word view, for a caller
+ * that has already checked the header (readChunkHeader or an equivalent).
+ */
+export function openVerified(bytes: Uint8Array): { bytes: Uint8Array; words: Uint32Array } {
   verifyChunkChecksum(bytes);
   let b = bytes;
   if ((bytes.byteOffset & 3) !== 0) {
@@ -188,7 +196,7 @@ export function openChunk(bytes: Uint8Array): { h: ChunkHeader; bytes: Uint8Arra
     alignedCopy.set(bytes);
     b = alignedCopy.subarray(0, bytes.length);
   }
-  return { h, bytes: b, words: new Uint32Array(b.buffer, b.byteOffset, b.length >>> 2) };
+  return { bytes: b, words: new Uint32Array(b.buffer, b.byteOffset, b.length >>> 2) };
 }
 
 function sectionEnds(bytes: Uint8Array): { timesAt: number; valuesAt: number; qualityAt: number; end: number } {

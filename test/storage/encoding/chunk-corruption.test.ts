@@ -125,7 +125,7 @@ t.test('a damaged summary with forged checksums never crashes or hangs the summa
         readChunkSummary(bad, readChunkHeader(bad).count, s);
         if (s.groups > 0) {
           const g = new ChunkGroups();
-          g.open(bad, s);
+          g.open(bad, s, n, 'float64');
           const ts = new Float64Array(256), vs = new Float64Array(256);
           g.decode(0, Math.min(256, n), ts, vs);
           g.timeAt(n - 1);

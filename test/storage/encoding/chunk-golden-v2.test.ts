@@ -129,7 +129,7 @@ t.test('the group directory golden describes its two groups exactly', async (t) 
     t.same([s.firstRel[g], s.firstV[g], s.minV[g], s.minIdx[g], s.maxV[g], s.maxIdx[g]], [cols.tsOffset[a] - cols.tsOffset[0], f[a], f[lo], lo, f[hi], hi], `group ${g}`);
     const ts = new Float64Array(256), v = new Float64Array(256);
     const groups = new ChunkGroups();
-    groups.open(bytes, s);
+    groups.open(bytes, s, cols.count, cols.type);
     groups.decode(a, b, ts, v);
     t.equal(groups.timeAt(lo), cols.tsOffset[lo] - cols.tsOffset[0], `group ${g}: time of its min alone`);
     let same = true;
