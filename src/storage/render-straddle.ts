@@ -95,3 +95,34 @@ function addBoundaryGroup(sink: ColumnSink, groups: ChunkGroups, base: number, a
     i = j;
   }
 }
+
+const extremes = new Int32Array(2);
+
+/**
+ * A chunk across columns whose values are run-length coded (setpoints, states, enums; no
+ * group directory is written for them): column cuts by binary search on single times,
+ * extremes from the runs, so neither column is decoded. `groups.openRuns` has succeeded.
+ */
+export function addRunLengthChunk(sink: ColumnSink, h: HeaderView, groups: ChunkGroups, nonGoodNs: number, lastGood: boolean): void {
+  sink.enterChunk(h.firstRel, h.first);
+  const n = h.count, base = h.firstRel;
+  let i = 0, c = sink.columnAt(base);
+  while (i < n) {
+    let lo = i + 1, hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sink.columnAt(base + groups.runTimeAt(mid)) > c) hi = mid; else lo = mid + 1;
+    }
+    const j = lo;
+    groups.runExtremes(i, j, extremes);
+    const mn = extremes[0], mx = extremes[1];
+    const minV = groups.runValueAt(mn), maxV = groups.runValueAt(mx);
+    const fRel = base + groups.runTimeAt(i);
+    const minRel = sink.beatsMin(c, minV) ? base + groups.runTimeAt(mn) : NaN;
+    const maxRel = sink.beatsMax(c, maxV) ? base + groups.runTimeAt(mx) : NaN;
+    sink.addGroupRun(c, j - i, fRel, groups.runValueAt(i), minRel, minV, maxRel, maxV, base + groups.runTimeAt(j - 1), groups.runValueAt(j - 1));
+    if (j < n) c = sink.columnAt(base + groups.runTimeAt(j));
+    i = j;
+  }
+  sink.chunkCoverage(h.firstRel, h.lastRel, nonGoodNs, h.last, lastGood);
+}

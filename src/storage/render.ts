@@ -18,7 +18,7 @@ import { ChunkGroups, ChunkSummary, readChunkSummary } from './encoding/chunk-ra
 import { createPointColumns } from './encoding/point-columns.js';
 import { ChunkCorruptError, type PointColumns, type ValueType } from './encoding/chunk-types.js';
 import { forEachChunk, HeaderView } from './render-scan.js';
-import { addStraddlingChunk } from './render-straddle.js';
+import { addRunLengthChunk, addStraddlingChunk } from './render-straddle.js';
 import { readHead } from './head-record.js';
 import { seriesKey } from './keys.js';
 import { numericAt } from './point-runs.js';
@@ -155,6 +155,10 @@ function addChunk(sink: ColumnSink, h: HeaderView, bytes: Uint8Array, span: numb
       return -1;
     }
     if (hasSummary && summary.groups > 0) return addStraddlingChunk(sink, h, summary, groups, bytes);
+    if (groups.openRuns(bytes, h.count, h.type)) {
+      addRunLengthChunk(sink, h, groups, nonGood, lastGood);
+      return 0;
+    }
     const n = decodeNumericInto(bytes, scratchTs, scratchV);
     sink.enterChunk(h.firstRel, h.first);
     sink.addRun(h.firstRel, scratchTs, scratchV, 0, n);

@@ -12,15 +12,19 @@ const MS = 1_000_000n;
 
 interface Series { ts: bigint[]; v: number[]; q: number[] }
 
-/** A wandering 0.01-resolution series on a 1 s grid with ms jitter, collector gaps and quality faults. */
-function makeSeries(n: number, seed: number): Series {
+/**
+ * A 0.01-resolution series on a 1 s grid with ms jitter, collector gaps and quality
+ * faults: wandering (values bit-packed, chunks get a group directory) or stepping rarely
+ * (values run-length coded, no directory: the run-length path).
+ */
+function makeSeries(n: number, seed: number, stepping = false): Series {
   let x = seed >>> 0;
   const rnd = () => { x = (Math.imul(x, 1103515245) + 12345) >>> 0; return x / 4294967296; };
   const ts: bigint[] = [], v: number[] = [], q: number[] = [];
   let m = 20_000 + Math.floor(rnd() * 1000), slot = 0, fault = 0;
   for (let i = 0; i < n; i++) {
     slot += rnd() < 0.003 ? 2 + Math.floor(rnd() * 400) : 1;
-    m += Math.floor(rnd() * 41) - 20;
+    if (!stepping || rnd() < 0.004) m += Math.floor(rnd() * 41) - 20;
     if (fault > 0) fault--; else if (rnd() < 0.002) fault = 3 + Math.floor(rnd() * 30);
     ts.push(T0 + BigInt(slot) * SEC + BigInt(Math.floor(rnd() * 8)) * MS);
     v.push(m / 100);
@@ -76,14 +80,14 @@ function referenceGood(s: Series, start: bigint, end: bigint): number {
   return cov > 0 ? (100 * good) / cov : NaN;
 }
 
-t.test(`renders across chunk boundaries inside chunks equal a brute-force M4 of every raw point (fast-check seed ${SEED})`, async (t) => {
+for (const stepping of [false, true]) t.test(`renders of a ${stepping ? 'rarely stepping' : 'wandering'} series across boundaries inside chunks equal a brute-force M4 of every raw point (fast-check seed ${SEED})`, async (t) => {
   const { store } = await tempStore(t, { seal: { chunkPoints: 1500 } });
   let groupsDecoded = 0, straddled = 0, runs = 0;
   await fc.assert(
     fc.asyncProperty(
       fc.integer({ min: 700, max: 6000 }), fc.nat(), fc.integer({ min: 1, max: 120 }), fc.double({ min: 0, max: 0.6, noNaN: true }), fc.double({ min: 0.2, max: 1.2, noNaN: true }),
       async (n, seed, width, fromFrac, lenFrac) => {
-        const s = makeSeries(n, seed);
+        const s = makeSeries(n, seed, stepping);
         const id = newId();
         await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
         await store.write([{ series: id, times: BigInt64Array.from(s.ts), values: Float64Array.from(s.v), quality: Uint32Array.from(s.q) }], WHO);
@@ -110,8 +114,10 @@ t.test(`renders across chunk boundaries inside chunks equal a brute-force M4 of 
     ),
     { seed: SEED, numRuns: 60 },
   );
-  // Chunks cut by the range's ends are decoded whole; the others took the group path.
-  t.ok(straddled >= 10, `renders that decoded only boundary groups: ${straddled} of ${runs} (${groupsDecoded} groups)`);
+  // Chunks cut by the range's ends are decoded whole; the others took the group path
+  // (wandering) or the run-length path (stepping: no directory, no group decoded).
+  if (stepping) t.equal(groupsDecoded, 0, 'run-length chunks carry no directory');
+  else t.ok(straddled >= 10, `renders that decoded only boundary groups: ${straddled} of ${runs} (${groupsDecoded} groups)`);
 });
 
 t.test('a chunk inside one column with quality faults is answered from its header and summary', async (t) => {

@@ -38,7 +38,8 @@ function u32(b: Uint8Array, at: number): number {
  * (the bytes may be a reused LMDB buffer).
  */
 export class ChunkGroups {
-  private readonly times = new TimeColumnIndex();
+  private readonly timeColumn = new TimeColumnIndex();
+  private divisor = 1;
   private readonly valueColumn = new IntColumnIndex();
   private count = 0;
   private summary: ChunkSummary = new ChunkSummary();
@@ -57,7 +58,7 @@ export class ChunkGroups {
     const timesAt = u32(c.bytes, Off.timesAt), valuesAt = u32(c.bytes, Off.valuesAt), qualityAt = u32(c.bytes, Off.qualityAt);
     if (!(timesAt <= valuesAt && valuesAt <= qualityAt && qualityAt <= c.bytes.length - 4)) throw new ChunkCorruptError('chunk corrupt: section offsets out of order', bytes.length);
     let r = new ChunkReader(c.bytes, c.words, timesAt, valuesAt);
-    this.times.parse(r, n);
+    this.timeColumn.parse(r, n);
     finishSection(r, 'time');
     r = new ChunkReader(c.bytes, c.words, valuesAt, qualityAt);
     if (type === 'float64') {
@@ -76,7 +77,7 @@ export class ChunkGroups {
     const g = from >> sm.groupShift;
     if (g << sm.groupShift !== from || to > n || to <= from) throw invalid('range', `points [${from}, ${to}) are not a group range of this ${n}-point chunk`);
     if (tsOut.length < to - from || vOut.length < to - from) throw invalid('out', `capacity below ${to - from} points`);
-    this.times.range(from, to, tsOut, from, sm.firstRel[g]);
+    this.timeColumn.range(from, to, tsOut, from, sm.firstRel[g]);
     this.valueColumn.range(from, to, vOut, from, sm.firstX[g]);
     const div = sm.divisor;
     if (div !== 1) for (let j = 0; j < to - from; j++) vOut[j] = vOut[j] / div;
@@ -93,10 +94,56 @@ export class ChunkGroups {
     if (div !== 1) for (let j = 0; j < to - from; j++) vOut[j] = vOut[j] / div;
   }
 
+  /**
+   * Opens a chunk whose values are run-length coded and whose times allow random access
+   * without an anchor (any chunk version, no directory needed): setpoints, states and
+   * enums on a sampling grid. Returns false, reading nothing more, for other layouts.
+   */
+  openRuns(bytes: Uint8Array, count: number, type: ValueType): boolean {
+    if (type === 'string') return false;
+    const c = openVerified(bytes);
+    const v1 = c.bytes[0] === 1;
+    const timesAt = v1 ? HEADER_BYTES : u32(c.bytes, Off.timesAt), valuesAt = u32(c.bytes, Off.valuesAt), qualityAt = u32(c.bytes, Off.qualityAt);
+    if (!(timesAt <= valuesAt && valuesAt <= qualityAt && qualityAt <= c.bytes.length - 4)) throw new ChunkCorruptError('chunk corrupt: section offsets out of order', bytes.length);
+    const r = new ChunkReader(c.bytes, c.words, valuesAt, qualityAt);
+    let div = 1;
+    if (type === 'float64') {
+      if (r.u8('float column mode') !== 0) return false;
+      const k = r.u8('decimal scale');
+      if (k > 9) r.fail(`decimal scale ${k} > 9`);
+      div = 10 ** k;
+    } else if (type === 'int64' && r.u8('int64 column mode') !== 0) return false;
+    this.valueColumn.parse(r, count);
+    if (!this.valueColumn.isRle) return false;
+    finishSection(r, 'value');
+    const t = new ChunkReader(c.bytes, c.words, timesAt, valuesAt);
+    this.timeColumn.parse(t, count);
+    finishSection(t, 'time');
+    if (!this.timeColumn.anchorFree) return false;
+    this.count = count;
+    this.divisor = div;
+    return true;
+  }
+
+  /** After openRuns: the numeric value of point i. */
+  runValueAt(i: number): number {
+    return this.valueColumn.at(i, 0, 0) / this.divisor;
+  }
+
+  /** After openRuns: first min and first max index of [from, to) into out[0], out[1]. */
+  runExtremes(from: number, to: number, out: Int32Array): void {
+    this.valueColumn.runExtremes(from, to, out);
+  }
+
+  /** After openRuns: the time offset of point i. */
+  runTimeAt(i: number): number {
+    return this.timeColumn.at(i, 0, 0);
+  }
+
   /** The time offset of point i from the chunk's first time. */
   timeAt(i: number): number {
     if (!(i >= 0 && i < this.count)) throw invalid('index', `point ${i} outside the chunk's ${this.count}`);
     const shift = this.summary.groupShift, g = i >> shift;
-    return this.times.at(i, g << shift, this.summary.firstRel[g]);
+    return this.timeColumn.at(i, g << shift, this.summary.firstRel[g]);
   }
 }

@@ -109,6 +109,29 @@ export class IntColumnIndex {
     }
   }
 
+  /** Whether at() and range() need no anchor (every layout but FOR_DELTA). */
+  get anchorFree(): boolean {
+    return this.mode !== IntMode.ForDelta;
+  }
+
+  get isRle(): boolean {
+    return this.mode === IntMode.Rle;
+  }
+
+  /**
+   * RLE only: indexes of the first min and first max of x[from, to) into out[0], out[1],
+   * from the runs alone.
+   */
+  runExtremes(from: number, to: number, out: Int32Array): void {
+    let k = this.runAt(from), lo = k, hi = k;
+    for (k++; k < this.runs && this.runStart[k] < to; k++) {
+      if (this.runValue[k] < this.runValue[lo]) lo = k;
+      else if (this.runValue[k] > this.runValue[hi]) hi = k;
+    }
+    out[0] = this.runStart[lo] > from ? this.runStart[lo] : from;
+    out[1] = this.runStart[hi] > from ? this.runStart[hi] : from;
+  }
+
   /** x[i], anchored like range(). */
   at(i: number, accIndex: number, accValue: number): number {
     if (this.mode === IntMode.Rle) return this.runValue[this.runAt(i)];

@@ -175,6 +175,12 @@ export class TimeColumnIndex {
     this.residuals.parse(r, n);
   }
 
+  /** Whether at() needs no anchor: no column of the layout is FOR_DELTA. */
+  get anchorFree(): boolean {
+    if (this.mode === TimeMode.DeltaVarint) return true;
+    return this.residuals.anchorFree && (this.mode === TimeMode.Grid || this.skips.anchorFree);
+  }
+
   /** out[j - from] = offset of point j, for j in [from, to). */
   range(from: number, to: number, out: Float64Array, anchor: number, anchorOffset: number): void {
     const len = to - from, unit = this.unit, P = this.period, uA = anchorOffset / unit;
