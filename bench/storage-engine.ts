@@ -1,6 +1,6 @@
 // Engine-level figures of src/storage on the shared industrial dataset.
 //   node --import tsx bench/storage-engine.ts [--series 1000] [--points 10000] [--big-points 10000000]
-//        [--in-flight 2] [--cpu-profile fleet-write.cpuprofile] [--json]
+//        [--in-flight 2] [--render-runs 50] [--cpu-profile fleet-write.cpuprofile] [--json]
 // --in-flight: write calls outstanding at once (1 = each call awaits the previous one's
 // durability; 2 = like the ingest pipeline's commitsInFlight: the next group is applied
 // while the previous one is synced). Every call still resolves only once durable.
@@ -30,6 +30,7 @@ const opt = (name: string, dflt: number) => { const i = args.indexOf(`--${name}`
 const SERIES = opt('series', 1000), POINTS = opt('points', 10_000), BIG = opt('big-points', 10_000_000);
 const JSON_OUT = args.includes('--json');
 const IN_FLIGHT = opt('in-flight', 2);
+const RENDER_RUNS = opt('render-runs', 50);
 const PROFILE = (() => { const i = args.indexOf('--cpu-profile'); return i >= 0 ? args[i + 1] : null; })();
 const WRITE_SLICE = 1000; // points per series per write call: one call carries every series
 const log = (s: string) => { if (!JSON_OUT) process.stderr.write(s + '\n'); };
@@ -96,6 +97,7 @@ async function main() {
     const session = PROFILE ? new Session() : null;
     if (session) { session.connect(); await session.post('Profiler.enable'); await session.post('Profiler.start'); }
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     const inFlight = new Set<Promise<void>>();
     for (let a = 0; a < POINTS; a += WRITE_SLICE) {
       const p: Promise<void> = store.write(cols.map((c) => slice(c, a, Math.min(c.times.length, a + WRITE_SLICE))), { principal: 'bench' })
@@ -108,6 +110,8 @@ async function main() {
     }
     await Promise.all(inFlight);
     const writeMs = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    out.write_cpu_s_per_million_points = +(((cpu.user + cpu.system) / 1e6) / (total / 1e6)).toFixed(3);
     if (session) {
       const { profile } = await session.post('Profiler.stop');
       await writeFile(PROFILE!, JSON.stringify(profile));
@@ -146,14 +150,16 @@ async function main() {
       const bs = SeriesStore.open(bdir);
       await create(bs, big);
       const b0 = performance.now();
+      const bc0 = process.cpuUsage();
       for (let a = 0; a < big.times.length; a += 100_000) await bs.write([slice(big, a, Math.min(big.times.length, a + 100_000))], { principal: 'bench' });
       out.big_write_points_per_s = Math.round(big.times.length / ((performance.now() - b0) / 1000));
+      { const c = process.cpuUsage(bc0); out.big_write_cpu_s_per_million_points = +(((c.user + c.system) / 1e6) / (big.times.length / 1e6)).toFixed(3); }
       await bs.sealHeads();
       await disk(bs, root, 'big', big.times.length, out, 'big_sealed_');
       const q = { startNs: big.times[0], endNs: big.times[big.times.length - 1] + 1n, width: 1000 };
       const rt: number[] = [], bt: number[] = [];
       let last: ReturnType<typeof renderSeries> | null = null;
-      for (let i = 0; i < 60; i++) {
+      for (let i = 0; i < RENDER_RUNS + 10; i++) {
         const s = performance.now();
         last = bs.read((v) => renderSeries(v, big.id, { ...q, mode: 'significant-points' }));
         rt.push(performance.now() - s);
