@@ -145,8 +145,13 @@ export function renderSeries(view: ReadView, id: string, q: RenderQuery): Signif
  */
 function addChunk(sink: ColumnSink, h: HeaderView, bytes: Uint8Array, span: number, perPoint: boolean): number {
   const inside = h.firstRel >= 0 && h.lastRel < span;
-  const hasSummary = !perPoint && inside && readChunkSummary(bytes, h.count, summary);
   const uniform = h.goodCount === h.count || h.goodCount === 0;
+  // A uniform chunk inside one column needs nothing beyond its header.
+  if (!perPoint && inside && uniform && sink.columnAt(h.firstRel) === sink.columnAt(h.lastRel)) {
+    sink.addSummary(h, h.goodCount === h.count ? 0 : h.lastRel - h.firstRel, h.goodCount === h.count);
+    return -1;
+  }
+  const hasSummary = !perPoint && inside && readChunkSummary(bytes, h.count, summary);
   if (!perPoint && inside && (hasSummary || uniform)) {
     const nonGood = hasSummary ? summary.nonGoodNs : h.goodCount === h.count ? 0 : h.lastRel - h.firstRel;
     const lastGood = hasSummary ? summary.lastGood : h.goodCount === h.count;
