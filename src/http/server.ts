@@ -94,8 +94,14 @@ export async function startHttpServer(service: ServiceContext, routes: AnyRoute[
     const c = compiled.get(match.route) as CompiledRoute;
     const route = c.route;
 
-    const ac = new AbortController();
-    res.onAborted(() => { res.aborted = true; ac.abort(); });
+    // The abort signal and the request's child logger are made only when a handler asks:
+    // most requests need neither, and both cost more than routing does.
+    let ac: AbortController | null = null;
+    const signal = (): AbortSignal => {
+      if (!ac) { ac = new AbortController(); if (res.aborted) ac.abort(); }
+      return ac.signal;
+    };
+    res.onAborted(() => { res.aborted = true; ac?.abort(); });
     const hasBody = method === 'post' || method === 'put' || method === 'patch' || method === 'delete';
     const body: BodyReader | null = hasBody ? readBody(res, headers.get('content-length') ?? '', route.bodyLimit ?? config.bodyLimit) : null;
     const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
@@ -175,7 +181,7 @@ export async function startHttpServer(service: ServiceContext, routes: AnyRoute[
       if (route.idempotency) {
         const key = service.idempotency.validateKey(headers.get('idempotency-key'), route.idempotency === 'required');
         if (key !== null) {
-          claim = await service.idempotency.claim(principal?.id ?? 'anonymous', route.operationId, key, rawBody, ac.signal);
+          claim = await service.idempotency.claim(principal?.id ?? 'anonymous', route.operationId, key, rawBody, signal());
           if (claim.kind === 'replay') {
             const r = claim.response;
             const h: Headers = [...r.headers, ['X-Correlation-Id', correlationId], ['X-Service-Idempotent-Replay', 'true']];
@@ -187,9 +193,11 @@ export async function startHttpServer(service: ServiceContext, routes: AnyRoute[
       }
 
       // 5. the handler
+      let childLog: ServiceContext['log'] | null = null;
       const ctx: HandlerContext = {
-        params, query, body: parsedBody, headers, remoteAddress, principal, correlationId, service, signal: ac.signal,
-        log: log.child({ correlation_id: correlationId }),
+        params, query, body: parsedBody, headers, remoteAddress, principal, correlationId, service,
+        get signal() { return signal(); },
+        get log() { return (childLog ??= log.child({ correlation_id: correlationId })); },
         secure: config.trustProxy && (headers.get('x-forwarded-proto') ?? '').toLowerCase() === 'https',
         authorize: (cap, target, opts) => check(cap, target, opts?.hide ?? false),
         can: async (cap, target) => {
@@ -211,7 +219,7 @@ export async function startHttpServer(service: ServiceContext, routes: AnyRoute[
       const { status, out, contentType } = encodeReply(reply, route.response.status);
       // A body lent by a read worker goes back to it once sent, or when the client leaves.
       const release = reply.kind === 'bytes' ? reply.release : undefined;
-      if (release) ac.signal.addEventListener('abort', release, { once: true });
+      if (release) signal().addEventListener('abort', release, { once: true });
       const h: Headers = [['X-Correlation-Id', correlationId]];
       if (contentType) h.push(['Content-Type', contentType]);
       if (reply.headers) h.push(...reply.headers);
