@@ -6,7 +6,7 @@
 // Policy: the first FREE_FAILURES failures are free; after that each further failure
 // doubles the wait (1 s, 2 s, 4 s ... capped at MAX_DELAY_MS). A success clears the pair.
 // State is in memory: a restart forgets it, which is acceptable because the hash
-// gate still bounds the work (see docs/decisions/auth.md).
+// gate still bounds the work (see docs/decisions.md).
 
 const FREE_FAILURES = 5;
 const BASE_DELAY_MS = 1000;

@@ -1,7 +1,7 @@
 // The service's JSON codec. Request bodies are parsed losslessly and defensively:
 // strict UTF-8, RFC 8259 grammar, a nesting limit, no duplicate or prototype-touching
 // member names, and integers beyond ±(2^53-1) as exact bigint (ns timestamps exceed 2^53).
-// Responses are written with bigint as bare digits. See docs/decisions/json.md.
+// Responses are written with bigint as bare digits. See docs/decisions.md.
 //
 // parseJson runs one validating byte scan first. When the body holds no unsafe integer
 // (the usual case) the decoded text goes to JSON.parse, which is then guaranteed to

@@ -1,5 +1,5 @@
 // Ingest settings from the environment (each with a default sized for this 2-core class of
-// machine; the figures behind them are in docs/decisions/ingest.md). Parsed with the rest of
+// machine; the figures behind them are in docs/decisions.md). Parsed with the rest of
 // the configuration at start, so a typo fails the start with a message.
 import { readFileSync } from 'node:fs';
 import type { IngestTuning } from './thread-messages.js';

@@ -1,5 +1,5 @@
 // Rollups kept per series at fixed intervals, current as data arrives and repaired when
-// late data lands. Intervals: 1 h and 1 d (see docs/decisions/storage-engine.md: a 1 min
+// late data lands. Intervals: 1 h and 1 d (see docs/decisions.md: a 1 min
 // row per 1 s series would cost ~1.9 bytes/point, more than the whole disk budget; 1 h
 // costs ~0.03). Hourly rows are computed from raw points; daily rows are folded from the
 // hourly rows of their day, so both always agree.

@@ -2,7 +2,7 @@
 -- sessions, service tokens, roles and grants. Secrets are never stored: a password is
 -- stored as a self-describing scrypt hash, a session cookie and a service token as the
 -- SHA-256 of their random secret part (both carry >= 256 random bits, so a fast hash
--- is enough; see docs/decisions/auth.md).
+-- is enough; see docs/decisions.md).
 
 CREATE TABLE auth_principal (
   principal_id   uuid    PRIMARY KEY,
@@ -80,7 +80,7 @@ CREATE TABLE auth_grant (
 CREATE INDEX auth_grant_principal ON auth_grant (principal_id);
 CREATE UNIQUE INDEX auth_grant_unique ON auth_grant (principal_id, role_id, scope_kind, coalesce(scope_id, '00000000-0000-0000-0000-000000000000'::uuid));
 
--- The built-in roles (docs/decisions/auth.md has the mapping and why). tx_id 0: they
+-- The built-in roles (docs/decisions.md has the mapping and why). tx_id 0: they
 -- predate every model transaction.
 INSERT INTO auth_role (role_id, name, description, capabilities, builtin, tx_id) VALUES
   ('00000000-0000-4000-a000-000000000001', 'viewer', 'Reads data, the model and displays.',

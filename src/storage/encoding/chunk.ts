@@ -27,7 +27,7 @@ export { FORMAT_VERSION, readInt64Extremes } from './chunk-header.js';
  * 4 KiB. Measured here (lmdb 3.5, binary key of 24 B and binary value, 1,000 puts each):
  * values of 4,000, 4,064 and 4,072 B take exactly one overflow page each, 4,080 B take two.
  * 4,064 B keeps 8 bytes of margin and fills 99.2% of the page (STACK-NOTES §3 had 4,000).
- * Larger multi-page chunks were rejected: see docs/decisions/codec.md.
+ * Larger multi-page chunks were rejected: see docs/decisions.md.
  */
 export const CHUNK_BYTE_BUDGET = 4064;
 

@@ -1,5 +1,5 @@
 // The model event feed: committed transactions, ascending, filtered to what the caller
-// may read; and a live subscription over SSE. SSE format (docs/decisions/model.md):
+// may read; and a live subscription over SSE. SSE format (docs/decisions.md):
 //   event: model-tx
 //   id: <tx_id>
 //   data: <Model event transaction as JSON, int64 exact>

@@ -1,6 +1,6 @@
 // Shapes of the Model area: the spec's Asset projection, Asset property, Template,
 // Effective attribute, View, Model event transaction and the resolve object, plus the
-// bodies of the operations the spec lists without showing (decisions in docs/decisions/model.md).
+// bodies of the operations the spec lists without showing (decisions in docs/decisions.md).
 import { Type } from '@sinclair/typebox';
 import { Int64, Uuid, Nullable, AnyJson, Limit } from '../../schemas/common.js';
 

@@ -1,5 +1,5 @@
 // Schemas of the series-storage area (spec "Series storage"). Shapes the spec leaves
-// unshown are this project's choices, recorded in docs/decisions/series.md.
+// unshown are this project's choices, recorded in docs/decisions.md.
 import { Type } from '@sinclair/typebox';
 import { Int64, Uuid, Nullable, AnyJson, Limit } from '../../schemas/common.js';
 
