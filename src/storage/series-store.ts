@@ -16,6 +16,7 @@
 //   readRaw, readRawAudit, readSnapshot, listChunks, readFinalised, readGaps,
 //   readRollups, renderSeries, readLifecyclePolicy.
 // One SeriesStore per process is the single writer (STACK-NOTES §3: parallel writers gain nothing).
+import { nowNs } from '../clock.js';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ServiceError, invalid } from '../http/errors.js';
@@ -81,7 +82,6 @@ export class SeriesStore {
   private running = false;
   /** Groups committed and waiting for their flush to disk. */
   private syncing = 0;
-  private readonly auditClock = { lastNs: 0n };
   private readonly budget: SealBudget;
   private readonly groupWindowMs: number;
   private readonly heads: HeadCache;
@@ -126,7 +126,7 @@ export class SeriesStore {
       const meta: SeriesMeta = {
         id: spec.id.toLowerCase(), type: spec.type, enumSet: spec.enumSet ? { id: spec.enumSet.id, ordinals: [...spec.enumSet.ordinals] } : null,
         writableClass: spec.writableClass, finalisedNs: null, declaredGaps: [], lifecycle: null, lossyRanges: [],
-        createdNs: BigInt(Date.now()) * 1_000_000n,
+        createdNs: nowNs(),
       };
       this.putMeta(ctx, meta);
       return meta;
@@ -202,8 +202,8 @@ export class SeriesStore {
   }
 
   /** Runs lifecycle enforcement for every series with a policy; returns what it did. */
-  enforceLifecycle(nowNs: bigint = BigInt(Date.now()) * 1_000_000n): Promise<LifecycleReport> {
-    return this.enqueue((ctx) => enforceLifecycleInTxn(ctx.view, nowNs));
+  enforceLifecycle(atNs: bigint = nowNs()): Promise<LifecycleReport> {
+    return this.enqueue((ctx) => enforceLifecycleInTxn(ctx.view, atNs));
   }
 
   /** Points currently open in the head of a series (for tests and diagnostics). */
@@ -286,7 +286,7 @@ export class SeriesStore {
         let failedAt = -1;
         try {
           await this.env.root.childTransaction(() => {
-            const ctx = new TxnContext(this.env, this.budget, this.auditClock, this.heads, this.decodedMetas);
+            const ctx = new TxnContext(this.env, this.budget, this.heads, this.decodedMetas);
             for (let i = 0; i < group.length; i++) {
               try {
                 outcomes.push({ ok: true, value: group[i].run(ctx) });

@@ -3,6 +3,7 @@
 // fast path appends them and stores them as one new head segment); earlier points merge
 // into the sealed chunk covering them, which is re-encoded. Identical points are no-ops; a different value or quality at an existing
 // time supersedes it and the old one goes to the audit. Rollups follow in the same txn.
+import { nowNs } from '../clock.js';
 import { decodeColumns, floorChunk, nextChunk } from './chunk-access.js';
 import { chunkKey, auditKey, seriesKey, uuidOf } from './keys.js';
 import type { HeadCache } from './head-cache.js';
@@ -16,8 +17,8 @@ import { sealFromHead, sealRun, type SealBudget } from './seal.js';
 import { decodeMeta, putMetaInTxn, recordPackr, type SeriesMeta } from './series-meta.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
 import { checkBatchShape, normaliseBatch, refuseAll, type PointBatch, type Refusal } from './write-batch.js';
+import { UUID_RE } from '../uuid.js';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_SPAN_BIG = BigInt(MAX_CHUNK_SPAN_NS);
 
 export interface BatchResult {
@@ -47,7 +48,7 @@ export class TxnContext {
    * A meta about to change is dropped from it first; the store clears it when a group aborts.
    */
   constructor(
-    readonly env: SeriesEnv, readonly budget: SealBudget, private auditClock: { lastNs: bigint }, private readonly heads: HeadCache,
+    readonly env: SeriesEnv, readonly budget: SealBudget, private readonly heads: HeadCache,
     private readonly decoded: Map<string, { raw: Buffer; meta: SeriesMeta }>,
   ) {}
 
@@ -89,11 +90,9 @@ export class TxnContext {
 
   touchMeta(id: string): void { this.decoded.delete(id); this.dirtyMeta.add(id); }
 
-  /** superseded_at_ns: wall-clock ns, strictly increasing within this store so audit keys never collide. */
+  /** superseded_at_ns: the service clock, strictly increasing within the thread, so audit keys never collide. */
   nextAuditNs(): bigint {
-    const now = BigInt(Date.now()) * 1_000_000n;
-    this.auditClock.lastNs = now > this.auditClock.lastNs ? now : this.auditClock.lastNs + 1n;
-    return this.auditClock.lastNs;
+    return nowNs();
   }
 
   audit(series: Buffer, s: Supersession, who: Writer): void {
