@@ -16,6 +16,7 @@ import type {
   OpenSessionArg, OpenSessionResult, StreamRequest,
 } from './thread-messages.js';
 import type { AuthMode } from '../auth/access-types.js';
+import { UUID_RE } from '../uuid.js';
 
 export interface MainSide {
   authenticate(arg: AuthenticateArg): Promise<AuthenticateResult>;
@@ -34,7 +35,6 @@ export interface WireOpen {
 }
 
 const COLLECTOR_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,199}$/;
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MAX_STREAMS = 100_000;
 const MAX_STREAM_NAME = 256;
 const MAX_ENUM_SET_REF = 200;
@@ -134,8 +134,8 @@ export class IngestCore {
       seen.add(s.name);
       const type = WIRE_TYPE[s.value_type];
       if (!type || !VALUE_TYPES.includes(type)) throw new OpenRefused('invalid-argument', `open.streams[${i}].value_type: one of FLOAT64, INT64, BOOLEAN, STRING, ENUM`);
-      const sid = s.series_id ?? '';
-      if (sid !== '' && !UUID_RE.test(sid)) throw new OpenRefused('invalid-argument', `open.streams[${i}].series_id: a lower-case UUID or empty`);
+      const sid = (s.series_id ?? '').toLowerCase(); // stored ids are lower-case
+      if (sid !== '' && !UUID_RE.test(sid)) throw new OpenRefused('invalid-argument', `open.streams[${i}].series_id: a UUID or empty`);
       const enumSet = s.enum_set ?? '';
       if (enumSet !== '' && type !== 'enum') throw new OpenRefused('invalid-argument', `open.streams[${i}].enum_set: only ENUM streams name an enum set`);
       if (enumSet.length > MAX_ENUM_SET_REF) throw new OpenRefused('invalid-argument', `open.streams[${i}].enum_set: at most ${MAX_ENUM_SET_REF} characters`);

@@ -8,8 +8,8 @@ import type { ServiceContext } from '../service-context.js';
 import type { Queryable } from '../model/db.js';
 import { ServiceError } from '../http/errors.js';
 import type { OpenSessionArg, StreamOutcome } from './thread-messages.js';
+import { UUID_RE } from '../uuid.js';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function stagingSourceName(collectorId: string, stream: string): string {
   return `${collectorId}/${stream}`;

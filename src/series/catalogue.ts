@@ -17,6 +17,7 @@ import {
   SOURCE_NAME_MAX, VALUE_TYPES, WRITABLE_CLASS_RE, type SeriesRecord, type SeriesRowFilter,
 } from './records.js';
 import { seriesScope } from './series-scope.js';
+import { UUID_RE } from '../uuid.js';
 
 export interface CreateSeriesInput {
   /** A caller-chosen uuid (idempotent re-creation); a fresh one when absent. */
@@ -29,7 +30,6 @@ export interface CreateSeriesInput {
   writableClass?: string;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function checkInput(s: CreateSeriesInput): void {
   if (s.id !== undefined && !UUID_RE.test(s.id)) throw invalid('id', 'must be a UUID');

@@ -2,8 +2,8 @@
 // series is one contiguous key range; times follow as 8-byte big-endian int64 with the
 // sign bit flipped, so memcmp order equals signed numeric order (STACK-NOTES §3).
 import { invalid } from '../http/errors.js';
+import { UUID_RE } from '../uuid.js';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SIGN = 0x8000000000000000n;
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;

@@ -2,6 +2,7 @@
 // integers (the lossless JSON codec gives them to us as bigint when they exceed 2^53),
 // or as "exact int64 strings" where the spec says so.
 import { Type, Kind, TypeRegistry, FormatRegistry, type TSchema, type TUnsafe, type Static } from '@sinclair/typebox';
+import { UUID_RE } from '../../uuid.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -16,7 +17,6 @@ TypeRegistry.Set('Int64', (schema: { minimum?: number }, value: unknown) => {
   return true;
 });
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 FormatRegistry.Set('uuid', (v) => UUID_RE.test(v));
 FormatRegistry.Set('int64', (v) => /^-?[0-9]{1,19}$/.test(v) && BigInt(v) >= INT64_MIN && BigInt(v) <= INT64_MAX);
 FormatRegistry.Set('password', () => true);

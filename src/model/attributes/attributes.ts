@@ -12,6 +12,7 @@ import { checkDefinition, overridableField, type AttributeDefinition } from '../
 import { currentAssetRow } from '../assets/assets.js';
 import { ATTRIBUTE_COLUMNS, type AttributeRow } from './effective.js';
 import type { AssetModel } from '../assets/asset-model.js';
+import { isUuid } from '../../uuid.js';
 
 /** Rows per multi-row insert: 8 parameters each, far below the 65,535 parameter limit. */
 const INSERT_BATCH = 1000;
@@ -39,7 +40,7 @@ function checkOverrides(overrides: Record<string, unknown>, def: AttributeDefini
     const field = `overrides.${key}`;
     if (!f) throw new ServiceError('invalid-request', `${field}: not an attribute field that can be overridden`, { errors: [{ field, problem: 'unknown field' }] });
     if (!allowed.has(f)) throw new ServiceError('invalid-request', `${field}: the definition "${def.name}" does not list ${f} as overridable`, { errors: [{ field, problem: 'not overridable' }], overridable: def.overridable });
-    if ((f === 'quantity_kind_id' || f === 'display_unit_id' || f === 'enum_set_id') && value !== null && (typeof value !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value))) {
+    if ((f === 'quantity_kind_id' || f === 'display_unit_id' || f === 'enum_set_id') && value !== null && !isUuid(value)) {
       throw new ServiceError('invalid-request', `${field}: must be a uuid or null`, { errors: [{ field, problem: 'not a uuid' }] });
     }
     if ((f === 'continuity_class' || f === 'writer_class') && typeof value !== 'string') {

@@ -5,6 +5,7 @@
 // which ids the commit will create.
 import { createHash, randomBytes } from 'node:crypto';
 import { ServiceError } from '../../http/errors.js';
+import { UUID_RE } from '../../uuid.js';
 
 export function newIdSeed(): string {
   return randomBytes(16).toString('hex');
@@ -28,7 +29,6 @@ export function plannedId(seed: string, key: string): string {
 
 export const badParam = (field: string, problem: string) => new ServiceError('invalid-request', `${field}: ${problem}`, { errors: [{ field, problem }] });
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: unknown): s is string => typeof s === 'string' && UUID_RE.test(s);
 
 /** Refuses fields a params object does not know, naming the first one. */

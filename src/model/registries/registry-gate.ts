@@ -7,6 +7,7 @@
 import { ServiceError } from '../../http/errors.js';
 import { nameVariant, symbolKey, POLARITY_KINDS, type VariantKind } from './dedupe.js';
 import { toEntry, type EntryRow, type RegistryKind } from './registry-entries.js';
+import { UUID_RE } from '../../uuid.js';
 
 export interface Candidate {
   kind: RegistryKind;
@@ -26,7 +27,6 @@ export interface OverrideClaim {
   entryId: string | null;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RATIONALE_MAX = 2000;
 
 function rejected(field: string, problem: string): ServiceError {

@@ -7,8 +7,8 @@ import { resolve } from '../../../model/resolve/resolve.js';
 import { stagedSeries } from '../../../model/series-owner.js';
 import { modelOf, assetReader } from './context.js';
 import { ResolveObject, ResolveResponse, StagingQuery, StagingPage } from './schemas.js';
+import { UUID_RE } from '../../../uuid.js';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function resolveRoutes(): AnyRoute[] {
   return [
