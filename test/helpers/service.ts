@@ -10,7 +10,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startService, type RunningService } from '../../src/service.js';
-import { parseJson } from '../../src/http/json.js';
+import { parseJson, stringifyJson } from '../../src/http/json.js';
 import type { AnyRoute } from '../../src/http/route.js';
 
 export interface TestService {
@@ -86,7 +86,7 @@ export async function request(
   const headers: Record<string, string> = { ...init.headers };
   let body: string | Uint8Array | undefined = init.rawBody;
   if (init.body !== undefined) {
-    body = JSON.stringify(init.body, (_k, v) => (typeof v === 'bigint' ? `__BIGINT__${v}` : v)).replace(/"__BIGINT__(-?\d+)"/g, '$1');
+    body = stringifyJson(init.body); // the service's own lossless writer: bigint as exact digits
     headers['content-type'] ??= 'application/json';
   }
   const res = await fetch(url, { method: init.method ?? 'GET', headers, body, redirect: 'manual' });

@@ -152,13 +152,12 @@ t.test('the pipeline', async (t) => {
     t.equal((r.json as { code: string }).code, 'idempotency-conflict');
   });
 
-  t.test('empty, oversize and non-ASCII keys are 400', async (t) => {
-    for (const key of ['', 'k'.repeat(256), 'naïve']) {
+  t.test('empty, oversize and non-visible-ASCII keys are 400', async (t) => {
+    for (const key of ['', 'k'.repeat(256), 'has space', 'tab\there']) {
       const r = await fetch(`${svc.url}/v1/test/slow`, {
         method: 'POST', body: '{"ms":1}', headers: { 'content-type': 'application/json', 'idempotency-key': key },
-      }).catch(() => null);
-      if (r === null) { t.pass('the client itself refuses a non-ASCII header value'); continue; }
-      t.equal(r.status, 400, `key of length ${key.length} is refused`);
+      });
+      t.equal(r.status, 400, `key ${JSON.stringify(key.slice(0, 12))} (length ${key.length}) is refused`);
       t.equal(((await r.json()) as { code: string }).code, 'invalid-idempotency-key');
     }
     const at255 = await request(`${svc.url}/v1/test/slow`, { method: 'POST', body: { ms: 1 }, headers: { 'idempotency-key': 'k'.repeat(255) } });
