@@ -1,12 +1,14 @@
 // Collector ingest benchmark: a real server process (node --import tsx src/main.ts) and
 // several collector sessions in this process over loopback gRPC, both on this machine.
 //   node --import tsx bench/ingest.ts [--sessions 4] [--streams 1200] [--points 4000000] [--batch 1000] [--json]
+//     [--no-backfill]      phase 1 only (profiles of in-order ingest alone)
 //     [--cpu-prof <dir>]   V8 CPU profiles of every server thread (node --cpu-prof), and the
 //                          split of each thread's CPU time: ingest, storage, gRPC, GC, rest
 // Phase 1: every session streams its share of the streams as fast as credit allows:
 //   sustained durably acknowledged points/s, ack latency p50/p99, CPU s per million points.
 // Phase 2: one session backfills at full speed while another sends a small live batch
-//   every 20 ms: live-lane ack latency p50/p99 during the backfill.
+//   every 20 ms: live-lane ack latency p50/p99 during the backfill, and the backfill's own
+//   rate and server CPU per backfill point (history written before existing data).
 // Inputs are generated from a fixed seed before timing. Needs DATABASE_URL (a database is
 // created and dropped) or runs on embedded PGlite.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -23,6 +25,7 @@ const args = process.argv.slice(2);
 const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
 const SESSIONS = opt('sessions', 4), STREAMS = opt('streams', 1200), POINTS = opt('points', 4_000_000), BATCH = opt('batch', 1000);
 const JSON_OUT = args.includes('--json');
+const BACKFILL = !args.includes('--no-backfill');
 const PROF_DIR = (() => { const i = args.indexOf('--cpu-prof'); return i >= 0 ? args[i + 1] : null; })();
 const T0 = 1_700_000_000_000_000_000n;
 
@@ -120,13 +123,13 @@ async function main(): Promise<void> {
     const secs = (performance.now() - t0) / 1000;
     const serverCpu = (await cpuSeconds(pid)) - cpu0;
     const cu = process.cpuUsage(client0);
-    clearInterval(rssTimer);
 
     // Phase 2: live latency while one session backfills at full speed.
-    const back = generate(perSession, batchesPerStream, T0 - 10_000_000_000_000_000n);
+    const back = BACKFILL ? generate(perSession, batchesPerStream, T0 - 10_000_000_000_000_000n) : [];
     const liveLat: number[] = [], backLat: number[] = [];
-    let backfilling = true;
-    const backfill = stream(clients[0], 'BACKFILL', back, backLat).finally(() => { backfilling = false; });
+    let backfilling = BACKFILL;
+    const backCpu0 = await cpuSeconds(pid), backT0 = performance.now();
+    const backfill = BACKFILL ? stream(clients[0], 'BACKFILL', back, backLat).finally(() => { backfilling = false; }) : Promise.resolve(0);
     const liveClient = clients[1] ?? clients[0];
     let k = 0;
     const liveSends: Array<Promise<void>> = [];
@@ -138,7 +141,9 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 20));
     }
     const backAcked = await backfill;
+    const backSecs = (performance.now() - backT0) / 1000, backCpu = (await cpuSeconds(pid)) - backCpu0;
     await Promise.all(liveSends);
+    clearInterval(rssTimer); // RSS over both phases
     for (const c of clients) c.close();
 
     const result = {
@@ -150,6 +155,9 @@ async function main(): Promise<void> {
       collector_cpu_s_per_million: Number(((cu.user + cu.system) / 1e6 / (acked / 1e6)).toFixed(3)),
       server_rss_max_mb: Math.round(rssMax),
       backfill_points_acked: backAcked,
+      backfill_points_per_s: Math.round(backAcked / backSecs),
+      // server CPU of phase 2 over its backfill points (the small live batches ride in it)
+      backfill_server_cpu_us_per_point: Number((backCpu * 1e6 / backAcked).toFixed(1)),
       live_during_backfill_p50_ms: Number(pct(liveLat, 50).toFixed(1)), live_during_backfill_p99_ms: Number(pct(liveLat, 99).toFixed(1)),
       live_batches_during_backfill: liveLat.length,
     };
@@ -162,6 +170,7 @@ async function main(): Promise<void> {
         ['server CPU s per million points', String(result.server_cpu_s_per_million), ''],
         ['collector CPU s per million points', String(result.collector_cpu_s_per_million), ''],
         ['server RSS max (MB)', String(result.server_rss_max_mb), 'bounded'],
+        ['backfill points/s / server CPU us/point', `${result.backfill_points_per_s} / ${result.backfill_server_cpu_us_per_point}`, ''],
         ['points acked (phase 1) / seconds', `${acked} / ${result.seconds}`, ''],
       ];
       process.stdout.write(`ingest: ${SESSIONS} sessions, ${STREAMS} streams, ${BATCH}-point batches\n`);
