@@ -68,7 +68,7 @@ export function buildContract(routes: AnyRoute[], info: { version: string }): Js
     if (r.response.schema) {
       const schema = toSchema(r.response.schema);
       const content: Json = { 'application/json': { schema } };
-      for (const t of r.response.alsoProduces ?? []) content[t] = { schema };
+      for (const t of r.response.alsoProduces ?? []) content[t] = { schema: r.response.schemaFor?.[t] ? toSchema(r.response.schemaFor[t]) : schema };
       ok.content = content;
     } else if (r.response.contentType) {
       ok.content = { [r.response.contentType]: { schema: r.response.contentType.startsWith('text/plain') ? { type: 'string' } : {} } };

@@ -31,6 +31,8 @@ export interface ResponseSpec {
   schema?: TSchema;
   /** Extra media types this operation can produce (e.g. application/x-msgpack), same shape. */
   alsoProduces?: string[];
+  /** Schema of an `alsoProduces` media type whose body may take another shape (e.g. a columnar layout). */
+  schemaFor?: Record<string, TSchema>;
   /** A non-JSON primary media type (text/plain, text/event-stream). */
   contentType?: string;
   description?: string;

@@ -9,6 +9,8 @@ import type { WireError } from '../http/errors.js';
 import type { Continuity, RollupInterval } from '../storage/rollups.js';
 
 export type BodyFormat = 'json' | 'msgpack';
+/** Raw page layouts: a map per point (JSON and msgpack), or typed columns (msgpack only). */
+export type RawLayout = 'rows' | 'columns';
 
 export interface RawTask {
   series: string;
@@ -18,6 +20,8 @@ export interface RawTask {
   /** Exclusive lower bound from the cursor (the last time already returned), or null. */
   afterNs: string | null;
   format: BodyFormat;
+  /** 'columns' only with format 'msgpack'; absent means rows. */
+  layout?: RawLayout;
 }
 
 export interface RenderTask {

@@ -5,6 +5,9 @@
 //
 // Body: {series, start_ns, end_ns, points: [{ts_ns, value, quality}], next_cursor}
 // value: number (float64), int64 integer, boolean, string, or {enum_set, ordinal}.
+// With layout 'columns' (msgpack only) the points are typed columns instead
+// (raw-points-columns.ts): {series, start_ns, end_ns, layout, value_type, enum_set, count,
+// encoding, points: {ts_ns, value, quality}, next_cursor}.
 import { encodeCursor } from '../../http/cursor.js';
 import type { PointColumns, ValueType } from '../../storage/encoding/chunk-types.js';
 import { MAX_CHUNK_POINTS } from '../../storage/encoding/chunk.js';
@@ -13,11 +16,14 @@ import { checkRange, MAX_RAW_LIMIT, requireMeta } from '../../storage/read-raw.j
 import { scanRange } from '../../storage/range-scan.js';
 import { seriesKey } from '../../storage/keys.js';
 import { invalid } from '../../http/errors.js';
-import { mpInt64Big, mpKey, mpMapHeader, mpNil, mpString } from '../msgpack-bytes.js';
+import { mpInt64Big, mpKey, mpMapHeader, mpNil, mpString, mpUint } from '../msgpack-bytes.js';
 import { writeJsonPoints } from '../raw-points-json.js';
 import { writeMsgpackPoints } from '../raw-points-msgpack.js';
+import { ColumnPage } from '../raw-points-columns.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type RawTask, type TaskOutcome } from '../task-protocol.js';
+import type { ReadView } from '../../storage/series-env.js';
+import type { BodySink } from '../body-sink.js';
 
 /** Per-worker decode columns, one set per value type, reused by every raw read. */
 const scratch = new Map<ValueType, PointColumns>();
@@ -26,6 +32,9 @@ function scratchFor(type: ValueType): PointColumns {
   if (!c) { c = allocColumns(type, MAX_CHUNK_POINTS); scratch.set(type, c); }
   return c;
 }
+
+/** Per-worker columns of a `layout=columns` page, reused by every such read. */
+const columnPage = new ColumnPage();
 
 /** Cursor listing name: a raw cursor is tied to its series. */
 export const rawCursorListing = (series: string) => `series-raw:${series}`;
@@ -41,6 +50,10 @@ export function rawTask(t: RawTask): TaskOutcome {
     const from = afterNs !== null && afterNs >= startNs ? afterNs + 1n : startNs;
     const enumSet = meta.enumSet?.id ?? '';
     const enumJson = JSON.stringify(enumSet);
+    if (t.layout === 'columns') {
+      if (t.format !== 'msgpack') throw invalid('layout', 'columns is a msgpack layout');
+      return writeColumnsPage(view, sink, t, from, endNs, meta.type, enumSet);
+    }
     const json = t.format === 'json';
     // msgpack needs the array length up front: reserve a 5-byte array32 header and patch it.
     let countAt = 0;
@@ -74,7 +87,7 @@ export function rawTask(t: RawTask): TaskOutcome {
         return true;
       }, scratchFor(meta.type));
     }
-    const cursor = more ? encodeCursor(rawCursorListing(t.series), [lastTs.toString()]) : null;
+    const cursor = nextCursor(t.series, more, lastTs);
     if (json) {
       sink.ascii(`],"next_cursor":${cursor === null ? 'null' : JSON.stringify(cursor)}}`);
     } else {
@@ -84,4 +97,44 @@ export function rawTask(t: RawTask): TaskOutcome {
     }
     return n;
   });
+}
+
+const nextCursor = (series: string, more: boolean, lastTs: bigint): string | null =>
+  (more ? encodeCursor(rawCursorListing(series), [lastTs.toString()]) : null);
+
+/** A page in the columnar layout: gather the runs as columns, then write the body. */
+function writeColumnsPage(view: ReadView, sink: BodySink, t: RawTask, from: bigint, endNs: bigint, type: ValueType, enumSet: string): number {
+  const page = columnPage;
+  page.begin(type, t.limit);
+  let more = false;
+  let lastTs = 0n;
+  if (from < endNs) {
+    scanRange(view, seriesKey(t.series), from, endNs, (cols, i0, i1) => {
+      const take = Math.min(t.limit - page.count, i1 - i0);
+      if (take > 0) {
+        page.append(cols, i0, i0 + take);
+        lastTs = cols.tsBase + BigInt(cols.tsOffset[i0 + take - 1]);
+      }
+      if (take < i1 - i0) { more = true; return false; }
+      return true;
+    }, scratchFor(type));
+  }
+  mpMapHeader(sink, 10);
+  sink.bytes(mpKey('series')); mpString(sink, t.series);
+  sink.bytes(mpKey('start_ns')); mpInt64Big(sink, BigInt(t.startNs));
+  sink.bytes(mpKey('end_ns')); mpInt64Big(sink, endNs);
+  sink.bytes(mpKey('layout')); mpString(sink, 'columns');
+  sink.bytes(mpKey('value_type')); mpString(sink, type);
+  sink.bytes(mpKey('enum_set')); if (type === 'enum') mpString(sink, enumSet); else mpNil(sink);
+  sink.bytes(mpKey('count')); mpUint(sink, page.count);
+  sink.bytes(mpKey('encoding'));
+  mpMapHeader(sink, 3);
+  sink.bytes(mpKey('ts_ns')); mpString(sink, 'int64le');
+  sink.bytes(mpKey('value')); mpString(sink, page.valueEncoding);
+  sink.bytes(mpKey('quality')); mpString(sink, page.qualityEncoding);
+  sink.bytes(mpKey('points')); page.writePoints(sink);
+  sink.bytes(mpKey('next_cursor'));
+  const cursor = nextCursor(t.series, more, lastTs);
+  if (cursor === null) mpNil(sink); else mpString(sink, cursor);
+  return page.count;
 }

@@ -4,6 +4,7 @@
 // points (raw, render, rollups, gaps, raw-audit) run in the read worker pool and come
 // back as finished bodies; the snapshot, chunk listing, watermark and policy are small
 // reads done here.
+import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
 import { ServiceError, invalid } from '../../errors.js';
 import { decodeCursor, encodeCursor } from '../../cursor.js';
@@ -18,7 +19,7 @@ import type { ReadBody } from '../../../workers/read-pool.js';
 import type { Reply } from '../../route.js';
 import {
   SeriesParams, ListSeriesQuery, SeriesPage, ChunksQuery, ChunksResponse, FinalisedResponse, GapsQuery, GapsResponse,
-  LifecyclePolicyResponse, PutLifecyclePolicyBody, RawQuery, RawResponse, AuditQuery, AuditResponse, RollupsQuery,
+  LifecyclePolicyResponse, PutLifecyclePolicyBody, RawQuery, RawResponse, RawColumnsResponse, AuditQuery, AuditResponse, RollupsQuery,
   RollupsResponse, SnapshotResponse, WritableClassBody, RenderQuery, RenderResponse, SeriesRecordSchema,
 } from './schemas.js';
 
@@ -169,9 +170,12 @@ export function seriesRoutes(): AnyRoute[] {
       operationId: 'getSeriesRaw', method: 'get', path: '/v1/series/{uuid}/raw', area: AREA,
       summary: 'Stored points in [start_ns, end_ns), exact types, paged with a cursor',
       access: read, params: SeriesParams, query: RawQuery,
-      response: { status: 200, schema: RawResponse, alsoProduces: [MSGPACK_TYPE] },
+      response: { status: 200, schema: RawResponse, alsoProduces: [MSGPACK_TYPE], schemaFor: { [MSGPACK_TYPE]: Type.Union([RawResponse, RawColumnsResponse]) } },
       errors: [400, 404, 503],
       handler: async (ctx) => {
+        const layout = ctx.query.layout ?? 'rows';
+        const format = bulkFormat(ctx);
+        if (layout === 'columns' && format !== 'msgpack') throw invalid('query.layout', 'columns is a msgpack layout: send Accept: application/x-msgpack');
         const r = await seriesFor(ctx, 'read');
         const { startNs, endNs } = range(ctx.query);
         let afterNs: string | null = null;
@@ -180,7 +184,7 @@ export function seriesRoutes(): AnyRoute[] {
           if (!/^-?[0-9]{1,19}$/.test(afterNs)) throw new ServiceError('invalid-cursor', 'cursor: not a cursor issued for this listing');
         }
         return bytesReply(await ctx.service.parts.readPool.run('raw', {
-          series: r.id, startNs: String(startNs), endNs: String(endNs), limit: ctx.query.limit ?? DEFAULT_RAW_LIMIT, afterNs, format: bulkFormat(ctx),
+          series: r.id, startNs: String(startNs), endNs: String(endNs), limit: ctx.query.limit ?? DEFAULT_RAW_LIMIT, afterNs, format, layout,
         }));
       },
     }),

@@ -98,6 +98,10 @@ export const PutLifecyclePolicyBody = Type.Object({
 export const RawQuery = Type.Object({
   ...RangeQuery,
   limit: Type.Optional(Limit(1_000_000)),
+  layout: Type.Optional(Type.Union([Type.Literal('rows'), Type.Literal('columns')], {
+    description: 'rows (default): one {ts_ns, value, quality} per point, in JSON or msgpack. columns: typed columns '
+      + '(RawColumns), for clients that move millions of points; msgpack only (send Accept: application/x-msgpack)',
+  })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
 }, { additionalProperties: false });
 
@@ -109,6 +113,31 @@ export const RawResponse = Type.Object({
   points: Type.Array(Type.Object({ ts_ns: Int64(), value: PointValue, quality: Type.Integer({ minimum: 0 }) }, { additionalProperties: false })),
   next_cursor: Nullable(Type.String()),
 }, { additionalProperties: false });
+
+/** Bytes of a msgpack bin (JSON Schema has no binary type; OpenAPI 3.1 says so with contentEncoding). */
+const Bin = (description: string) => Type.Unsafe<Uint8Array>({ type: 'string', contentEncoding: 'binary', description });
+
+export const RawColumnsResponse = Type.Object({
+  series: Uuid(),
+  start_ns: Int64(), end_ns: Int64(),
+  layout: Type.Literal('columns'),
+  value_type: ValueTypeSchema,
+  enum_set: Nullable(Type.String({ description: 'the enum set of an enum series (the ordinals are in value)' })),
+  count: Type.Integer({ minimum: 0, description: 'points in this page: every column holds this many' }),
+  encoding: Type.Object({
+    ts_ns: Type.Literal('int64le'),
+    value: Type.Union(['float64le', 'int64le', 'uint8', 'int32le', 'string'].map((v) => Type.Literal(v)), {
+      description: 'float64le (float64), int64le (int64), uint8 (boolean 0/1; enum ordinals when all fit in 0..255), int32le (other enum ordinals), string (an array of strings)',
+    }),
+    quality: Type.Union([Type.Literal('uint8'), Type.Literal('uint32le')], { description: 'uint8 when every quality of the page is below 256' }),
+  }, { additionalProperties: false }),
+  points: Type.Object({
+    ts_ns: Bin('count x int64 little-endian, ns since the epoch, ascending'),
+    value: Type.Union([Bin('count values in encoding.value'), Type.Array(Type.String())]),
+    quality: Bin('count qualities in encoding.quality'),
+  }, { additionalProperties: false }),
+  next_cursor: Nullable(Type.String()),
+}, { $id: 'RawColumns', additionalProperties: false, description: 'GET /raw with layout=columns (application/x-msgpack only): the page as typed columns, ~17 bytes a float64 point' });
 
 export const AuditQuery = Type.Object({
   ...RangeQuery,
