@@ -1,15 +1,17 @@
 // Applying validated batches inside the one write transaction of a group commit.
 // Per series: points later than the last sealed point go to the writer's open head (the
 // fast path appends them and stores them as one new head segment); earlier points merge
-// into the sealed chunk covering them, which is re-encoded. Identical points are no-ops; a different value or quality at an existing
-// time supersedes it and the old one goes to the audit. Rollups follow in the same txn.
+// into the sealed chunk covering them, which is re-encoded, or, in a gap between sealed
+// chunks (history before the first chunk, say), are sealed as new chunks without a merge.
+// Identical points are no-ops; a different value or quality at an existing time supersedes
+// it and the old one goes to the audit. Rollups follow in the same txn.
 import { nowNs } from '../clock.js';
-import { decodeColumns, floorChunk, nextChunk } from './chunk-access.js';
+import { decodeColumns, floorChunk, headerOf, nextChunk, type StoredChunk } from './chunk-access.js';
 import { chunkKey, auditKey, seriesKey, uuidOf } from './keys.js';
 import type { HeadCache } from './head-cache.js';
 import type { OpenHead } from './open-head.js';
 import {
-  MAX_CHUNK_SPAN_NS, mergeTimed, sliceTimed, splitTimedBySpan, timeAt, toTimed, upperBound,
+  MAX_CHUNK_SPAN_NS, appendTimed, mergeTimed, sliceTimed, splitTimedBySpan, timeAt, toTimed, upperBound,
   type PointValue, type Supersession, type TimedPoints,
 } from './point-runs.js';
 import { appendRollups, repairRollups } from './rollups.js';
@@ -180,28 +182,63 @@ function mergeIntoHead(ctx: TxnContext, series: Buffer, meta: SeriesMeta, head: 
   ctx.persistHead(series, head);
 }
 
-/** Merges points at or before the last sealed point into the chunks that cover them. */
+/**
+ * Points at or before the last sealed point. Those landing inside a sealed chunk (at or
+ * before its last point) merge into it and it is re-encoded. Those in a gap, where no sealed
+ * point lies (before the first chunk, or between one chunk's last point and the next chunk),
+ * cannot meet a stored point: they are sealed as chunks of their own without reading any,
+ * O(points) like an append, and only a partly filled chunk just before them is re-encoded with
+ * them (so history written in time order, batch after batch, still fills its chunks).
+ */
 function mergeLate(ctx: TxnContext, series: Buffer, meta: SeriesMeta, late: TimedPoints, who: Writer, ch: Changes): void {
   const view = ctx.view;
   let idx = 0;
   while (idx < late.count) {
     const t0 = late.ts[idx];
-    const target = floorChunk(view, series, t0) ?? nextChunk(view, series, t0, true);
-    if (!target) throw new Error(`BUG: series has sealedEnd but no sealed chunk at or after ${t0}`);
-    const after = nextChunk(view, series, target.start);
-    let end = late.count;
-    if (after) { end = idx; while (end < late.count && late.ts[end] < after.start) end++; }
-    const existing = toTimed(decodeColumns(series, target.start, target.bytes));
+    const floor = floorChunk(view, series, t0);
+    if (floor === null || t0 > headerOf(series, floor.start, floor.bytes).lastTs) {
+      idx = fillGap(ctx, series, meta, late, idx, floor, ch);
+      continue;
+    }
+    const after = nextChunk(view, series, floor.start);
+    const end = after ? upperBound(late, after.start - 1n, idx) : late.count;
+    const existing = toTimed(decodeColumns(series, floor.start, floor.bytes));
     const m = mergeTimed(existing, sliceTimed(late, idx, end));
     for (const s of m.superseded) ctx.audit(series, s, who);
     ch.accepted += m.changed; ch.unchanged += m.unchanged; ch.superseded += m.superseded.length;
     widen(ch, m.changedLo, m.changedHi);
     if (m.changed > 0) {
-      ctx.env.chunks.removeSync(chunkKey(series, target.start));
+      ctx.env.chunks.removeSync(chunkKey(series, floor.start));
       for (const piece of splitTimedBySpan(m.merged)) sealRun(ctx.env, series, meta, piece, ctx.budget, false);
     }
     idx = end;
   }
+}
+
+/** A chunk below this share of the byte budget is re-encoded with gap points that follow it. */
+const PARTIAL_CHUNK_SHARE = 0.9;
+
+/**
+ * Seals late points [from, end) that lie after `floor`'s last point (or before the first
+ * chunk) and before the next chunk: every one is new. Returns end.
+ */
+function fillGap(ctx: TxnContext, series: Buffer, meta: SeriesMeta, late: TimedPoints, from: number, floor: StoredChunk | null, ch: Changes): number {
+  const next = nextChunk(ctx.view, series, late.ts[from]);
+  const end = next ? upperBound(late, next.start - 1n, from) : late.count;
+  const last = late.ts[end - 1];
+  ch.accepted += end - from; widen(ch, late.ts[from], last);
+  const gap = sliceTimed(late, from, end);
+  if (floor !== null && last - floor.start < MAX_SPAN_BIG) {
+    const h = headerOf(series, floor.start, floor.bytes);
+    if (h.count < ctx.budget.chunkPoints && floor.bytes.byteLength < PARTIAL_CHUNK_SHARE * ctx.budget.chunkBytes) {
+      // the chunk's points all precede the gap: appending keeps time order
+      ctx.env.chunks.removeSync(chunkKey(series, floor.start));
+      sealRun(ctx.env, series, meta, appendTimed(decodeColumns(series, floor.start, floor.bytes), gap), ctx.budget, false);
+      return end;
+    }
+  }
+  for (const piece of splitTimedBySpan(gap)) sealRun(ctx.env, series, meta, piece, ctx.budget, false);
+  return end;
 }
 
 /** Seals a whole head now (idle heads, shutdown, benchmarks). Inside the write txn. */
