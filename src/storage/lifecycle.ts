@@ -3,11 +3,11 @@
 // now - keep_days are dropped (then 'rollups' keeps the rollups of that time, 'delete'
 // drops them too); rollup rows older than rollups.keep are trimmed. Annotations live in
 // the model: the report carries their cutoff per series for the model to apply.
-import { chunkKey, INT64_MIN, rollupKey, seriesKey } from './keys.js';
+import { chunkKey, seriesKey } from './keys.js';
 import { headerOf, allChunks } from './chunk-access.js';
 import { readHead, clearHeadInTxn } from './head-record.js';
 import { keepNs } from './lifecycle-policy.js';
-import { ROLLUP_INTERVALS } from './rollups.js';
+import { trimRollups } from './rollups.js';
 import { decodeMeta, type SeriesMeta } from './series-meta.js';
 import type { ReadView } from './series-env.js';
 
@@ -76,16 +76,8 @@ function enforceOne(view: ReadView, meta: SeriesMeta, nowNs: bigint): LifecycleS
     const c = nowNs - rk;
     if (rollupCutoff === null || c > rollupCutoff) rollupCutoff = c;
   }
-  if (rollupCutoff !== null) {
-    for (const { code, ns } of Object.values(ROLLUP_INTERVALS)) {
-      // a bucket goes once it ends before the cutoff
-      const keys = [...view.env.rollups.getKeys({ start: rollupKey(series, code, INT64_MIN), end: rollupKey(series, code, rollupCutoff - ns + 1n), transaction: view.txn })];
-      for (const key of keys) {
-        view.env.rollups.removeSync(key);
-        r.rollupsDropped++;
-      }
-    }
-  }
+  // a bucket goes once it ends before the cutoff
+  if (rollupCutoff !== null) r.rollupsDropped += trimRollups(view, series, rollupCutoff);
   const ak = keepNs(policy.annotations.keep);
   r.annotationsCutoffNs = ak === null ? null : nowNs - ak;
   return r;

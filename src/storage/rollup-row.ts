@@ -6,7 +6,9 @@
 // between the first and the last point of the series; a bucket a long segment crosses
 // without any point in it has count 0 and covered time.
 //
-// Stored row (112 bytes, little-endian):
+// Stored as day blocks (encodeDayBlock below): one LMDB value per series and UTC day holds
+// the day row and the day's hourly rows, each row in a compact variable-length form.
+// Legacy row (112 bytes, little-endian; still read, no longer written):
 //   0 count f64 | 8 min | 16 max | 24 first | 32 last (f64 numeric view)
 //   40 minTs | 48 maxTs | 56 firstTs | 64 lastTs (int64) | 72 lastQuality f64
 //   80 areaStepped | 88 areaLinear (value x ns) | 96 coveredNs | 104 goodNs (f64)
@@ -177,4 +179,182 @@ export class BucketAccumulator {
       }];
     }
   }
+}
+
+// ---- Compact rows and day blocks -------------------------------------------------------
+// A row is written relative to its bucket start B, exactly (every field round-trips bit for
+// bit; byte layout in src/storage/encoding/FORMAT.md, "Rollup day blocks"):
+//   u8 flags
+//     bit 0 stats present (count > 0, or any statistic differs from an empty row's)
+//     bit 1 areaLinear omitted: bit-identical to areaStepped
+//     bit 2 goodNs omitted: equal to coveredNs
+//     bit 3 coveredNs and goodNs as f64 (else varints: they are whole ns, >= 0)
+//     bit 4 max omitted: max and maxTs equal min and minTs
+//     bit 5 goodNs omitted: 0
+//     bit 6 first omitted: first and firstTs equal min and minTs
+//     bit 7 last omitted: last and lastTs equal max and maxTs
+//   if bit 0: varint count, f64 min, zigzag bigvarint minTs - B, [f64 max, maxTs - B],
+//             [f64 first, firstTs - B], [f64 last, lastTs - B], varint lastQuality
+//   f64 areaStepped, [f64 areaLinear], coveredNs, [goodNs]
+// Hourly rows of a 1 s series cost ~50-70 bytes instead of 112 + an LMDB node each.
+
+const F_STATS = 1, F_LINEAR_SAME = 2, F_GOOD_ALL = 4, F_NS_F64 = 8, F_MAX_SAME = 16, F_GOOD_ZERO = 32, F_FIRST_SAME = 64, F_LAST_SAME = 128;
+export const HOURS_PER_DAY = 24;
+const BLOCK_VERSION = 1;
+const BLOCK_HAS_DAY = 1;
+
+const same = (a: number, b: number): boolean => Object.is(a, b);
+const wholeNs = (x: number): boolean => Number.isSafeInteger(x) && x >= 0 && !Object.is(x, -0);
+
+class RowWriter {
+  buf = Buffer.allocUnsafe(4096);
+  pos = 0;
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const b = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    this.buf.copy(b, 0, 0, this.pos);
+    this.buf = b;
+  }
+  u8(x: number): void { this.room(1); this.buf[this.pos++] = x; }
+  f64(x: number): void { this.room(8); this.buf.writeDoubleLE(x, this.pos); this.pos += 8; }
+  varint(x: number): void {
+    this.room(8);
+    while (x >= 128) { this.buf[this.pos++] = (x % 128) | 128; x = Math.floor(x / 128); }
+    this.buf[this.pos++] = x;
+  }
+  bigZigzag(x: bigint): void {
+    let z = x >= 0n ? x << 1n : ((-x) << 1n) - 1n;
+    this.room(11);
+    while (z >= 128n) { this.buf[this.pos++] = Number(z & 127n) | 128; z >>= 7n; }
+    this.buf[this.pos++] = Number(z);
+  }
+}
+
+class RowReader {
+  pos: number;
+  constructor(private readonly b: Buffer, at: number) { this.pos = at; }
+  private need(n: number): void { if (this.pos + n > this.b.length) throw new Error('rollup block truncated'); }
+  u8(): number { this.need(1); return this.b[this.pos++]; }
+  f64(): number { this.need(8); const x = this.b.readDoubleLE(this.pos); this.pos += 8; return x; }
+  varint(): number {
+    let x = 0, mul = 1;
+    for (;;) {
+      const c = this.u8();
+      x += (c & 127) * mul;
+      if (c < 128) return x;
+      mul *= 128;
+    }
+  }
+  bigZigzag(): bigint {
+    let z = 0n, shift = 0n;
+    for (;;) {
+      const c = this.u8();
+      z |= BigInt(c & 127) << shift;
+      if (c < 128) break;
+      shift += 7n;
+    }
+    return (z & 1n) === 0n ? z >> 1n : -((z + 1n) >> 1n);
+  }
+}
+
+function isEmptyStats(r: RollupRow): boolean {
+  return r.count === 0 && Number.isNaN(r.min) && Number.isNaN(r.max) && Number.isNaN(r.first) && Number.isNaN(r.last)
+    && r.minTs === 0n && r.maxTs === 0n && r.firstTs === 0n && r.lastTs === 0n && same(r.lastQuality, 0);
+}
+
+function writeRow(w: RowWriter, r: RollupRow, base: bigint): void {
+  const stats = !isEmptyStats(r);
+  const nsAsF64 = !(wholeNs(r.coveredNs) && wholeNs(r.goodNs));
+  let flags = (stats ? F_STATS : 0) | (same(r.areaLinear, r.areaStepped) ? F_LINEAR_SAME : 0) | (nsAsF64 ? F_NS_F64 : 0);
+  if (same(r.goodNs, r.coveredNs)) flags |= F_GOOD_ALL;
+  else if (same(r.goodNs, 0)) flags |= F_GOOD_ZERO;
+  if (stats) {
+    if (same(r.max, r.min) && r.maxTs === r.minTs) flags |= F_MAX_SAME;
+    if (same(r.first, r.min) && r.firstTs === r.minTs) flags |= F_FIRST_SAME;
+    if (same(r.last, r.max) && r.lastTs === r.maxTs) flags |= F_LAST_SAME;
+  }
+  w.u8(flags);
+  if (stats) {
+    if (!(Number.isSafeInteger(r.count) && r.count >= 0) || !(Number.isInteger(r.lastQuality) && r.lastQuality >= 0 && r.lastQuality < 2 ** 32)) {
+      throw new Error(`BUG: rollup row count ${r.count} or quality ${r.lastQuality} is not a whole number`);
+    }
+    w.varint(r.count);
+    w.f64(r.min); w.bigZigzag(r.minTs - base);
+    if (!(flags & F_MAX_SAME)) { w.f64(r.max); w.bigZigzag(r.maxTs - base); }
+    if (!(flags & F_FIRST_SAME)) { w.f64(r.first); w.bigZigzag(r.firstTs - base); }
+    if (!(flags & F_LAST_SAME)) { w.f64(r.last); w.bigZigzag(r.lastTs - base); }
+    w.varint(r.lastQuality);
+  }
+  w.f64(r.areaStepped);
+  if (!(flags & F_LINEAR_SAME)) w.f64(r.areaLinear);
+  if (nsAsF64) w.f64(r.coveredNs); else w.varint(r.coveredNs);
+  if (!(flags & (F_GOOD_ALL | F_GOOD_ZERO))) { if (nsAsF64) w.f64(r.goodNs); else w.varint(r.goodNs); }
+}
+
+function readRow(rd: RowReader, base: bigint): RollupRow {
+  const flags = rd.u8();
+  const r = emptyRow();
+  if (flags & F_STATS) {
+    r.count = rd.varint();
+    r.min = rd.f64(); r.minTs = base + rd.bigZigzag();
+    if (flags & F_MAX_SAME) { r.max = r.min; r.maxTs = r.minTs; } else { r.max = rd.f64(); r.maxTs = base + rd.bigZigzag(); }
+    if (flags & F_FIRST_SAME) { r.first = r.min; r.firstTs = r.minTs; } else { r.first = rd.f64(); r.firstTs = base + rd.bigZigzag(); }
+    if (flags & F_LAST_SAME) { r.last = r.max; r.lastTs = r.maxTs; } else { r.last = rd.f64(); r.lastTs = base + rd.bigZigzag(); }
+    r.lastQuality = rd.varint();
+  }
+  r.areaStepped = rd.f64();
+  r.areaLinear = flags & F_LINEAR_SAME ? r.areaStepped : rd.f64();
+  const ns = () => (flags & F_NS_F64 ? rd.f64() : rd.varint());
+  r.coveredNs = ns();
+  r.goodNs = flags & F_GOOD_ALL ? r.coveredNs : flags & F_GOOD_ZERO ? 0 : ns();
+  return r;
+}
+
+/** One series' rollups of one UTC day: the day row and the rows of its 24 hours (null: none). */
+export interface DayBlock {
+  day: RollupRow | null;
+  hours: (RollupRow | null)[];
+}
+
+export function emptyDayBlock(): DayBlock {
+  return { day: null, hours: new Array<RollupRow | null>(HOURS_PER_DAY).fill(null) };
+}
+
+export function isEmptyDayBlock(b: DayBlock): boolean {
+  return b.day === null && b.hours.every((h) => h === null);
+}
+
+const blockWriter = new RowWriter();
+
+/**
+ * u8 version (1) | u8 flags (bit 0: day row present) | 3 bytes hour mask (bit h: hour h
+ * present, little-endian) | day row (relative to dayStart) | present hour rows in hour
+ * order (each relative to its hour's start). A fresh Buffer.
+ */
+export function encodeDayBlock(b: DayBlock, dayStart: bigint, hourNs: bigint): Buffer {
+  const w = blockWriter;
+  w.pos = 0;
+  let mask = 0;
+  for (let h = 0; h < HOURS_PER_DAY; h++) if (b.hours[h] !== null) mask |= 1 << h;
+  w.u8(BLOCK_VERSION); w.u8(b.day !== null ? BLOCK_HAS_DAY : 0);
+  w.u8(mask & 255); w.u8((mask >>> 8) & 255); w.u8((mask >>> 16) & 255);
+  if (b.day !== null) writeRow(w, b.day, dayStart);
+  for (let h = 0; h < HOURS_PER_DAY; h++) {
+    const row = b.hours[h];
+    if (row !== null) writeRow(w, row, dayStart + BigInt(h) * hourNs);
+  }
+  return Buffer.from(w.buf.subarray(0, w.pos));
+}
+
+export function decodeDayBlock(bytes: Buffer, dayStart: bigint, hourNs: bigint): DayBlock {
+  const rd = new RowReader(bytes, 0);
+  const version = rd.u8();
+  if (version !== BLOCK_VERSION) throw new Error(`rollup day block version ${version} is not known`);
+  const flags = rd.u8();
+  const mask = rd.u8() | (rd.u8() << 8) | (rd.u8() << 16);
+  const b = emptyDayBlock();
+  if (flags & BLOCK_HAS_DAY) b.day = readRow(rd, dayStart);
+  for (let h = 0; h < HOURS_PER_DAY; h++) if (mask & (1 << h)) b.hours[h] = readRow(rd, dayStart + BigInt(h) * hourNs);
+  if (rd.pos !== bytes.length) throw new Error(`rollup day block has ${bytes.length - rd.pos} unread bytes`);
+  return b;
 }

@@ -5,11 +5,14 @@
 // hourly rows of their day, so both always agree.
 import { ServiceError, invalid } from '../http/errors.js';
 import type { ValueType } from './encoding/chunk-types.js';
-import { rollupKey, readTime, seriesKey } from './keys.js';
+import { INT64_MIN, rollupKey, readTime, seriesKey } from './keys.js';
 import { numericAt, type TimedPoints } from './point-runs.js';
 import { atLeast, int64ToNumbers, offsetsFrom } from './int64-words.js';
 import { collectTimed, pointAtOrAfter, pointBefore } from './range-scan.js';
-import { BucketAccumulator, decodeRow, encodeRow, mergeRow, emptyRow, type RollupRow } from './rollup-row.js';
+import {
+  BucketAccumulator, decodeDayBlock, decodeRow, emptyDayBlock, emptyRow, encodeDayBlock, HOURS_PER_DAY, isEmptyDayBlock, mergeRow,
+  type DayBlock, type RollupRow,
+} from './rollup-row.js';
 import { readMeta } from './series-meta.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
 
@@ -31,32 +34,97 @@ export function floorTo(t: bigint, step: bigint): bigint {
   return m < 0n ? t - m - step : t - m;
 }
 
-function writeRows(env: SeriesEnv, series: Buffer, acc: BucketAccumulator, code: number): void {
+/** Key code of the day blocks (rollup-row.ts); codes 1 and 2 hold legacy 112-byte rows. */
+const DAY_BLOCK_CODE = 3;
+
+/**
+ * The day blocks one write transaction touches, loaded once and stored once (flush): a
+ * commit's rollup update is one get and one put per series and day. A day that still has
+ * legacy rows (codes 1 and 2) is loaded from them and rewritten as a block.
+ */
+class DayBlocks {
+  private readonly blocks = new Map<bigint, { block: DayBlock; legacy: boolean; dirty: boolean }>();
+  constructor(private readonly view: ReadView, private readonly series: Buffer) {}
+
+  get(day: bigint): DayBlock {
+    let e = this.blocks.get(day);
+    if (!e) {
+      e = loadDay(this.view, this.series, day);
+      this.blocks.set(day, e);
+    }
+    return e.block;
+  }
+
+  /** Marks the day changed; its day row is folded again from its hours at flush unless keepDay. */
+  touch(day: bigint): void {
+    this.get(day);
+    this.blocks.get(day)!.dirty = true;
+  }
+
+  setHour(hourStart: bigint, row: RollupRow | null): void {
+    const day = floorTo(hourStart, DAY.ns);
+    this.get(day).hours[Number((hourStart - day) / HOUR.ns)] = row;
+    this.touch(day);
+  }
+
+  /** Folds each touched day's row from its hours (as the hourly rows sum up exactly) and stores it. */
+  flush(refold: boolean): void {
+    const env = this.view.env;
+    for (const [day, e] of this.blocks) {
+      if (!e.dirty) continue;
+      if (refold) {
+        const row = emptyRow();
+        let any = false;
+        for (const h of e.block.hours) if (h !== null) { mergeRow(row, h); any = true; }
+        e.block.day = any ? row : null;
+      }
+      const key = rollupKey(this.series, DAY_BLOCK_CODE, day);
+      if (isEmptyDayBlock(e.block)) env.rollups.removeSync(key);
+      else env.rollups.putSync(key, encodeDayBlock(e.block, day, HOUR.ns));
+      if (e.legacy) removeLegacyDay(this.view, this.series, day);
+      e.dirty = false; e.legacy = false;
+    }
+  }
+}
+
+function loadDay(view: ReadView, series: Buffer, day: bigint): { block: DayBlock; legacy: boolean; dirty: boolean } {
+  const stored = view.env.rollups.get(rollupKey(series, DAY_BLOCK_CODE, day), { transaction: view.txn });
+  if (stored !== undefined) return { block: decodeDayBlock(stored, day, HOUR.ns), legacy: false, dirty: false };
+  const block = emptyDayBlock();
+  let legacy = false;
+  for (const { key, value } of view.env.rollups.getRange({ start: rollupKey(series, HOUR.code, day), end: rollupKey(series, HOUR.code, day + DAY.ns), transaction: view.txn })) {
+    block.hours[Number((readTime(key, 17) - day) / HOUR.ns)] = decodeRow(value);
+    legacy = true;
+  }
+  const dayRow = view.env.rollups.get(rollupKey(series, DAY.code, day), { transaction: view.txn });
+  if (dayRow !== undefined) { block.day = decodeRow(dayRow); legacy = true; }
+  return { block, legacy, dirty: false };
+}
+
+function removeLegacyDay(view: ReadView, series: Buffer, day: bigint): void {
+  const keys = [...view.env.rollups.getKeys({ start: rollupKey(series, HOUR.code, day), end: rollupKey(series, HOUR.code, day + DAY.ns), transaction: view.txn })];
+  for (const key of keys) view.env.rollups.removeSync(key);
+  view.env.rollups.removeSync(rollupKey(series, DAY.code, day));
+}
+
+function writeRows(blocks: DayBlocks, acc: BucketAccumulator): void {
   const I = BigInt(acc.intervalNs);
   for (const [idx, row] of acc.rows()) {
-    const key = rollupKey(series, code, acc.base + BigInt(idx) * I);
-    if (row.count === 0 && row.coveredNs === 0) env.rollups.removeSync(key);
-    else env.rollups.putSync(key, encodeRow(row));
+    blocks.setHour(acc.base + BigInt(idx) * I, row.count === 0 && row.coveredNs === 0 ? null : row);
   }
 }
 
-/** Recomputes daily rows for the days touching [from, to] from their hourly rows. */
-function foldDays(view: ReadView, series: Buffer, from: bigint, to: bigint): void {
-  for (let d = floorTo(from, DAY.ns); d <= to; d += DAY.ns) {
-    const day = emptyRow();
-    let any = false;
-    for (const { value } of view.env.rollups.getRange({ start: rollupKey(series, HOUR.code, d), end: rollupKey(series, HOUR.code, d + DAY.ns), transaction: view.txn })) {
-      mergeRow(day, decodeRow(value)); any = true;
+/** Clears the hourly rows of [from, to) that exist (blocks and legacy rows alike). */
+function clearHours(view: ReadView, blocks: DayBlocks, series: Buffer, from: bigint, to: bigint): void {
+  const days = new Set<bigint>();
+  for (const key of view.env.rollups.getKeys({ start: rollupKey(series, DAY_BLOCK_CODE, floorTo(from, DAY.ns)), end: rollupKey(series, DAY_BLOCK_CODE, to), transaction: view.txn })) days.add(readTime(key, 17));
+  for (const key of view.env.rollups.getKeys({ start: rollupKey(series, HOUR.code, from), end: rollupKey(series, HOUR.code, to), transaction: view.txn })) days.add(floorTo(readTime(key, 17), DAY.ns));
+  for (const day of days) {
+    const b = blocks.get(day);
+    for (let h = 0; h < HOURS_PER_DAY; h++) {
+      const start = day + BigInt(h) * HOUR.ns;
+      if (start >= from && start < to && b.hours[h] !== null) blocks.setHour(start, null);
     }
-    const key = rollupKey(series, DAY.code, d);
-    if (any) view.env.rollups.putSync(key, encodeRow(day)); else view.env.rollups.removeSync(key);
-  }
-}
-
-function clearHours(view: ReadView, series: Buffer, from: bigint, to: bigint): void {
-  const keys = [...view.env.rollups.getKeys({ start: rollupKey(series, HOUR.code, from), end: rollupKey(series, HOUR.code, to), transaction: view.txn })];
-  for (const key of keys) {
-    view.env.rollups.removeSync(key);
   }
 }
 
@@ -66,9 +134,10 @@ export function repairRollups(view: ReadView, series: Buffer, type: ValueType, l
   const succ = pointAtOrAfter(view, series, hi + 1n);
   const from = floorTo(pred ? pred.ts : lo, HOUR.ns);
   const to = floorTo(succ ? succ.ts : hi, HOUR.ns) + HOUR.ns;
+  const blocks = new DayBlocks(view, series);
   for (let w0 = from; w0 < to; w0 += WINDOW_NS) {
     const w1 = w0 + WINDOW_NS < to ? w0 + WINDOW_NS : to;
-    clearHours(view, series, w0, w1);
+    clearHours(view, blocks, series, w0, w1);
     const pts = collectTimed(view, series, type, w0, w1);
     const before = pointBefore(view, series, w0);
     const after = pointAtOrAfter(view, series, w1);
@@ -82,9 +151,37 @@ export function repairRollups(view: ReadView, series: Buffer, type: ValueType, l
       pOff = off; pV = v; pQ = pts.quality[i];
     }
     if (after && !Number.isNaN(pOff)) acc.addSegment(pOff, pV, pQ, Number(after.ts - w0), after.v, 0, span);
-    writeRows(view.env, series, acc, HOUR.code);
+    writeRows(blocks, acc);
   }
-  foldDays(view, series, from, to - 1n);
+  // every day touching [from, to) is folded again, as before day blocks (foldDays)
+  for (let d = floorTo(from, DAY.ns); d <= to - 1n; d += DAY.ns) blocks.touch(d);
+  blocks.flush(true);
+}
+
+/**
+ * Drops the rollup buckets that end before `cutoffNs` (lifecycle): hourly rows and day rows
+ * alike; a day row stays while its day reaches the cutoff, even when some of its hours go.
+ * Returns the number of buckets dropped.
+ */
+export function trimRollups(view: ReadView, series: Buffer, cutoffNs: bigint): number {
+  let dropped = 0;
+  for (const { code, ns } of [HOUR, DAY]) {
+    const keys = [...view.env.rollups.getKeys({ start: rollupKey(series, code, INT64_MIN), end: rollupKey(series, code, cutoffNs - ns + 1n), transaction: view.txn })];
+    for (const key of keys) { view.env.rollups.removeSync(key); dropped++; }
+  }
+  const blocks = new DayBlocks(view, series);
+  const days = [...view.env.rollups.getKeys({ start: rollupKey(series, DAY_BLOCK_CODE, INT64_MIN), end: rollupKey(series, DAY_BLOCK_CODE, cutoffNs - HOUR.ns + 1n), transaction: view.txn })].map((k) => readTime(k, 17));
+  for (const day of days) {
+    const b = blocks.get(day);
+    for (let h = 0; h < HOURS_PER_DAY; h++) {
+      const start = day + BigInt(h) * HOUR.ns;
+      if (b.hours[h] !== null && start + HOUR.ns <= cutoffNs) { b.hours[h] = null; dropped++; }
+    }
+    if (b.day !== null && day + DAY.ns <= cutoffNs) { b.day = null; dropped++; }
+    blocks.touch(day);
+  }
+  blocks.flush(false);
+  return dropped;
 }
 
 /**
@@ -96,10 +193,10 @@ export function appendRollups(view: ReadView, series: Buffer, type: ValueType, p
   if (fresh.count === 0) return;
   const last = fresh.ts[fresh.count - 1];
   const base = floorTo(prevTs ?? fresh.ts[0], HOUR.ns);
+  const blocks = new DayBlocks(view, series);
   let seeded: RollupRow | null = null;
   if (prevTs !== null) {
-    const stored = view.env.rollups.get(rollupKey(series, HOUR.code, base), { transaction: view.txn });
-    seeded = stored ? decodeRow(stored) : null;
+    seeded = blocks.get(floorTo(base, DAY.ns)).hours[Number((base - floorTo(base, DAY.ns)) / HOUR.ns)];
     if (!seeded || seeded.lastTs !== prevTs || last - base >= WINDOW_NS) {
       repairRollups(view, series, type, fresh.ts[0], last);
       return;
@@ -127,8 +224,8 @@ export function appendRollups(view: ReadView, series: Buffer, type: ValueType, p
       pOff = off; pV = v; pQ = fresh.quality[i];
     }
   }
-  writeRows(view.env, series, acc, HOUR.code);
-  foldDays(view, series, base, last);
+  writeRows(blocks, acc);
+  blocks.flush(true);
 }
 
 let numbersScratch: Float64Array = new Float64Array(4096);
@@ -170,6 +267,35 @@ export interface RollupQuery {
   limit?: number;
 }
 
+/**
+ * Stored buckets of `interval` whose start lies in [from, end), in time order, at most
+ * `limit`: from the day blocks, merged with any legacy rows of days not rewritten since.
+ */
+function storedRows(view: ReadView, series: Buffer, interval: RollupInterval, from: bigint, end: bigint, limit: number): { start: bigint; row: RollupRow }[] {
+  const iv = ROLLUP_INTERVALS[interval];
+  const rows: { start: bigint; row: RollupRow }[] = [];
+  for (const { key, value } of view.env.rollups.getRange({ start: rollupKey(series, DAY_BLOCK_CODE, floorTo(from, DAY.ns)), end: rollupKey(series, DAY_BLOCK_CODE, end), transaction: view.txn })) {
+    const day = readTime(key, 17);
+    const b = decodeDayBlock(value, day, HOUR.ns);
+    if (interval === '1d') {
+      if (b.day !== null && day >= from) rows.push({ start: day, row: b.day });
+    } else {
+      for (let h = 0; h < HOURS_PER_DAY; h++) {
+        const start = day + BigInt(h) * HOUR.ns, row = b.hours[h];
+        if (row !== null && start >= from && start < end) rows.push({ start, row });
+      }
+    }
+    if (rows.length >= limit) break;
+  }
+  let legacy = false;
+  for (const { key, value } of view.env.rollups.getRange({ start: rollupKey(series, iv.code, from), end: rollupKey(series, iv.code, end), limit, transaction: view.txn })) {
+    rows.push({ start: readTime(key, 17), row: decodeRow(value) });
+    legacy = true;
+  }
+  if (legacy) rows.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  return rows.length > limit ? rows.slice(0, limit) : rows;
+}
+
 /** Buckets whose start lies in [floor(start), end). */
 export function readRollups(view: ReadView, id: string, q: RollupQuery): RollupColumns {
   const iv = ROLLUP_INTERVALS[q.interval];
@@ -179,10 +305,7 @@ export function readRollups(view: ReadView, id: string, q: RollupQuery): RollupC
   const series = seriesKey(id);
   if (!readMeta(view, id)) throw new ServiceError('not-found', `series ${id} not found`);
   const limit = q.limit ?? 100_000;
-  const rows: { start: bigint; row: RollupRow }[] = [];
-  for (const { key, value } of view.env.rollups.getRange({ start: rollupKey(series, iv.code, floorTo(q.startNs, iv.ns)), end: rollupKey(series, iv.code, q.endNs), limit, transaction: view.txn })) {
-    rows.push({ start: readTime(key, 17), row: decodeRow(value) });
-  }
+  const rows = storedRows(view, series, q.interval, floorTo(q.startNs, iv.ns), q.endNs, limit);
   const n = rows.length;
   const out: RollupColumns = {
     interval: q.interval, count: n, bucketStartNs: new BigInt64Array(n), points: new Float64Array(n),
