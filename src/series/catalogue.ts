@@ -16,7 +16,7 @@ import {
   insertSeriesRow, listSeriesRows, seriesById, seriesBySourceName, updateWritableClassRow,
   SOURCE_NAME_MAX, VALUE_TYPES, WRITABLE_CLASS_RE, type SeriesRecord, type SeriesRowFilter,
 } from './records.js';
-import { seriesScope } from './series-scope.js';
+import { SeriesLookups } from './series-lookups.js';
 import { UUID_RE } from '../uuid.js';
 
 export interface CreateSeriesInput {
@@ -41,7 +41,16 @@ function checkInput(s: CreateSeriesInput): void {
 }
 
 export class SeriesCatalogue {
-  constructor(private readonly db: Db, private readonly store: SeriesStore) {}
+  /** Records and scopes cached in process, invalidated by every model commit (series-lookups.ts). */
+  private readonly lookups: SeriesLookups;
+
+  constructor(private readonly db: Db, private readonly store: SeriesStore) {
+    this.lookups = new SeriesLookups(db);
+  }
+
+  close(): void {
+    this.lookups.close();
+  }
 
   /** Creates a series in staging; a taken source name is 409 name-conflict. */
   async create(input: CreateSeriesInput, who: Who): Promise<SeriesRecord> {
@@ -88,8 +97,9 @@ export class SeriesCatalogue {
     return found;
   }
 
+  /** The record (cached; frozen, shared by every caller), or null. */
   get(id: string): Promise<SeriesRecord | null> {
-    return seriesById(this.db, id.toLowerCase());
+    return this.lookups.record(id.toLowerCase());
   }
 
   /** The record, or 404 not-found naming the series. */
@@ -105,7 +115,7 @@ export class SeriesCatalogue {
 
   /** Owning asset through the current binding, else the staging root. */
   scopeOf(id: string): Promise<AccessTarget> {
-    return seriesScope(this.db, id);
+    return this.lookups.scope(id.toLowerCase());
   }
 
   async setWritableClass(id: string, writableClass: string, who: Who): Promise<SeriesRecord> {

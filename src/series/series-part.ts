@@ -31,9 +31,11 @@ export function startSeriesPart(context: ServiceContext): () => Promise<void> {
   registerStorageJobs(jobs, storage, context.operations);
   context.parts.storage = storage;
   context.parts.readPool = readPool;
-  context.parts.series = new SeriesCatalogue(context.db, storage);
+  const catalogue = new SeriesCatalogue(context.db, storage);
+  context.parts.series = catalogue;
   context.parts.jobs = jobs;
   return async () => {
+    catalogue.close();
     await jobs.stop();
     await readPool.close();
     await storage.close();

@@ -5,6 +5,7 @@ import t from 'tap';
 import { startAuthService, createServiceWithToken, grantRole } from '../helpers/auth.js';
 import { modelClient } from '../helpers/model.js';
 import type { SeriesCatalogue } from '../../src/series/catalogue.js';
+import { nowNs } from '../../src/clock.js';
 
 const def = (name: string) => ({ name, quantity_kind_id: null, default_unit_id: null, continuity_class: 'continuous', writer_class: 'collector', enum_set_id: null, limit_traits: null, lifecycle_policy: null, entry_cadence: null, overridable: [] });
 
@@ -38,4 +39,35 @@ t.test('series routes follow the binding to the owning asset', async (t) => {
   const n = modelClient(svc.url, { authorization: `Bearer ${nobody.token}` });
   t.equal((await n.call('GET', `/v1/series/${sN.id}/snapshot`)).status, 403, 'without read anywhere the answer is 403');
   t.equal((await modelClient(svc.url).call('GET', `/v1/series/${sN.id}/snapshot`)).status, 401, 'without credentials 401');
+
+  t.test('the cached record and scope follow every model change that alters them', async (t) => {
+    // warm the caches with the current answers
+    t.equal((await r.call('GET', `/v1/series/${sS.id}/raw?start_ns=0&end_ns=1`)).status, 404);
+    t.equal((await r.call('GET', `/v1/series/${sN.id}/raw?start_ns=0&end_ns=1`)).status, 200);
+    // move sS under North: unbind it from South's attribute, bind it to a North attribute
+    const levelN = await m.ok<{ attribute_id: string }>('POST', '/v1/model/attributes', { asset_id: north.asset_id, definition: def('Level') }, 201);
+    const at = nowNs();
+    await m.ok('POST', '/v1/model/bindings', { attribute_id: flowS.attribute_id, series_id: null, from_ns: at }, 201);
+    t.equal((await r.call('GET', `/v1/series/${sS.id}/raw?start_ns=0&end_ns=1`)).status, 404, 'unbound: staging, still hidden');
+    t.equal((await m.call('GET', `/v1/series/${sS.id}/snapshot`)).status, 200);
+    await m.ok('POST', '/v1/model/bindings', { attribute_id: levelN.attribute_id, series_id: sS.id, from_ns: at }, 201);
+    t.equal((await r.call('GET', `/v1/series/${sS.id}/raw?start_ns=0&end_ns=1`)).status, 200, 'bound under North: readable at once');
+    // unbinding sN puts it in staging: the reader loses it on the next request
+    await m.ok('POST', '/v1/model/bindings', { attribute_id: flowN.attribute_id, series_id: null, from_ns: nowNs() }, 201);
+    t.equal((await r.call('GET', `/v1/series/${sN.id}/raw?start_ns=0&end_ns=1`)).status, 404, 'unbound: no longer readable');
+    // the writable class seen by readers of the record changes with the commit
+    t.equal((await catalogue.get(sS.id))?.writableClass, 'collector');
+    await m.ok('PUT', `/v1/series/${sS.id}/writable-class`, { writable_class: 'manual' });
+    t.equal((await catalogue.get(sS.id))?.writableClass, 'manual', 'the record is not served stale');
+  });
+
+  t.test('a binding that starts later changes the scope when it starts, with no commit in between', async (t) => {
+    const flowN2 = await m.ok<{ attribute_id: string }>('POST', '/v1/model/attributes', { asset_id: north.asset_id, definition: def('Flow 2') }, 201);
+    const startsNs = nowNs() + 1_500_000_000n;
+    await m.ok('POST', '/v1/model/bindings', { attribute_id: flowN2.attribute_id, series_id: sStaged.id, from_ns: startsNs }, 201);
+    t.equal((await r.call('GET', `/v1/series/${sStaged.id}/snapshot`)).status, 404, 'before the binding starts: staging');
+    t.equal((await r.call('GET', `/v1/series/${sStaged.id}/snapshot`)).status, 404, 'again, from the cache');
+    while (nowNs() < startsNs + 50_000_000n) await new Promise((resolve) => setTimeout(resolve, 100));
+    t.equal((await r.call('GET', `/v1/series/${sStaged.id}/snapshot`)).status, 200, 'once it has started: under North');
+  });
 });
