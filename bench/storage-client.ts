@@ -6,7 +6,9 @@
 // bytes and points without parsing the body: fetch() plus a general parser cost more CPU
 // than the server on these bodies, so the client, not the service, set the ceiling. Points
 // are counted by searching the per-point prefix ({"ts_ns": or msgpack fixmap + "ts_ns")
-// with Buffer.indexOf; the next page's cursor is read from the body's tail.
+// with Buffer.indexOf; the next page's cursor is read from the body's tail. Columnar
+// bodies (layout=columns) carry their point count in a `count` member ahead of the
+// columns: the client reads it from the body's head, as a real client sizes its arrays.
 import { connect, type Socket } from 'node:net';
 
 interface Plan {
@@ -30,6 +32,22 @@ const plan = JSON.parse(process.argv[2]) as Plan;
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
 const JSON_TYPE = 'application/json', MSGPACK_TYPE = 'application/x-msgpack';
 const MARK = { [JSON_TYPE]: Buffer.from('{"ts_ns":', 'latin1'), [MSGPACK_TYPE]: Buffer.from([0x83, 0xa5, 116, 115, 95, 110, 115]) };
+/** How a reply's points are counted: per-point prefix, or the `count` member of a columnar body. */
+type Counting = 'rows' | 'columns';
+const COUNT_KEY = Buffer.from([0xa5, ...Buffer.from('count')]);
+const HEAD = 256;
+
+/** The `count` member of a columnar body's head (a msgpack uint), or -1 when not there yet. */
+function countOf(head: Buffer): number {
+  const at = head.indexOf(COUNT_KEY);
+  if (at < 0 || at + COUNT_KEY.length + 5 > head.length) return -1;
+  const p = at + COUNT_KEY.length, t = head[p];
+  if (t < 0x80) return t;
+  if (t === 0xcc) return head[p + 1];
+  if (t === 0xcd) return head.readUInt16BE(p + 1);
+  if (t === 0xce) return head.readUInt32BE(p + 1);
+  throw new Error(`unexpected msgpack count type 0x${t.toString(16)}`);
+}
 const TAIL = 512;
 
 interface Reply { status: number; bytes: number; points: number; tail: Buffer }
@@ -37,7 +55,9 @@ interface Reply { status: number; bytes: number; points: number; tail: Buffer }
 /** One keep-alive connection; requests run one after another on it. */
 class Connection {
   private readonly socket: Socket;
-  private pending: { resolve: (r: Reply) => void; reject: (e: Error) => void; mark: Buffer } | null = null;
+  private pending: { resolve: (r: Reply) => void; reject: (e: Error) => void; mark: Buffer; counting: Counting } | null = null;
+  /** First bytes of a columnar body, until its count is read. */
+  private bodyHead: Buffer | null = null;
   private head: Buffer | null = Buffer.alloc(0);
   private left = 0;
   private status = 0;
@@ -54,9 +74,10 @@ class Connection {
     this.socket.on('error', (e) => this.pending?.reject(e));
   }
 
-  get(path: string, accept: string): Promise<Reply> {
+  get(path: string, accept: string, counting: Counting = 'rows'): Promise<Reply> {
     return new Promise((resolve, reject) => {
-      this.pending = { resolve, reject, mark: accept === MSGPACK_TYPE ? MARK[MSGPACK_TYPE] : MARK[JSON_TYPE] };
+      this.pending = { resolve, reject, mark: accept === MSGPACK_TYPE ? MARK[MSGPACK_TYPE] : MARK[JSON_TYPE], counting };
+      this.bodyHead = counting === 'columns' ? Buffer.alloc(0) : null;
       this.head = Buffer.alloc(0);
       this.bytes = 0; this.points = 0; this.carry = Buffer.alloc(0); this.tail = Buffer.alloc(0);
       this.socket.write(`GET ${path} HTTP/1.1\r\nhost: bench\r\naccept: ${accept}\r\n\r\n`);
@@ -85,19 +106,31 @@ class Connection {
     const part = chunk.subarray(0, this.left);
     this.left -= part.length;
     this.bytes += part.length;
+    if (p.counting === 'columns') this.columnsCount(part);
+    else this.rowsCount(part, p.mark);
+    this.tail = part.length >= TAIL ? Buffer.from(part.subarray(part.length - TAIL)) : Buffer.concat([this.tail, part]).subarray(-TAIL);
+    if (this.left === 0) {
+      this.pending = null;
+      if (this.bodyHead !== null) { const n = countOf(this.bodyHead); if (n < 0) { p.reject(new Error('columnar body without count')); return; } this.points = n; }
+      p.resolve({ status: this.status, bytes: this.bytes, points: this.points, tail: this.tail });
+    }
+  }
+
+  private columnsCount(part: Buffer): void {
+    if (this.bodyHead === null) return;
+    this.bodyHead = Buffer.concat([this.bodyHead, part.subarray(0, HEAD - this.bodyHead.length)]);
+    const n = countOf(this.bodyHead);
+    if (n >= 0) { this.points = n; this.bodyHead = null; }
+  }
+
+  private rowsCount(part: Buffer, m: Buffer): void {
     // the prefix may straddle two chunks: search the last (mark - 1) bytes of the previous one too
-    const m = p.mark;
     if (this.carry.length > 0) {
       const joint = Buffer.concat([this.carry, part.subarray(0, m.length - 1)]);
       for (let i = joint.indexOf(m); i >= 0; i = joint.indexOf(m, i + 1)) this.points++;
     }
     for (let i = part.indexOf(m); i >= 0; i = part.indexOf(m, i + m.length)) this.points++;
     this.carry = Buffer.from(part.subarray(Math.max(0, part.length - (m.length - 1))));
-    this.tail = part.length >= TAIL ? Buffer.from(part.subarray(part.length - TAIL)) : Buffer.concat([this.tail, part]).subarray(-TAIL);
-    if (this.left === 0) {
-      this.pending = null;
-      p.resolve({ status: this.status, bytes: this.bytes, points: this.points, tail: this.tail });
-    }
   }
 
   close(): void { this.socket.destroy(); }
@@ -146,13 +179,14 @@ async function timed(name: string, work: () => Promise<{ points: number; bytes: 
 }
 
 /** Every fleet series read whole, one request at a time per connection. */
-function fleetRead(accept: string, name = 'warm-up'): Promise<Rate> {
+function fleetRead(accept: string, name = 'warm-up', counting: Counting = 'rows'): Promise<Rate> {
+  const layout = counting === 'columns' ? '&layout=columns' : '';
   return timed(name, async () => {
     const queue = [...plan.fleet];
     let points = 0, bytes = 0;
     await Promise.all(conns.map(async (c) => {
       for (let id = queue.shift(); id; id = queue.shift()) {
-        const r = check(await c.get(`/v1/series/${id}/raw?start_ns=${plan.startNs}&end_ns=${plan.endNs}&limit=1000000`, accept), 'fleet raw');
+        const r = check(await c.get(`/v1/series/${id}/raw?start_ns=${plan.startNs}&end_ns=${plan.endNs}&limit=1000000${layout}`, accept, counting), 'fleet raw');
         points += r.points; bytes += r.bytes;
       }
     }));
@@ -161,7 +195,8 @@ function fleetRead(accept: string, name = 'warm-up'): Promise<Rate> {
 }
 
 /** The big series in one time slice per connection, each paged with its cursor. */
-function bigRead(accept: string, name = 'warm-up'): Promise<Rate> {
+function bigRead(accept: string, name = 'warm-up', counting: Counting = 'rows'): Promise<Rate> {
+  const layout = counting === 'columns' ? '&layout=columns' : '';
   const a = BigInt(plan.bigStartNs), b = BigInt(plan.bigEndNs), n = BigInt(conns.length);
   const slices = conns.map((_, k) => [a + ((b - a) * BigInt(k)) / n, a + ((b - a) * BigInt(k + 1)) / n]);
   return timed(name, async () => {
@@ -169,13 +204,31 @@ function bigRead(accept: string, name = 'warm-up'): Promise<Rate> {
     await Promise.all(slices.map(async ([from, to], k) => {
       let cursor: string | null = null;
       do {
-        const r = check(await conns[k].get(`/v1/series/${plan.bigSeries}/raw?start_ns=${from}&end_ns=${to}&limit=${plan.pageLimit}${cursor ? `&cursor=${cursor}` : ''}`, accept), 'big raw');
+        const r = check(await conns[k].get(`/v1/series/${plan.bigSeries}/raw?start_ns=${from}&end_ns=${to}&limit=${plan.pageLimit}${layout}${cursor ? `&cursor=${cursor}` : ''}`, accept, counting), 'big raw');
         points += r.points; bytes += r.bytes;
         cursor = cursorOf(r.tail, accept);
       } while (cursor !== null);
     }));
     return { points, bytes };
   });
+}
+
+/** Reads of one point each, over every connection: what a request costs besides its points. */
+function onePointReads(name: string, requests: number): Promise<Rate & { p50: number }> {
+  const times: number[] = [];
+  return timed(name, async () => {
+    let left = requests, points = 0, bytes = 0;
+    await Promise.all(conns.map(async (c) => {
+      while (left > 0) {
+        const id = plan.fleet[--left % plan.fleet.length];
+        const t0 = performance.now();
+        const r = check(await c.get(`/v1/series/${id}/raw?start_ns=${plan.startNs}&end_ns=${plan.endNs}&limit=1`, MSGPACK_TYPE), 'one-point raw');
+        times.push(performance.now() - t0);
+        points += r.points; bytes += r.bytes;
+      }
+    }));
+    return { points, bytes };
+  }).then((rate) => ({ ...rate, p50: pct(times, 0.5) }));
 }
 
 async function latencies(paths: string[]): Promise<number[]> {
@@ -195,6 +248,10 @@ async function main() {
   const fleetMsgpack = await fleetRead(MSGPACK_TYPE, 'raw_fleet_msgpack');
   const bigJson = await bigRead(JSON_TYPE, 'raw_big_json');
   const bigMsgpack = await bigRead(MSGPACK_TYPE, 'raw_big_msgpack');
+  await bigRead(MSGPACK_TYPE, 'warm-up', 'columns'); // the workers' column scratch grows to a page once
+  const fleetColumns = await fleetRead(MSGPACK_TYPE, 'raw_fleet_columns', 'columns');
+  const bigColumns = await bigRead(MSGPACK_TYPE, 'raw_big_columns', 'columns');
+  const onePoint = await onePointReads('raw_one_point', 4000);
   const render = await latencies(Array.from({ length: plan.renders }, () => `/v1/series/${plan.bigSeries}/render?start_ns=${plan.bigStartNs}&end_ns=${plan.bigEndNs}&width=1000`));
   const rollups = await latencies(Array.from({ length: 50 }, (_, i) => `/v1/series/${plan.rollupSeries[i % plan.rollupSeries.length]}/rollups?start_ns=${plan.startNs}&end_ns=${plan.endNs}&interval=1h`));
   for (const c of conns) c.close();
@@ -205,6 +262,9 @@ async function main() {
     raw_fleet_msgpack_points_per_s: r(fleetMsgpack.pointsPerS), raw_fleet_msgpack_bytes_per_point: f(fleetMsgpack.bytesPerPoint), raw_fleet_msgpack_client_cpu_share: f(fleetMsgpack.clientCpuShare),
     raw_big_json_points_per_s: r(bigJson.pointsPerS), raw_big_json_points: bigJson.points, raw_big_json_bytes_per_point: f(bigJson.bytesPerPoint), raw_big_json_client_cpu_share: f(bigJson.clientCpuShare),
     raw_big_msgpack_points_per_s: r(bigMsgpack.pointsPerS), raw_big_msgpack_points: bigMsgpack.points, raw_big_msgpack_bytes_per_point: f(bigMsgpack.bytesPerPoint), raw_big_msgpack_client_cpu_share: f(bigMsgpack.clientCpuShare),
+    raw_fleet_columns_points_per_s: r(fleetColumns.pointsPerS), raw_fleet_columns_points: fleetColumns.points, raw_fleet_columns_bytes_per_point: f(fleetColumns.bytesPerPoint), raw_fleet_columns_client_cpu_share: f(fleetColumns.clientCpuShare),
+    raw_big_columns_points_per_s: r(bigColumns.pointsPerS), raw_big_columns_points: bigColumns.points, raw_big_columns_bytes_per_point: f(bigColumns.bytesPerPoint), raw_big_columns_client_cpu_share: f(bigColumns.clientCpuShare),
+    raw_one_point_points: onePoint.points, raw_one_point_requests_per_s: r(onePoint.pointsPerS), raw_one_point_p50_ms: f(onePoint.p50), raw_one_point_client_cpu_share: f(onePoint.clientCpuShare),
     raw_big_page_points: plan.pageLimit, raw_connections: plan.connections,
     render_http_p50_ms: f(pct(render, 0.5)), render_http_p99_ms: f(pct(render, 0.99)),
     rollup_http_p50_ms: f(pct(rollups, 0.5)), rollup_http_p99_ms: f(pct(rollups, 0.99)),

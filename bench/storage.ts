@@ -3,7 +3,8 @@
 // LMDB), then a second process reads over loopback HTTP while this process watches its
 // own event loop. Raw reads: every fleet series whole (one request each, over --connections connections),
 // and the big series in pages of 1M points (one time slice per connection, each paged by cursor), in JSON and
-// msgpack; points are counted by the client in the bodies. The *_client_cpu_share figures
+// msgpack (rows), and msgpack in the columnar layout (layout=columns); points are counted by the client in the bodies.
+// raw_one_point_* is a stream of 1-point reads: the fixed cost of a request (service CPU per request). The *_client_cpu_share figures
 // are the client's own CPU (cores busy) while reading: on 2 shared cores it competes with
 // the service, so it is part of the ceiling.
 //   node --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--connections 4] [--json]
@@ -84,15 +85,23 @@ async function main() {
       const r = await parts.storage.write(cols.map((c) => slice(c, a, Math.min(POINTS, a + SLICE))), who);
       written += r.accepted;
     }
+    let writeMs = performance.now() - t0;
+    // The fleet alone on disk (sealed, live pages): the env-file figure below mixes it with the big series.
+    await parts.storage.sealHeads(0);
+    const fleetDisk = await parts.storage.diskUsage();
+    out.fleet_bytes_per_point_live = +(fleetDisk.liveBytes / written).toFixed(3);
+    const t1 = performance.now();
     for (let a = 0; a < bigCols.times.length; a += 100_000) {
       const r = await parts.storage.write([slice(bigCols, a, Math.min(bigCols.times.length, a + 100_000))], who);
       written += r.accepted;
     }
-    const writeS = (performance.now() - t0) / 1000;
+    writeMs += performance.now() - t1;
+    const writeS = writeMs / 1000;
     out.write_points_per_s = Math.round(written / writeS);
     await parts.storage.sealHeads(0);
     const envBytes = (await stat(join(dataDir, 'series', 'data.mdb'))).size;
     out.bytes_per_point_env_file = +(envBytes / written).toFixed(3);
+    out.bytes_per_point_live = +((await parts.storage.diskUsage()).liveBytes / written).toFixed(3);
 
     log('decode throughput per worker ...');
     const decodes = await Promise.all([0, 1].slice(0, config.workers).map(() => parts.readPool.run('decode', { series: big.id, repeat: 5 })));
@@ -144,11 +153,14 @@ async function main() {
       const points = client[`${name}_points`] ?? client[name.replace('msgpack', 'json') + '_points'];
       out[`${name}_service_cpu_cores`] = +(cpuS / ((b - a) / 1000)).toFixed(2);
       out[`${name}_points_per_service_cpu_s`] = Math.round(points / cpuS);
+      if (name === 'raw_one_point') out.raw_one_point_service_cpu_ms_per_request = +((cpuS * 1000) / points).toFixed(3);
     }
     delete (client as Partial<typeof client>).phases;
     Object.assign(out, client);
     const fleetPoints = cols.reduce((a, c) => a + c.times.length, 0);
     if (out.raw_fleet_json_points !== fleetPoints) log(`WARNING: the client counted ${out.raw_fleet_json_points} fleet points, ${fleetPoints} were written`);
+    if (out.raw_fleet_columns_points !== fleetPoints) log(`WARNING: the client counted ${out.raw_fleet_columns_points} fleet points in columns, ${fleetPoints} were written`);
+    if (out.raw_big_columns_points !== bigCols.times.length) log(`WARNING: the client counted ${out.raw_big_columns_points} big-series points in columns, ${bigCols.times.length} were written`);
     if (out.raw_big_json_points !== bigCols.times.length || out.raw_big_msgpack_points !== bigCols.times.length) log(`WARNING: the client counted ${out.raw_big_json_points}/${out.raw_big_msgpack_points} points of the big series, ${bigCols.times.length} were written`);
     out.event_loop_max_delay_ms_during_reads = +(loop.max / 1e6).toFixed(1);
     out.event_loop_p99_delay_ms_during_reads = +(loop.percentile(99) / 1e6).toFixed(1);
