@@ -1,6 +1,18 @@
 // Throughput of the JSON codec next to V8's JSON.parse / JSON.stringify on fixed bodies
-// generated from a seed before timing. Run: node --import tsx bench/json.ts [--json]
+// generated from a seed before timing, and of the raw-read point writers (JSON, msgpack
+// rows, msgpack columns) on 1M points of the shared dataset's first float64 series, cut in
+// chunk-sized runs as the raw task sees them: points per CPU-second of this thread.
+// Run: node --import tsx bench/json.ts [--json]
 import { parseJson, stringifyJson } from '../src/http/json.js';
+// @ts-expect-error the shared dataset is plain JS without types
+import { datasetSeries } from '../../shared/datasets/industrial.mjs';
+import { BodySink } from '../src/workers/body-sink.js';
+import { writeJsonPoints } from '../src/workers/raw-points-json.js';
+import { writeMsgpackPoints } from '../src/workers/raw-points-msgpack.js';
+import { ColumnPage } from '../src/workers/raw-points-columns.js';
+import { allocColumns } from '../src/storage/point-runs.js';
+import { MAX_CHUNK_POINTS } from '../src/storage/encoding/chunk.js';
+import type { PointColumns } from '../src/storage/encoding/chunk-types.js';
 
 const SEED = 20240611;
 
@@ -90,9 +102,48 @@ row('parse points body (exact bigint path)', pointsBuf.length, () => parseJson(p
 row('stringify api body', apiBuf.length, () => stringifyJson(apiValue), () => JSON.stringify(apiValue));
 row('stringify points body (bigint vs number)', pointsBuf.length, () => stringifyJson(pointsValue), () => JSON.stringify(pointsAsNumbers));
 
+/** 1M float64 points of the dataset as decoded chunk columns of MAX_CHUNK_POINTS each. */
+function datasetRuns(n: number): PointColumns[] {
+  const s = (datasetSeries({ series: 1000, points: n }) as Array<{ type: string; points(): Iterable<[bigint, number, number]> }>).find((x) => x.type === 'float64')!;
+  const runs: PointColumns[] = [];
+  let c: PointColumns | null = null;
+  for (const [ts, v, q] of s.points()) {
+    if (!c || c.count === MAX_CHUNK_POINTS) { c = allocColumns('float64', MAX_CHUNK_POINTS, ts); runs.push(c); }
+    c.tsOffset[c.count] = Number(ts - c.tsBase); c.f64![c.count] = v; c.quality[c.count] = q; c.count++;
+  }
+  return runs;
+}
+
+/** Median points per CPU-second of the thread over 11 runs (after 3 warm-up runs), and bytes per point. */
+function writerRate(runs: PointColumns[], write: (sink: BodySink) => void): { points_per_cpu_s: number; bytes_per_point: number } {
+  const points = runs.reduce((a, c) => a + c.count, 0);
+  const sink = new BodySink(64 << 20);
+  for (let i = 0; i < 3; i++) { sink.reset(); write(sink); }
+  const rates: number[] = [];
+  for (let r = 0; r < 11; r++) {
+    sink.reset();
+    const c0 = process.cpuUsage();
+    write(sink);
+    const c = process.cpuUsage(c0);
+    rates.push(points / ((c.user + c.system) / 1e6));
+  }
+  rates.sort((a, b) => a - b);
+  return { points_per_cpu_s: Math.round(rates[5]), bytes_per_point: round(sink.pos / points) };
+}
+
+const runs = datasetRuns(1_000_000);
+const columnPage = new ColumnPage();
+const writers = {
+  'raw points JSON': writerRate(runs, (sink) => { let first = true; for (const c of runs) { writeJsonPoints(sink, c, 0, c.count, first, '""'); first = false; } }),
+  'raw points msgpack rows': writerRate(runs, (sink) => { for (const c of runs) writeMsgpackPoints(sink, c, 0, c.count, ''); }),
+  'raw points msgpack columns': writerRate(runs, (sink) => { columnPage.begin('float64', 1_000_000); for (const c of runs) columnPage.append(c, 0, c.count); columnPage.writePoints(sink); }),
+};
+
 if (process.argv.includes('--json')) {
-  console.log(JSON.stringify({ bench: 'json', seed: SEED, node: process.version, results }));
+  console.log(JSON.stringify({ bench: 'json', seed: SEED, node: process.version, results, writers }));
 } else {
   console.log(`seed ${SEED}, node ${process.version}; baseline = JSON.parse(buf.toString()) / JSON.stringify; ratio = baseline speed / ours`);
   console.table(Object.fromEntries(Object.entries(results).map(([k, v]) => [k, { KiB: Math.round(v.bytes / 1024), 'ours MB/s': v.candidate_mb_s, 'V8 MB/s': v.baseline_mb_s, 'x slower': v.ratio }])));
+  console.log('raw-read point writers, 1M float64 points of the shared dataset (median of 11, CPU time of this thread):');
+  console.table(Object.fromEntries(Object.entries(writers).map(([k, v]) => [k, { 'M points/CPU-s': round(v.points_per_cpu_s / 1e6), 'bytes/point': v.bytes_per_point }])));
 }

@@ -105,11 +105,16 @@ function putDoubleFast(b: Uint8Array, p: number, v: number): number {
     p = ip < 2147483648 ? putUint31(b, p, ip) : putUint53(b, p, ip);
     b[p] = 46;
     const f = m - ip * 1e6; // 1..999999 (0 would make v an integer)
-    const f1 = (f / 10000) | 0, r = f - f1 * 10000, f2 = (r / 100) | 0, f3 = r - f2 * 100;
-    b[p + 1] = PAIRS[2 * f1]; b[p + 2] = PAIRS[2 * f1 + 1]; b[p + 3] = PAIRS[2 * f2]; b[p + 4] = PAIRS[2 * f2 + 1]; b[p + 5] = PAIRS[2 * f3]; b[p + 6] = PAIRS[2 * f3 + 1];
-    p += 7;
-    while (b[p - 1] === 48) p--;
-    return p;
+    const f1 = (f / 10000) | 0, r = f - f1 * 10000;
+    b[p + 1] = PAIRS[2 * f1]; b[p + 2] = PAIRS[2 * f1 + 1];
+    // trailing zeros dropped by digit pair (plant values have one to three decimals),
+    // instead of a byte-by-byte loop over six digits
+    if (r === 0) return b[p + 2] === 48 ? p + 2 : p + 3;
+    const f2 = (r / 100) | 0, f3 = r - f2 * 100;
+    b[p + 3] = PAIRS[2 * f2]; b[p + 4] = PAIRS[2 * f2 + 1];
+    if (f3 === 0) return b[p + 4] === 48 ? p + 4 : p + 5;
+    b[p + 5] = PAIRS[2 * f3]; b[p + 6] = PAIRS[2 * f3 + 1];
+    return b[p + 6] === 48 ? p + 6 : p + 7;
   }
   return -1;
 }
