@@ -262,7 +262,90 @@ function isEmptyStats(r: RollupRow): boolean {
     && r.minTs === 0n && r.maxTs === 0n && r.firstTs === 0n && r.lastTs === 0n && same(r.lastQuality, 0);
 }
 
-function writeRow(w: RowWriter, r: RollupRow, base: bigint): void {
+/**
+ * How a block writes its numbers: times (offsets from the row's bucket start) and whole-ns
+ * durations in units of 10^e ns (e = NO_SCALE: times as zigzag bigvarints of ns,
+ * durations as varints of ns), statistics as m / 10^k (k = NO_SCALE: f64). Chosen per block
+ * as the largest e and the smallest k that are exact for every field.
+ */
+interface BlockScale { e: number; k: number }
+const NO_SCALE = 255;
+const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+const MAX_MANTISSA = 2 ** 51;
+
+/** Largest e <= 9 with x divisible by 10^e (x a safe integer). */
+function tens(x: number): number {
+  if (x === 0) return 9;
+  let e = 0;
+  while (e < 9 && x % POW10[e + 1] === 0) e++;
+  return e;
+}
+
+/** Smallest k <= 9 with v = round(v x 10^k) / 10^k exactly, or NO_SCALE. */
+function decimals(v: number): number {
+  if (!Number.isFinite(v) || Object.is(v, -0)) return NO_SCALE;
+  for (let k = 0; k <= 9; k++) {
+    const m = Math.round(v * POW10[k]);
+    if (Math.abs(m) < MAX_MANTISSA && m / POW10[k] === v) return k;
+  }
+  return NO_SCALE;
+}
+
+const rowValues = (r: RollupRow): number[] => [r.min, r.max, r.first, r.last];
+const rowTimes = (r: RollupRow): bigint[] => [r.minTs, r.maxTs, r.firstTs, r.lastTs];
+
+function scaleOf(rows: (RollupRow | null)[], bases: bigint[]): BlockScale {
+  let e = 9, k = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    if (r === null) continue;
+    if (!isEmptyStats(r)) {
+      for (const t of rowTimes(r)) {
+        const d = t - bases[i];
+        // zigzag of |d| < 2^51 stays a safe integer
+        if (e !== NO_SCALE) e = d > -2251799813685248n && d < 2251799813685248n ? Math.min(e, tens(Number(d))) : NO_SCALE;
+      }
+      for (const v of rowValues(r)) if (k !== NO_SCALE) k = Math.max(k, decimals(v));
+    }
+    if (e !== NO_SCALE && wholeNs(r.coveredNs) && wholeNs(r.goodNs)) e = Math.min(e, tens(r.coveredNs), tens(r.goodNs));
+  }
+  if (k !== NO_SCALE) {
+    // every value again at the common k (a value exact at k' < k is exact at k only if it checks)
+    const p = POW10[k];
+    for (const r of rows) {
+      if (r === null || isEmptyStats(r)) continue;
+      for (const v of rowValues(r)) { const m = Math.round(v * p); if (!(Math.abs(m) < MAX_MANTISSA && m / p === v)) return { e, k: NO_SCALE }; }
+    }
+  }
+  return { e, k };
+}
+
+function writeValue(w: RowWriter, v: number, s: BlockScale): void {
+  if (s.k === NO_SCALE) { w.f64(v); return; }
+  const m = Math.round(v * POW10[s.k]);
+  w.varint(m >= 0 ? 2 * m : -2 * m - 1);
+}
+
+function readValue(rd: RowReader, s: BlockScale): number {
+  if (s.k === NO_SCALE) return rd.f64();
+  const z = rd.varint();
+  const m = z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+  return m / POW10[s.k];
+}
+
+function writeTime(w: RowWriter, t: bigint, base: bigint, s: BlockScale): void {
+  if (s.e === NO_SCALE) { w.bigZigzag(t - base); return; }
+  const u = Number(t - base) / POW10[s.e];
+  w.varint(u >= 0 ? 2 * u : -2 * u - 1);
+}
+
+function readTime(rd: RowReader, base: bigint, s: BlockScale): bigint {
+  if (s.e === NO_SCALE) return base + rd.bigZigzag();
+  const z = rd.varint();
+  return base + BigInt(z % 2 === 0 ? z / 2 : -(z + 1) / 2) * BigInt(POW10[s.e]);
+}
+
+function writeRow(w: RowWriter, r: RollupRow, base: bigint, s: BlockScale): void {
   const stats = !isEmptyStats(r);
   const nsAsF64 = !(wholeNs(r.coveredNs) && wholeNs(r.goodNs));
   let flags = (stats ? F_STATS : 0) | (same(r.areaLinear, r.areaStepped) ? F_LINEAR_SAME : 0) | (nsAsF64 ? F_NS_F64 : 0);
@@ -279,32 +362,34 @@ function writeRow(w: RowWriter, r: RollupRow, base: bigint): void {
       throw new Error(`BUG: rollup row count ${r.count} or quality ${r.lastQuality} is not a whole number`);
     }
     w.varint(r.count);
-    w.f64(r.min); w.bigZigzag(r.minTs - base);
-    if (!(flags & F_MAX_SAME)) { w.f64(r.max); w.bigZigzag(r.maxTs - base); }
-    if (!(flags & F_FIRST_SAME)) { w.f64(r.first); w.bigZigzag(r.firstTs - base); }
-    if (!(flags & F_LAST_SAME)) { w.f64(r.last); w.bigZigzag(r.lastTs - base); }
+    writeValue(w, r.min, s); writeTime(w, r.minTs, base, s);
+    if (!(flags & F_MAX_SAME)) { writeValue(w, r.max, s); writeTime(w, r.maxTs, base, s); }
+    if (!(flags & F_FIRST_SAME)) { writeValue(w, r.first, s); writeTime(w, r.firstTs, base, s); }
+    if (!(flags & F_LAST_SAME)) { writeValue(w, r.last, s); writeTime(w, r.lastTs, base, s); }
     w.varint(r.lastQuality);
   }
   w.f64(r.areaStepped);
   if (!(flags & F_LINEAR_SAME)) w.f64(r.areaLinear);
-  if (nsAsF64) w.f64(r.coveredNs); else w.varint(r.coveredNs);
-  if (!(flags & (F_GOOD_ALL | F_GOOD_ZERO))) { if (nsAsF64) w.f64(r.goodNs); else w.varint(r.goodNs); }
+  const unit = s.e === NO_SCALE ? 1 : POW10[s.e];
+  if (nsAsF64) w.f64(r.coveredNs); else w.varint(r.coveredNs / unit);
+  if (!(flags & (F_GOOD_ALL | F_GOOD_ZERO))) { if (nsAsF64) w.f64(r.goodNs); else w.varint(r.goodNs / unit); }
 }
 
-function readRow(rd: RowReader, base: bigint): RollupRow {
+function readRow(rd: RowReader, base: bigint, s: BlockScale): RollupRow {
   const flags = rd.u8();
   const r = emptyRow();
   if (flags & F_STATS) {
     r.count = rd.varint();
-    r.min = rd.f64(); r.minTs = base + rd.bigZigzag();
-    if (flags & F_MAX_SAME) { r.max = r.min; r.maxTs = r.minTs; } else { r.max = rd.f64(); r.maxTs = base + rd.bigZigzag(); }
-    if (flags & F_FIRST_SAME) { r.first = r.min; r.firstTs = r.minTs; } else { r.first = rd.f64(); r.firstTs = base + rd.bigZigzag(); }
-    if (flags & F_LAST_SAME) { r.last = r.max; r.lastTs = r.maxTs; } else { r.last = rd.f64(); r.lastTs = base + rd.bigZigzag(); }
+    r.min = readValue(rd, s); r.minTs = readTime(rd, base, s);
+    if (flags & F_MAX_SAME) { r.max = r.min; r.maxTs = r.minTs; } else { r.max = readValue(rd, s); r.maxTs = readTime(rd, base, s); }
+    if (flags & F_FIRST_SAME) { r.first = r.min; r.firstTs = r.minTs; } else { r.first = readValue(rd, s); r.firstTs = readTime(rd, base, s); }
+    if (flags & F_LAST_SAME) { r.last = r.max; r.lastTs = r.maxTs; } else { r.last = readValue(rd, s); r.lastTs = readTime(rd, base, s); }
     r.lastQuality = rd.varint();
   }
   r.areaStepped = rd.f64();
   r.areaLinear = flags & F_LINEAR_SAME ? r.areaStepped : rd.f64();
-  const ns = () => (flags & F_NS_F64 ? rd.f64() : rd.varint());
+  const unit = s.e === NO_SCALE ? 1 : POW10[s.e];
+  const ns = () => (flags & F_NS_F64 ? rd.f64() : rd.varint() * unit);
   r.coveredNs = ns();
   r.goodNs = flags & F_GOOD_ALL ? r.coveredNs : flags & F_GOOD_ZERO ? 0 : ns();
   return r;
@@ -328,20 +413,23 @@ const blockWriter = new RowWriter();
 
 /**
  * u8 version (1) | u8 flags (bit 0: day row present) | 3 bytes hour mask (bit h: hour h
- * present, little-endian) | day row (relative to dayStart) | present hour rows in hour
- * order (each relative to its hour's start). A fresh Buffer.
+ * present, little-endian) | u8 e | u8 k (BlockScale) | day row (relative to dayStart) |
+ * present hour rows in hour order (each relative to its hour's start). A fresh Buffer.
  */
 export function encodeDayBlock(b: DayBlock, dayStart: bigint, hourNs: bigint): Buffer {
   const w = blockWriter;
   w.pos = 0;
   let mask = 0;
   for (let h = 0; h < HOURS_PER_DAY; h++) if (b.hours[h] !== null) mask |= 1 << h;
+  const bases = [dayStart, ...b.hours.map((_, h) => dayStart + BigInt(h) * hourNs)];
+  const s = scaleOf([b.day, ...b.hours], bases);
   w.u8(BLOCK_VERSION); w.u8(b.day !== null ? BLOCK_HAS_DAY : 0);
   w.u8(mask & 255); w.u8((mask >>> 8) & 255); w.u8((mask >>> 16) & 255);
-  if (b.day !== null) writeRow(w, b.day, dayStart);
+  w.u8(s.e); w.u8(s.k);
+  if (b.day !== null) writeRow(w, b.day, dayStart, s);
   for (let h = 0; h < HOURS_PER_DAY; h++) {
     const row = b.hours[h];
-    if (row !== null) writeRow(w, row, dayStart + BigInt(h) * hourNs);
+    if (row !== null) writeRow(w, row, bases[h + 1], s);
   }
   return Buffer.from(w.buf.subarray(0, w.pos));
 }
@@ -352,9 +440,11 @@ export function decodeDayBlock(bytes: Buffer, dayStart: bigint, hourNs: bigint):
   if (version !== BLOCK_VERSION) throw new Error(`rollup day block version ${version} is not known`);
   const flags = rd.u8();
   const mask = rd.u8() | (rd.u8() << 8) | (rd.u8() << 16);
+  const s: BlockScale = { e: rd.u8(), k: rd.u8() };
+  if ((s.e > 9 && s.e !== NO_SCALE) || (s.k > 9 && s.k !== NO_SCALE)) throw new Error(`rollup day block scale ${s.e}/${s.k} is not valid`);
   const b = emptyDayBlock();
-  if (flags & BLOCK_HAS_DAY) b.day = readRow(rd, dayStart);
-  for (let h = 0; h < HOURS_PER_DAY; h++) if (mask & (1 << h)) b.hours[h] = readRow(rd, dayStart + BigInt(h) * hourNs);
+  if (flags & BLOCK_HAS_DAY) b.day = readRow(rd, dayStart, s);
+  for (let h = 0; h < HOURS_PER_DAY; h++) if (mask & (1 << h)) b.hours[h] = readRow(rd, dayStart + BigInt(h) * hourNs, s);
   if (rd.pos !== bytes.length) throw new Error(`rollup day block has ${bytes.length - rd.pos} unread bytes`);
   return b;
 }

@@ -40,6 +40,20 @@ t.test('a day block round-trips any rows exactly', async (t) => {
     const back = decodeDayBlock(encodeDayBlock(b, dayStart, H), dayStart, H);
     return sameRow(back.day, b.day) && back.hours.every((h, i) => sameRow(h, b.hours[i]));
   }), { seed: SEED, numRuns: 300 });
+  // plant-like rows: decimal values and millisecond times take the scaled forms
+  const decimal = fc.tuple(fc.integer({ min: -1e7, max: 1e7 }), fc.nat({ max: 4 })).map(([m, k]) => m / 10 ** k);
+  const msTime = fc.nat({ max: 3_600_000 }).map((ms) => T0 + BigInt(ms) * 1_000_000n);
+  const plantRow: fc.Arbitrary<RollupRow> = fc.record({
+    count: fc.nat({ max: 3600 }), min: decimal, max: decimal, first: decimal, last: decimal,
+    minTs: msTime, maxTs: msTime, firstTs: msTime, lastTs: msTime, lastQuality: fc.constantFrom(0, 192),
+    areaStepped: fc.double(), areaLinear: fc.double(), coveredNs: fc.nat({ max: 3600 }).map((s) => s * 1e9), goodNs: fc.constantFrom(0, 1e6, 3.6e12),
+  });
+  fc.assert(fc.property(fc.array(fc.option(plantRow, { nil: null }), { minLength: HOURS_PER_DAY, maxLength: HOURS_PER_DAY }), (hours) => {
+    const b = { day: hours[0], hours };
+    const bytes = encodeDayBlock(b, T0, H);
+    const back = decodeDayBlock(bytes, T0, H);
+    return sameRow(back.day, b.day) && back.hours.every((h, i) => sameRow(h, b.hours[i]));
+  }), { seed: SEED, numRuns: 300 });
   const empty = emptyDayBlock();
   t.same(decodeDayBlock(encodeDayBlock(empty, T0, H), T0, H), empty, 'an empty block');
   t.throws(() => decodeDayBlock(Buffer.from([9, 0, 0, 0, 0]), T0, H), /version 9/, 'an unknown block version is refused');
