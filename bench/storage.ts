@@ -123,7 +123,7 @@ async function main() {
       fleet: cols.map((c) => c.id),
       startNs: String(fleetStart), endNs: String(fleetEnd + 1n),
       bigSeries: big.id, bigStartNs: String(bigCols.times[0]), bigEndNs: String(bigCols.times[bigCols.times.length - 1] + 1n),
-      pageLimit: 1_000_000, renders: 50, connections: CONNECTIONS,
+      pageLimit: 1_000_000, renders: 200, connections: CONNECTIONS,
       rollupSeries: cols.filter((_, i) => list[i].type === 'float64').slice(0, 50).map((c) => c.id),
     };
     const loop = monitorEventLoopDelay({ resolution: 1 });

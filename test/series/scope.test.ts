@@ -61,6 +61,18 @@ t.test('series routes follow the binding to the owning asset', async (t) => {
     t.equal((await catalogue.get(sS.id))?.writableClass, 'manual', 'the record is not served stale');
   });
 
+  t.test('moving the owning asset under a granted subtree makes its series readable at once', async (t) => {
+    const east = await m.ok<{ asset_id: string }>('POST', '/v1/model/assets', { name: 'East' });
+    const flowE = await m.ok<{ attribute_id: string }>('POST', '/v1/model/attributes', { asset_id: east.asset_id, definition: def('Flow') }, 201);
+    const sE = await catalogue.create({ sourceName: 'opc/east/flow', valueType: 'float64' }, who);
+    await m.ok('POST', '/v1/model/bindings', { attribute_id: flowE.attribute_id, series_id: sE.id, from_ns: 0 }, 201);
+    t.equal((await r.call('GET', `/v1/series/${sE.id}/raw?start_ns=0&end_ns=1`)).status, 404, 'East is outside the grant');
+    await m.ok('PATCH', `/v1/model/assets/${east.asset_id}`, { move: north.asset_id, reason: 'regrouped under North' });
+    t.equal((await r.call('GET', `/v1/series/${sE.id}/raw?start_ns=0&end_ns=1`)).status, 200, 'under North now');
+    await m.ok('PATCH', `/v1/model/assets/${east.asset_id}`, { move: null, reason: 'back to the top' });
+    t.equal((await r.call('GET', `/v1/series/${sE.id}/raw?start_ns=0&end_ns=1`)).status, 404, 'moved out again');
+  });
+
   t.test('a binding that starts later changes the scope when it starts, with no commit in between', async (t) => {
     const flowN2 = await m.ok<{ attribute_id: string }>('POST', '/v1/model/attributes', { asset_id: north.asset_id, definition: def('Flow 2') }, 201);
     const startsNs = nowNs() + 1_500_000_000n;
