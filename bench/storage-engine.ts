@@ -22,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { datasetSeries } from '../../shared/datasets/industrial.mjs';
 import { SeriesStore, listChunks, readRollups, renderSeries, type PointBatch } from '../src/storage/series-store.js';
 import type { ValueType } from '../src/storage/encoding/chunk-types.js';
+import { sealTally } from '../src/storage/seal.js';
 
 interface DatasetSeries { index: number; kind: string; name: string; type: ValueType; points(): Iterable<[bigint, unknown, number]> }
 
@@ -32,6 +33,8 @@ const JSON_OUT = args.includes('--json');
 const IN_FLIGHT = opt('in-flight', 2);
 const RENDER_RUNS = opt('render-runs', 50);
 const PROFILE = (() => { const i = args.indexOf('--cpu-profile'); return i >= 0 ? args[i + 1] : null; })();
+/** Largest chunk LMDB keeps inside a leaf page (measured: 2,000 B inline, 2,020 B overflow). */
+const INLINE_MAX = 2010;
 const WRITE_SLICE = 1000; // points per series per write call: one call carries every series
 const log = (s: string) => { if (!JSON_OUT) process.stderr.write(s + '\n'); };
 
@@ -126,8 +129,22 @@ async function main() {
     const t1 = performance.now();
     await store.sealHeads();
     const sealMs = performance.now() - t1;
-    let chunkBytes = 0;
-    for (const c of cols) for (const ch of store.read((v) => listChunks(v, c.id, { startNs: c.times[0], endNs: c.times[c.times.length - 1] + 1n }))) chunkBytes += ch.bytes;
+    // where the chunk table's pages go: full chunks (each an overflow value) and each
+    // series' last chunk; a value above INLINE_MAX bytes takes ceil((len + 24) / 4096) pages
+    let chunkBytes = 0, fullBytes = 0, fullPages = 0, lastBytes = 0, lastPages = 0, lastInline = 0;
+    for (const c of cols) {
+      const list = store.read((v) => listChunks(v, c.id, { startNs: c.times[0], endNs: c.times[c.times.length - 1] + 1n })).filter((ch) => ch.sealed);
+      list.forEach((ch, i) => {
+        chunkBytes += ch.bytes;
+        const pages = ch.bytes > INLINE_MAX ? Math.ceil((ch.bytes + 24) / 4096) : 0;
+        if (i < list.length - 1) { fullBytes += ch.bytes; fullPages += pages; } else { lastBytes += ch.bytes; lastPages += pages; if (pages === 0) lastInline++; }
+      });
+    }
+    out.seal_encodes_per_chunk = +(sealTally.encodes / Math.max(1, sealTally.chunks)).toFixed(3);
+    out.full_chunk_page_fill = +(fullBytes / (fullPages * 4096)).toFixed(4);
+    out.last_chunk_bytes_avg = Math.round(lastBytes / cols.length);
+    out.last_chunk_overflow_pages_per_point = +((lastPages * 4096) / total).toFixed(4);
+    out.last_chunks_inline = lastInline;
     out.seal_remaining_heads_ms = Math.round(sealMs);
     await disk(store, root, 'fleet', total, out, 'sealed_');
     out.bytes_per_point_chunks = +(chunkBytes / total).toFixed(3);

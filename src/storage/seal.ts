@@ -71,22 +71,23 @@ export function sealRun(env: SeriesEnv, series: Buffer, meta: SeriesMeta, cols: 
 export const sealTally = { chunks: 0, encodes: 0 };
 
 /** A sealed chunk should fill at least this share of the byte budget (an LMDB page is paid whole). */
-const FILL_LOW = 0.95;
+const FILL_LOW = 0.99;
 /** The share of the budget a chunk is aimed at from the bytes-per-point estimate. */
-const FILL_TARGET = 0.985;
+const FILL_TARGET = 0.996;
 const MAX_TRIES = 6;
 
 /**
  * Seals full chunks off the front of an open head (inside the write txn). The point count
  * of each chunk comes from the series' measured bytes per point, so a chunk is usually
- * encoded once, twice when the estimate misses the [95%, 100%] window of the budget.
+ * encoded once or twice; an estimate that misses the [99%, 100%] window of the budget is
+ * corrected along the secant of the last two encodes (size is nearly linear in points).
  * A head is full once it holds budget.chunkPoints points or its estimated encoding
  * reaches the fill window; with `all`, every point is sealed (idle heads, shutdown).
  * Returns the points sealed; head.sealedEnd follows.
  */
 export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, head: OpenHead, budget: SealBudget, all: boolean): { points: number; dropped: number } {
   const out = { points: 0, dropped: 0 };
-  const maxBytes = budget.chunkBytes, target = maxBytes * FILL_TARGET - MIN_CHUNK_BYTES;
+  const maxBytes = budget.chunkBytes, aim = maxBytes * FILL_TARGET, target = aim - MIN_CHUNK_BYTES;
   while (head.count > 0) {
     const avail = Math.min(head.count, budget.chunkPoints);
     const full = head.count >= budget.chunkPoints;
@@ -95,6 +96,7 @@ export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, h
     let n = bpp > 0 ? Math.floor(target / bpp) : avail;
     let best: { bytes: Uint8Array; n: number } | null = null;
     let tooMany = avail + 1;
+    let prevN = 0, prevBytes = MIN_CHUNK_BYTES;
     for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
       n = Math.max(1, Math.min(n, avail, tooMany - 1));
       if (best !== null && n <= best.n) break;
@@ -102,13 +104,17 @@ export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, h
       sealTally.encodes++;
       head.calibrate(bytes.byteLength, n, true);
       bpp = head.bytesPerPoint;
+      // bytes per point at the margin: the secant through the previous encode, when sane
+      const slope = prevN > 0 && n !== prevN ? (bytes.byteLength - prevBytes) / (n - prevN) : NaN;
+      const step = slope > 0 && slope < 4 * bpp ? slope : bpp;
+      prevN = n; prevBytes = bytes.byteLength;
       if (bytes.byteLength <= maxBytes || n === 1) {
         best = { bytes, n };
         if (n === avail || bytes.byteLength >= maxBytes * FILL_LOW) break;
-        n = Math.max(n + 1, Math.floor(target / bpp));
+        n = Math.max(n + 1, n + Math.floor((aim - bytes.byteLength) / step));
       } else {
         tooMany = n;
-        n = Math.min(n - 1, Math.floor(target / bpp));
+        n = Math.min(n - 1, n - Math.ceil((bytes.byteLength - aim) / step));
       }
     }
     while (best === null) {

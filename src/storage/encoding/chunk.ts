@@ -25,11 +25,12 @@ export { FORMAT_VERSION, readInt64Extremes } from './chunk-header.js';
 /**
  * Byte budget of one sealed chunk. lmdb-js stores a value above ~2 KB in overflow pages of
  * 4 KiB. Measured here (lmdb 3.5, binary key of 24 B and binary value, 1,000 puts each):
- * values of 4,000, 4,064 and 4,072 B take exactly one overflow page each, 4,080 B take two.
- * 4,064 B keeps 8 bytes of margin and fills 99.2% of the page (STACK-NOTES §3 had 4,000).
+ * values of 4,000, 4,064 and 4,072 B take exactly one overflow page each, 4,076 and 4,080 B
+ * take two (re-measured 2026-11-21: a page holds 4,096 - 24 bytes of value). 4,072 B is that
+ * capacity exactly (STACK-NOTES §3 had 4,000; until 2026-11-21 the budget was 4,064).
  * Larger multi-page chunks were rejected: see docs/decisions.md.
  */
-export const CHUNK_BYTE_BUDGET = 4064;
+export const CHUNK_BYTE_BUDGET = 4072;
 
 /**
  * Upper bound on points per chunk, whatever the byte size: bounds decode scratch and the
