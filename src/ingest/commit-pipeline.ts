@@ -58,6 +58,12 @@ export class CommitPipeline {
    */
   readonly costMs = { LIVE: 0.002, BACKFILL: 0.05 };
   private lastSettleMs = 0;
+  private liveMeasured = false;
+
+  /** Live points the engine takes per ms (the inverse of costMs.LIVE); null until a live group was measured. */
+  liveRate(): number | null {
+    return this.liveMeasured ? 1 / this.costMs.LIVE : null;
+  }
   /** Estimated engine time (ms) of the groups in flight: what a new live group would wait behind. */
   private msAhead = 0;
 
@@ -192,6 +198,7 @@ export class CommitPipeline {
     this.lastSettleMs = now;
     if (points === 0) return;
     const perPoint = (now - start) / points;
+    if (lane === 'LIVE') this.liveMeasured = true;
     // Up at once, down gently: one slow group shrinks the next one; cheap groups grow them step by step.
     this.costMs[lane] = perPoint > this.costMs[lane] ? perPoint : this.costMs[lane] * 0.7 + perPoint * 0.3;
   }

@@ -14,7 +14,8 @@ export const INGEST_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: 'SERVICE_GRPC_TLS_CERT', default: '(unset)', meaning: 'PEM certificate chain for TLS on the collector port (with SERVICE_GRPC_TLS_KEY)' },
   { name: 'SERVICE_GRPC_TLS_KEY', default: '(unset)', meaning: 'PEM private key for TLS on the collector port' },
   { name: 'SERVICE_GRPC_CLIENT_CA', default: '(unset)', meaning: 'PEM CA bundle; when set, collectors must present a client certificate it signed (mTLS)' },
-  { name: 'SERVICE_INGEST_LIVE_CREDIT', default: '20000', meaning: 'live-lane credit per session, in points' },
+  { name: 'SERVICE_INGEST_LIVE_CREDIT', default: '10000', meaning: 'live-lane credit per session at welcome and at most, in points (under load each session gets its share of SERVICE_INGEST_ACK_TARGET_MS)' },
+  { name: 'SERVICE_INGEST_ACK_TARGET_MS', default: '20', meaning: 'live ack latency the credit is sized for: all live sessions together may hold the engine rate times this many points' },
   { name: 'SERVICE_INGEST_BACKFILL_CREDIT', default: '20000', meaning: 'backfill-lane credit per session, in points' },
   { name: 'SERVICE_INGEST_MAX_BATCH_POINTS', default: '50000', meaning: 'largest batch a collector may send, in points' },
   { name: 'SERVICE_INGEST_GROUP_POINTS', default: '60000', meaning: 'largest group commit, in points' },
@@ -38,12 +39,13 @@ function int(env: Env, name: string, dflt: number, min: number, max: number, fai
 export function loadIngestConfig(env: Env, fail: (message: string) => Error): IngestConfig {
   const maxBatchPoints = int(env, 'SERVICE_INGEST_MAX_BATCH_POINTS', 50_000, 1, 1_000_000, fail);
   const tuning: IngestTuning = {
-    liveCredit: int(env, 'SERVICE_INGEST_LIVE_CREDIT', 20_000, 1, 100_000_000, fail),
+    liveCredit: int(env, 'SERVICE_INGEST_LIVE_CREDIT', 10_000, 1, 100_000_000, fail),
     backfillCredit: int(env, 'SERVICE_INGEST_BACKFILL_CREDIT', 20_000, 1, 100_000_000, fail),
     maxBatchPoints,
     maxGroupPoints: int(env, 'SERVICE_INGEST_GROUP_POINTS', 60_000, 1, 100_000_000, fail),
     backfillGroupPoints: int(env, 'SERVICE_INGEST_BACKFILL_GROUP_POINTS', 60_000, 1, 100_000_000, fail),
     groupTargetMs: int(env, 'SERVICE_INGEST_GROUP_TARGET_MS', 20, 1, 10_000, fail),
+    ackTargetMs: int(env, 'SERVICE_INGEST_ACK_TARGET_MS', 20, 1, 60_000, fail),
     backfillShareWhileLive: 10_000,
     commitsInFlight: 2,
     heartbeatIntervalMs: 10_000,

@@ -182,6 +182,7 @@ export class IngestCore {
       mayGrantBackfill: () => this.pipeline.liveBacklog() < this.tuning.maxGroupPoints,
       pace: (s) => this.pace(s),
       ackLater: (s) => this.ackLater(s),
+      liveShare: () => this.liveShare(),
     });
     c.sessions.add(session);
     c.latest = session;
@@ -242,9 +243,32 @@ export class IngestCore {
   }
 
   private flushAcks(): void {
+    this.share = null;
     // A session may be queued again while flushing (a grant never settles a batch, so this ends).
     for (let i = 0; i < this.ackDue.length; i++) this.ackDue[i].flushAcks();
     this.ackDue.length = 0;
+  }
+
+  /** liveShare() as computed for the acks being flushed now (null: compute again). */
+  private share: number | null = null;
+
+  /**
+   * Live points each active live session may have outstanding: the engine's measured live
+   * rate (points per ms) times the ack target, split between the sessions that sent a live
+   * batch in the last second. Sessions never get less than two of their batches (liveGrant).
+   */
+  private liveShare(): number {
+    if (this.share !== null) return this.share;
+    const now = performance.now();
+    let active = 0;
+    for (const c of this.collectors.values()) {
+      for (const s of c.sessions) if (!s.closed && s.fencedBy === null && now - s.live.lastBatchMs < 1000) active++;
+    }
+    const rate = this.pipeline.liveRate();
+    // until a live group has been measured, the configured credit (nothing to size it by)
+    this.share = rate === null ? this.tuning.liveCredit : (this.tuning.ackTargetMs * rate) / Math.max(1, active);
+    queueMicrotask(() => { this.share = null; });
+    return this.share;
   }
 
   private pace(s: IngestSession): void {

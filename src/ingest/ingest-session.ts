@@ -35,6 +35,11 @@ export interface SessionEnv {
   pace(session: IngestSession): void;
   /** Queues session.flushAcks() to run once the code settling batches now has finished. */
   ackLater(session: IngestSession): void;
+  /**
+   * Live points one session may have outstanding (credit plus unacknowledged batches) so that
+   * all live sessions together hold about the engine's rate times the ack latency target.
+   */
+  liveShare(): number;
 }
 
 const MAX_LISTED_REFUSALS = 100;
@@ -59,6 +64,7 @@ export class IngestSession {
     readonly link: SessionLink,
     private readonly env: SessionEnv,
   ) {
+    // the full credit at first: the engine's rate for this session's batches is not known yet
     this.live = new SessionLane('LIVE', env.tuning.liveCredit);
     this.backfill = new SessionLane('BACKFILL', env.tuning.backfillCredit);
   }
@@ -193,8 +199,21 @@ export class IngestSession {
         this.env.pace(this);
         continue;
       }
-      this.grant(lane, points);
+      this.grant(lane, lane.name === 'LIVE' ? this.liveGrant() : points);
     }
+  }
+
+  /**
+   * Live credit to return: what tops the session's outstanding points (credit held plus
+   * batches not yet acknowledged) up to its share of the latency budget, never below two of
+   * its largest batches (so it always has one in flight and one on the way) nor above
+   * SERVICE_INGEST_LIVE_CREDIT. Ack latency is points in flight over throughput (Little's
+   * law): a fixed credit per session makes it grow with every session that connects.
+   */
+  private liveGrant(): number {
+    const lane = this.live;
+    const target = Math.max(1, Math.min(this.env.tuning.liveCredit, Math.max(Math.floor(this.env.liveShare()), 2 * lane.largestBatch)));
+    return target - (lane.credit + lane.unsettledPoints);
   }
 
   /** Returns credit to the collector and resumes reading once no lane is overdrawn. */

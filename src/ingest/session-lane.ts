@@ -34,6 +34,12 @@ export class SessionLane {
   withheld = 0;
   /** Points settled since the last ack message of this lane. */
   unsentAckPoints = 0;
+  /** Points of the batches registered and not yet settled. */
+  unsettledPoints = 0;
+  /** The largest batch this lane has received (credit never shrinks below two of them). */
+  largestBatch = 0;
+  /** When the last batch arrived (performance.now()); -Infinity before the first. */
+  lastBatchMs = -Infinity;
   private readonly slots: Slot[] = [];
   private head = 0;
 
@@ -65,6 +71,9 @@ export class SessionLane {
   open(points: number): Slot {
     const slot: Slot = { seq: this.expectedSeq++, points, settled: false };
     this.slots.push(slot);
+    this.unsettledPoints += points;
+    if (points > this.largestBatch) this.largestBatch = points;
+    this.lastBatchMs = performance.now();
     return slot;
   }
 
@@ -76,6 +85,7 @@ export class SessionLane {
     while (this.head < this.slots.length && this.slots[this.head].settled) {
       const s = this.slots[this.head++];
       points += s.points;
+      this.unsettledPoints -= s.points;
       through = s.seq;
     }
     if (this.head > 1024 && this.head * 2 > this.slots.length) { this.slots.splice(0, this.head); this.head = 0; }

@@ -27,6 +27,8 @@ export interface IngestTuning {
   backfillGroupPoints: number;
   /** Engine time a group should take (ms); group sizes follow the measured time per point. */
   groupTargetMs: number;
+  /** Live ack latency the credit is sized for (ms): live sessions share rate x this many points. */
+  ackTargetMs: number;
   /** Backfill points per group commit while live points are waiting. */
   backfillShareWhileLive: number;
   /** Group commits in flight at once (the next one applies while the previous one syncs). */
