@@ -202,6 +202,8 @@ const F_STATS = 1, F_LINEAR_SAME = 2, F_GOOD_ALL = 4, F_NS_F64 = 8, F_MAX_SAME =
 export const HOURS_PER_DAY = 24;
 const BLOCK_VERSION = 1;
 const BLOCK_HAS_DAY = 1;
+/** The day row is the fold of the block's hour rows (mergeRow in hour order), not stored. */
+const BLOCK_DAY_FOLDED = 2;
 
 const same = (a: number, b: number): boolean => Object.is(a, b);
 const wholeNs = (x: number): boolean => Number.isSafeInteger(x) && x >= 0 && !Object.is(x, -0);
@@ -395,6 +397,24 @@ function readRow(rd: RowReader, base: bigint, s: BlockScale): RollupRow {
   return r;
 }
 
+/** The day row as the hour rows fold into it (mergeRow from an empty row, in hour order). */
+export function foldHours(hours: (RollupRow | null)[]): RollupRow | null {
+  let day: RollupRow | null = null;
+  for (const h of hours) {
+    if (h === null) continue;
+    day ??= emptyRow();
+    mergeRow(day, h);
+  }
+  return day;
+}
+
+function sameRowBits(a: RollupRow, b: RollupRow | null): boolean {
+  if (b === null) return false;
+  return same(a.count, b.count) && same(a.min, b.min) && same(a.max, b.max) && same(a.first, b.first) && same(a.last, b.last)
+    && a.minTs === b.minTs && a.maxTs === b.maxTs && a.firstTs === b.firstTs && a.lastTs === b.lastTs && same(a.lastQuality, b.lastQuality)
+    && same(a.areaStepped, b.areaStepped) && same(a.areaLinear, b.areaLinear) && same(a.coveredNs, b.coveredNs) && same(a.goodNs, b.goodNs);
+}
+
 /** One series' rollups of one UTC day: the day row and the rows of its 24 hours (null: none). */
 export interface DayBlock {
   day: RollupRow | null;
@@ -412,7 +432,7 @@ export function isEmptyDayBlock(b: DayBlock): boolean {
 const blockWriter = new RowWriter();
 
 /**
- * u8 version (1) | u8 flags (bit 0: day row present) | 3 bytes hour mask (bit h: hour h
+ * u8 version (1) | u8 flags (bit 0: day row stored; bit 1: day row = foldHours) | 3 bytes hour mask (bit h: hour h
  * present, little-endian) | u8 e | u8 k (BlockScale) | day row (relative to dayStart) |
  * present hour rows in hour order (each relative to its hour's start). A fresh Buffer.
  */
@@ -422,11 +442,14 @@ export function encodeDayBlock(b: DayBlock, dayStart: bigint, hourNs: bigint): B
   let mask = 0;
   for (let h = 0; h < HOURS_PER_DAY; h++) if (b.hours[h] !== null) mask |= 1 << h;
   const bases = [dayStart, ...b.hours.map((_, h) => dayStart + BigInt(h) * hourNs)];
-  const s = scaleOf([b.day, ...b.hours], bases);
-  w.u8(BLOCK_VERSION); w.u8(b.day !== null ? BLOCK_HAS_DAY : 0);
+  // the day row is stored only when it is not the fold of the hours (after lifecycle trims hours)
+  const folded = b.day !== null && sameRowBits(b.day, foldHours(b.hours));
+  const day = folded ? null : b.day;
+  const s = scaleOf([day, ...b.hours], bases);
+  w.u8(BLOCK_VERSION); w.u8(folded ? BLOCK_DAY_FOLDED : day !== null ? BLOCK_HAS_DAY : 0);
   w.u8(mask & 255); w.u8((mask >>> 8) & 255); w.u8((mask >>> 16) & 255);
   w.u8(s.e); w.u8(s.k);
-  if (b.day !== null) writeRow(w, b.day, dayStart, s);
+  if (day !== null) writeRow(w, day, dayStart, s);
   for (let h = 0; h < HOURS_PER_DAY; h++) {
     const row = b.hours[h];
     if (row !== null) writeRow(w, row, bases[h + 1], s);
@@ -445,6 +468,10 @@ export function decodeDayBlock(bytes: Buffer, dayStart: bigint, hourNs: bigint):
   const b = emptyDayBlock();
   if (flags & BLOCK_HAS_DAY) b.day = readRow(rd, dayStart, s);
   for (let h = 0; h < HOURS_PER_DAY; h++) if (mask & (1 << h)) b.hours[h] = readRow(rd, dayStart + BigInt(h) * hourNs, s);
+  if (flags & BLOCK_DAY_FOLDED) {
+    if (mask === 0) throw new Error('rollup day block folds a day row from no hours');
+    b.day = foldHours(b.hours);
+  }
   if (rd.pos !== bytes.length) throw new Error(`rollup day block has ${bytes.length - rd.pos} unread bytes`);
   return b;
 }

@@ -10,7 +10,7 @@ import { numericAt, type TimedPoints } from './point-runs.js';
 import { atLeast, int64ToNumbers, offsetsFrom } from './int64-words.js';
 import { collectTimed, pointAtOrAfter, pointBefore } from './range-scan.js';
 import {
-  BucketAccumulator, decodeDayBlock, decodeRow, emptyDayBlock, emptyRow, encodeDayBlock, HOURS_PER_DAY, isEmptyDayBlock, mergeRow,
+  BucketAccumulator, decodeDayBlock, decodeRow, emptyDayBlock, encodeDayBlock, foldHours, HOURS_PER_DAY, isEmptyDayBlock,
   type DayBlock, type RollupRow,
 } from './rollup-row.js';
 import { readMeta } from './series-meta.js';
@@ -72,12 +72,7 @@ class DayBlocks {
     const env = this.view.env;
     for (const [day, e] of this.blocks) {
       if (!e.dirty) continue;
-      if (refold) {
-        const row = emptyRow();
-        let any = false;
-        for (const h of e.block.hours) if (h !== null) { mergeRow(row, h); any = true; }
-        e.block.day = any ? row : null;
-      }
+      if (refold) e.block.day = foldHours(e.block.hours);
       const key = rollupKey(this.series, DAY_BLOCK_CODE, day);
       if (isEmptyDayBlock(e.block)) env.rollups.removeSync(key);
       else env.rollups.putSync(key, encodeDayBlock(e.block, day, HOUR.ns));
