@@ -118,26 +118,29 @@ for (let pass = 1; pass < 3; pass++) {
 }
 const totalPoints = sealed.reduce((a, c) => a + c.points, 0);
 
-interface KindRow { kind: string; series: number; points: number; chunks: number; bytes: number; disk: number; deflated: number; header: number; times: number; values: number; quality: number }
+interface KindRow { kind: string; series: number; points: number; chunks: number; bytes: number; disk: number; deflated: number; header: number; summary: number; times: number; values: number; quality: number }
 const byKind = new Map<string, KindRow>();
 let totalBytes = 0;
 let totalDisk = 0;
 let totalDeflated = 0;
 let chunkCount = 0;
 for (const c of sealed) {
-  const row = byKind.get(c.kind) ?? { kind: c.kind, series: 0, points: 0, chunks: 0, bytes: 0, disk: 0, deflated: 0, header: 0, times: 0, values: 0, quality: 0 };
+  const row = byKind.get(c.kind) ?? { kind: c.kind, series: 0, points: 0, chunks: 0, bytes: 0, disk: 0, deflated: 0, header: 0, summary: 0, times: 0, values: 0, quality: 0 };
   row.series++;
   row.points += c.points;
   for (const b of c.chunks) {
     const d = deflateRawSync(b, { level: 6 }).length + 1;
     row.chunks++;
     row.bytes += b.length;
-    // Section offsets from the header (FORMAT.md): times at 100, values, quality, CRC.
+    // Section offsets from the header (FORMAT.md): version 2 has the summary (render's group
+    // directory) and the header CRC between byte 100 and timesAt; version 1 times at 100.
     const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    const timesAt = b[0] === 1 ? 100 : dv.getUint32(96, true);
     const valuesAt = dv.getUint32(88, true);
     const qualityAt = dv.getUint32(92, true);
     row.header += 104;
-    row.times += valuesAt - 100;
+    row.summary += timesAt - 100;
+    row.times += valuesAt - timesAt;
     row.values += qualityAt - valuesAt;
     row.quality += b.length - 4 - qualityAt;
     row.disk += modelledDiskBytes(b.length);
@@ -245,7 +248,7 @@ const result = {
   decodeNumericPointsPerSec: decodeNumericPps,
   decodeColumnsPointsPerSecByType: Object.fromEntries(byType),
   inflateNsPerPoint: inflateMs,
-  kinds: Object.fromEntries(kinds.map((k) => [k.kind, { series: k.series, points: k.points, chunks: k.chunks, bytesPerPoint: k.bytes / k.points, headerBytesPerPoint: k.header / k.points, timeBytesPerPoint: k.times / k.points, valueBytesPerPoint: k.values / k.points, qualityBytesPerPoint: k.quality / k.points, modelledDiskBytesPerPoint: k.disk / k.points, deflatedBytesPerPoint: k.deflated / k.points }])),
+  kinds: Object.fromEntries(kinds.map((k) => [k.kind, { series: k.series, points: k.points, chunks: k.chunks, bytesPerPoint: k.bytes / k.points, headerBytesPerPoint: k.header / k.points, summaryBytesPerPoint: k.summary / k.points, timeBytesPerPoint: k.times / k.points, valueBytesPerPoint: k.values / k.points, qualityBytesPerPoint: k.quality / k.points, modelledDiskBytesPerPoint: k.disk / k.points, deflatedBytesPerPoint: k.deflated / k.points }])),
   timestampAlternativesBytesPerPoint: {
     gridResidual: alt.gridResidual / alt.points,
     deltaFor: alt.deltaFor / alt.points,
@@ -259,9 +262,9 @@ if (JSON_OUT) {
   const f = (x: number, d = 3): string => x.toFixed(d);
   const m = (x: number): string => `${(x / 1e6).toFixed(1)} M`;
   log('');
-  log('kind        series   points      chunks  B/pt   disk B/pt  deflated B/pt | header  times  values quality');
+  log('kind        series   points      chunks  B/pt   disk B/pt  deflated B/pt | header summary times  values quality');
   for (const k of kinds) {
-    const parts = [k.header, k.times, k.values, k.quality].map((x) => f(x / k.points).padStart(6)).join(' ');
+    const parts = [k.header, k.summary, k.times, k.values, k.quality].map((x) => f(x / k.points).padStart(6)).join(' ');
     log(`${k.kind.padEnd(11)} ${String(k.series).padStart(6)} ${String(k.points).padStart(9)} ${String(k.chunks).padStart(9)}  ${f(k.bytes / k.points)}  ${f(k.disk / k.points).padStart(9)}  ${f(k.deflated / k.points).padStart(13)} | ${parts}`);
   }
   log(`${'total'.padEnd(11)} ${String(SERIES).padStart(6)} ${String(totalPoints).padStart(9)} ${String(chunkCount).padStart(9)}  ${f(result.bytesPerPoint)}  ${f(result.modelledDiskBytesPerPoint).padStart(9)}  ${f(result.deflatedBytesPerPoint).padStart(13)}`);
