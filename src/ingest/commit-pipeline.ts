@@ -45,6 +45,8 @@ export class CommitPipeline {
   private livePoints = 0;
   private backfillPoints = 0;
   private inFlight = 0;
+  /** Groups in flight that carry backfill batches. */
+  private backfillGroupsInFlight = 0;
   private scheduled = false;
   private lastSettle: Promise<void> = Promise.resolve();
   private idleWaiters: Array<() => void> = [];
@@ -103,6 +105,10 @@ export class CommitPipeline {
     // A group of backfill only waits while more than about a group's worth of engine time is
     // queued: slow backfill (one batch above the target) then runs one group at a time.
     if (this.live.length === 0 && this.inFlight > 0 && this.msAhead >= 1.5 * this.tuning.groupTargetMs) return;
+    // ...and while another group carrying backfill is in flight: groups handed to the engine
+    // queue there in order (and may share one transaction), so a live group handed next would
+    // wait behind both; with one at a time it waits behind at most one backfill group.
+    if (this.live.length === 0 && this.backfillGroupsInFlight > 0) return;
     this.scheduled = true;
     // One turn of the event loop lets every batch that arrived in the same read join the group.
     setImmediate(() => { this.scheduled = false; this.runGroup(); });
@@ -146,6 +152,7 @@ export class CommitPipeline {
       else writing.push(p);
     }
     this.inFlight++;
+    if (backfillTaken > 0) this.backfillGroupsInFlight++;
     this.groups++;
     this.groupPoints += liveTaken + backfillTaken;
     const written = writing.length === 0
@@ -181,6 +188,7 @@ export class CommitPipeline {
     })();
     this.lastSettle.finally(() => {
       this.inFlight--;
+      if (backfillTaken > 0) this.backfillGroupsInFlight--;
       this.msAhead = this.inFlight === 0 ? 0 : Math.max(0, this.msAhead - estimateMs);
       if (this.live.length || this.backfill.length) this.schedule();
       else this.checkIdle();
