@@ -117,6 +117,15 @@ export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, h
         n = Math.min(n - 1, n - Math.ceil((bytes.byteLength - aim) / step));
       }
     }
+    // Size is not linear in points when a run turns from quiet to noisy inside the chunk
+    // (a 128-value block widens, RLE gives way to FOR): the guesses above can stop far below
+    // the budget. Bisect between the largest count that fits and the smallest that does not.
+    while (best !== null && best.bytes.byteLength < maxBytes * FILL_LOW && tooMany - best.n > 1) {
+      const mid = best.n + ((tooMany - best.n) >> 1);
+      const bytes = encodeChunk(slicePointColumns(head.cols, 0, mid));
+      sealTally.encodes++;
+      if (bytes.byteLength <= maxBytes) best = { bytes, n: mid }; else tooMany = mid;
+    }
     while (best === null) {
       n = Math.max(1, n >> 1);
       const bytes = encodeChunk(slicePointColumns(head.cols, 0, n));
