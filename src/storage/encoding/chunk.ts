@@ -158,6 +158,13 @@ export function encodeChunkPrefix(cols: PointColumns, maxBytes: number = CHUNK_B
     if (count === 1) break;
     guess = Math.floor(((maxBytes * 0.98 - fixed) * count) / Math.max(1, bytes.length - fixed));
   }
+  // size is not linear in points when the run turns noisy (or a -0 forces the float split):
+  // bisect between the largest count that fits and the smallest that does not
+  while (best !== null && best.bytes.length < maxBytes * 0.95 && tooMany - best.count > 1) {
+    view.count = best.count + ((tooMany - best.count) >> 1);
+    bytes = encodeChunk(view);
+    if (bytes.length <= maxBytes) best = { bytes, count: view.count }; else tooMany = view.count;
+  }
   while (best === null) {
     count = Math.max(1, count >> 1);
     view.count = count;
