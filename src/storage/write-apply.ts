@@ -157,6 +157,13 @@ function mergeIntoHead(ctx: TxnContext, series: Buffer, meta: SeriesMeta, head: 
   if ((prevLast === null || first > prevLast) && last - spanStart < MAX_SPAN_BIG) {
     head.append(pts, from, pts.count);
     ch.accepted += pts.count - from; widen(ch, first, last);
+  } else if (prevLast !== null && last < head.firstTs() && !meta.lifecycle?.policy.swinging_door) {
+    // History between the sealed chunks and the open head (a backfill before live data): no
+    // stored point can be at these times, so they are sealed as chunks of their own and the
+    // head is left as it is (before, every such batch re-encoded and rewrote the whole head).
+    // Not with swinging-door: these points would then skip the compression head points get.
+    fillGap(ctx, series, meta, pts, from, floorChunk(ctx.view, series, first), ch);
+    head.sealedEnd = last;
   } else {
     const fresh = from === 0 ? pts : sliceTimed(pts, from, pts.count);
     let merged = fresh;
@@ -219,8 +226,9 @@ function mergeLate(ctx: TxnContext, series: Buffer, meta: SeriesMeta, late: Time
 const PARTIAL_CHUNK_SHARE = 0.9;
 
 /**
- * Seals late points [from, end) that lie after `floor`'s last point (or before the first
- * chunk) and before the next chunk: every one is new. Returns end.
+ * Seals points [from, end) that lie after `floor`'s last point (or before the first chunk)
+ * and before the next chunk (or, with none, before the open head): every one is new.
+ * Returns end.
  */
 function fillGap(ctx: TxnContext, series: Buffer, meta: SeriesMeta, late: TimedPoints, from: number, floor: StoredChunk | null, ch: Changes): number {
   const next = nextChunk(ctx.view, series, late.ts[from]);

@@ -1,5 +1,5 @@
-// History written where no sealed point lies (before a series' first chunk, or between two
-// chunks) is sealed without a merge. Oracle: a second store given the same points in time
+// History written where no stored point lies (before a series' first chunk, between two
+// chunks, or between the last chunk and the open head) is sealed without a merge. Oracle: a second store given the same points in time
 // order. Both must read back the same points and the same rollups, and the history must
 // still fill its chunks (a partial chunk in front of the next batch is re-encoded with it).
 import t from 'tap';
@@ -38,22 +38,24 @@ function sameRollups(a: SeriesStore, b: SeriesStore, id: string): string | null 
 
 const cleanups: Array<() => unknown> = [];
 
-t.test('history before the first chunk and inside a gap between chunks reads back, rolls up and fills chunks like data written in order', async (t) => {
+t.test('history before the first chunk, inside a gap between chunks or before an open head reads back, rolls up and fills chunks like data written in order', async (t) => {
   let runs = 0;
   await fc.assert(fc.asyncProperty(
-    fc.integer({ min: 1, max: 6 }), fc.integer({ min: 20, max: 400 }), fc.integer({ min: 16, max: 200 }), fc.boolean(),
-    async (historyBatches, batchPoints, chunkPoints, intoGap) => {
+    fc.integer({ min: 1, max: 6 }), fc.integer({ min: 20, max: 400 }), fc.integer({ min: 16, max: 200 }), fc.constantFrom('before-chunks', 'gap', 'before-head'),
+    async (historyBatches, batchPoints, chunkPoints, where) => {
       const opts = { seal: { chunkPoints }, groupWindowMs: 0 };
       const { store } = await tempStore({ teardown: (fn) => { cleanups.push(fn); } }, opts);
       const { store: oracle } = await tempStore({ teardown: (fn) => { cleanups.push(fn); } }, opts);
       const id = newId();
       for (const s of [store, oracle]) await s.createSeries({ id, type: 'float64', writableClass: 'collector' });
-      // live data: two runs 10 days apart (a gap between chunks), enough to seal chunks
+      // live data: two runs 10 days apart (a gap between chunks), enough to seal chunks; or,
+      // for 'before-head', a few points that stay in the open head (nothing sealed yet)
       const live: bigint[] = [];
-      for (let i = 0; i < 3 * chunkPoints; i++) live.push(T0 + BigInt(i) * 10n * SEC);
-      for (let i = 0; i < 3 * chunkPoints; i++) live.push(T0 + 10n * 86_400n * SEC + BigInt(i) * 10n * SEC);
-      // history: consecutive batches in time order, before the first chunk or inside the gap
-      const histStart = intoGap ? T0 + 3n * 86_400n * SEC : T0 - 400n * 86_400n * SEC;
+      const perRun = where === 'before-head' ? Math.max(1, chunkPoints >> 2) : 3 * chunkPoints;
+      for (let i = 0; i < perRun; i++) live.push(T0 + BigInt(i) * 10n * SEC);
+      if (where !== 'before-head') for (let i = 0; i < perRun; i++) live.push(T0 + 10n * 86_400n * SEC + BigInt(i) * 10n * SEC);
+      // history: consecutive batches in time order, before the first chunk (or the head) or inside the gap
+      const histStart = where === 'gap' ? T0 + 3n * 86_400n * SEC : T0 - 400n * 86_400n * SEC;
       const history: bigint[][] = [];
       for (let b = 0; b < historyBatches; b++) history.push(Array.from({ length: batchPoints }, (_, i) => histStart + BigInt(b * batchPoints + i) * 7n * SEC));
       const value = (x: bigint) => Number((x / SEC) % 1000n) / 4;
@@ -84,6 +86,6 @@ t.test('history before the first chunk and inside a gap between chunks reads bac
         return false;
       }
       return again.accepted === 0 && again.batches[0].unchanged === batchPoints && changed.batches[0].superseded === 1 && audit.length === 1;
-    }), { seed: SEED, numRuns: 25 });
-  t.ok(runs >= 25, `${runs} runs`);
+    }), { seed: SEED, numRuns: 36 });
+  t.ok(runs >= 36, `${runs} runs`);
 });
