@@ -19,7 +19,7 @@ const TWO32 = 4294967296;
 if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('BUG: the columnar layout assumes a little-endian host');
 
 /** Column sizes kept between requests (points); a larger page gets one-shot columns. */
-const RETAIN_POINTS = 1 << 20;
+export const RETAIN_POINTS = 1 << 20;
 
 export type ValueEncoding = 'float64le' | 'int64le' | 'uint8' | 'int32le' | 'string';
 export type QualityEncoding = 'uint8' | 'uint32le';
@@ -67,6 +67,12 @@ export class ColumnPage {
     this.ordMax = 0;
     this.str.length = 0;
     this.limit = limit;
+  }
+
+  /** After the body is written (or the read failed): drops string references and columns beyond what is kept between requests. */
+  end(): void {
+    this.str.length = 0;
+    this.count = 0;
     if (this.capacity > RETAIN_POINTS) this.allocate(0);
   }
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { Unpackr } from 'msgpackr';
 import { BodySink } from '../../src/workers/body-sink.js';
-import { ColumnPage } from '../../src/workers/raw-points-columns.js';
+import { ColumnPage, RETAIN_POINTS } from '../../src/workers/raw-points-columns.js';
 import type { PointColumns, ValueType } from '../../src/storage/encoding/chunk-types.js';
 import { pointRunArb, timeAt, toColumns } from '../helpers/chunk-arbitraries.js';
 import { columnPoints, type ColumnsBody } from './raw-columns-decode.js';
@@ -69,4 +69,21 @@ t.test('a float64 page costs 17 bytes a point plus the bin headers', async (t) =
   const sink = new BodySink(64);
   page.writePoints(sink);
   t.equal(sink.pos, 1 + 6 + 5 + 8 * n + 6 + 5 + 8 * n + 8 + 3 + n);
+});
+
+t.test('a page larger than the kept columns is written whole, and the next small page still reads right', async (t) => {
+  const n = RETAIN_POINTS + 3;
+  const run = (count: number, step: number) => toColumns({ type: 'int64', firstTs: 1_700_000_000_000_000_000n, o0: 0, deltas: Array(count - 1).fill(step), values: Array.from({ length: count }, (_, i) => BigInt(i) * 3n - 7n), quality: Array.from({ length: count }, (_, i) => (i === count - 1 ? 300 : 192)) });
+  const page = new ColumnPage();
+  const sink = new BodySink(64);
+  for (const [count, step] of [[n, 1000], [5, 7]] as const) {
+    const cols = run(count, step);
+    page.begin('int64', count);
+    page.append(cols, 0, 2); // runs of different sizes, as chunks give them
+    page.append(cols, 2, count);
+    const points = columnPoints(writeBody(sink, page));
+    page.end();
+    t.equal(points.length, count);
+    t.ok(points.every((p, i) => p.ts_ns === timeAt(cols, i) && p.value === cols.i64![i] && p.quality === cols.quality[i]), `${count} points exact`);
+  }
 });

@@ -106,35 +106,39 @@ const nextCursor = (series: string, more: boolean, lastTs: bigint): string | nul
 function writeColumnsPage(view: ReadView, sink: BodySink, t: RawTask, from: bigint, endNs: bigint, type: ValueType, enumSet: string): number {
   const page = columnPage;
   page.begin(type, t.limit);
-  let more = false;
-  let lastTs = 0n;
-  if (from < endNs) {
-    scanRange(view, seriesKey(t.series), from, endNs, (cols, i0, i1) => {
-      const take = Math.min(t.limit - page.count, i1 - i0);
-      if (take > 0) {
-        page.append(cols, i0, i0 + take);
-        lastTs = cols.tsBase + BigInt(cols.tsOffset[i0 + take - 1]);
-      }
-      if (take < i1 - i0) { more = true; return false; }
-      return true;
-    }, scratchFor(type));
+  try {
+    let more = false;
+    let lastTs = 0n;
+    if (from < endNs) {
+      scanRange(view, seriesKey(t.series), from, endNs, (cols, i0, i1) => {
+        const take = Math.min(t.limit - page.count, i1 - i0);
+        if (take > 0) {
+          page.append(cols, i0, i0 + take);
+          lastTs = cols.tsBase + BigInt(cols.tsOffset[i0 + take - 1]);
+        }
+        if (take < i1 - i0) { more = true; return false; }
+        return true;
+      }, scratchFor(type));
+    }
+    mpMapHeader(sink, 10);
+    sink.bytes(mpKey('series')); mpString(sink, t.series);
+    sink.bytes(mpKey('start_ns')); mpInt64Big(sink, BigInt(t.startNs));
+    sink.bytes(mpKey('end_ns')); mpInt64Big(sink, endNs);
+    sink.bytes(mpKey('layout')); mpString(sink, 'columns');
+    sink.bytes(mpKey('value_type')); mpString(sink, type);
+    sink.bytes(mpKey('enum_set')); if (type === 'enum') mpString(sink, enumSet); else mpNil(sink);
+    sink.bytes(mpKey('count')); mpUint(sink, page.count);
+    sink.bytes(mpKey('encoding'));
+    mpMapHeader(sink, 3);
+    sink.bytes(mpKey('ts_ns')); mpString(sink, 'int64le');
+    sink.bytes(mpKey('value')); mpString(sink, page.valueEncoding);
+    sink.bytes(mpKey('quality')); mpString(sink, page.qualityEncoding);
+    sink.bytes(mpKey('points')); page.writePoints(sink);
+    sink.bytes(mpKey('next_cursor'));
+    const cursor = nextCursor(t.series, more, lastTs);
+    if (cursor === null) mpNil(sink); else mpString(sink, cursor);
+    return page.count;
+  } finally {
+    page.end();
   }
-  mpMapHeader(sink, 10);
-  sink.bytes(mpKey('series')); mpString(sink, t.series);
-  sink.bytes(mpKey('start_ns')); mpInt64Big(sink, BigInt(t.startNs));
-  sink.bytes(mpKey('end_ns')); mpInt64Big(sink, endNs);
-  sink.bytes(mpKey('layout')); mpString(sink, 'columns');
-  sink.bytes(mpKey('value_type')); mpString(sink, type);
-  sink.bytes(mpKey('enum_set')); if (type === 'enum') mpString(sink, enumSet); else mpNil(sink);
-  sink.bytes(mpKey('count')); mpUint(sink, page.count);
-  sink.bytes(mpKey('encoding'));
-  mpMapHeader(sink, 3);
-  sink.bytes(mpKey('ts_ns')); mpString(sink, 'int64le');
-  sink.bytes(mpKey('value')); mpString(sink, page.valueEncoding);
-  sink.bytes(mpKey('quality')); mpString(sink, page.qualityEncoding);
-  sink.bytes(mpKey('points')); page.writePoints(sink);
-  sink.bytes(mpKey('next_cursor'));
-  const cursor = nextCursor(t.series, more, lastTs);
-  if (cursor === null) mpNil(sink); else mpString(sink, cursor);
-  return page.count;
 }
