@@ -26,9 +26,11 @@ export function lowerBoundCols(c: PointColumns, t: bigint): number {
  * Calls visit(cols, i0, i1) for each run holding points in [from, to), in time order;
  * points i0..i1-1 of cols are inside. visit returns false to stop early. With `scratch`,
  * sealed chunks decode into it (no allocation per chunk): cols is then only valid during
- * the visit, so a visitor that keeps runs must not pass one.
+ * the visit, so a visitor that keeps runs must not pass one. `head`: the open head's
+ * columns when the caller holds them (the writer's in-memory head; null: no head), so
+ * they are not reloaded and decoded from LMDB; undefined reads the stored head.
  */
-export function scanRange(view: ReadView, series: Buffer, from: bigint, to: bigint, visit: (cols: PointColumns, i0: number, i1: number) => boolean, scratch?: PointColumns): void {
+export function scanRange(view: ReadView, series: Buffer, from: bigint, to: bigint, visit: (cols: PointColumns, i0: number, i1: number) => boolean, scratch?: PointColumns, head?: HeadColumns): void {
   if (to <= from) return;
   for (const c of chunksCovering(view, series, from, to - 1n)) {
     const h = headerOf(series, c.start, c.bytes);
@@ -38,11 +40,18 @@ export function scanRange(view: ReadView, series: Buffer, from: bigint, to: bigi
     const i0 = lowerBoundCols(cols, from), i1 = lowerBoundCols(cols, to);
     if (i1 > i0 && !visit(cols, i0, i1)) return;
   }
-  const head = readHead(view, series).cols;
-  if (head && head.count > 0) {
-    const i0 = lowerBoundCols(head, from), i1 = lowerBoundCols(head, to);
-    if (i1 > i0) visit(head, i0, i1);
+  const h = headOf(view, series, head);
+  if (h && h.count > 0) {
+    const i0 = lowerBoundCols(h, from), i1 = lowerBoundCols(h, to);
+    if (i1 > i0) visit(h, i0, i1);
   }
+}
+
+/** The open head's columns as a caller passes them (null: none), undefined: not known to the caller. */
+export type HeadColumns = PointColumns | null | undefined;
+
+export function headOf(view: ReadView, series: Buffer, head: HeadColumns): PointColumns | null {
+  return head !== undefined ? head : readHead(view, series).cols;
 }
 
 /** Every point in [from, to) with absolute times. */
@@ -74,9 +83,9 @@ function edge(cols: PointColumns, i: number): EdgePoint {
   return { ts: timeAt(cols, i), v: numericAt(cols, i), quality: cols.quality[i] };
 }
 
-/** The latest point with time < t. */
-export function pointBefore(view: ReadView, series: Buffer, t: bigint): EdgePoint | null {
-  const head = readHead(view, series).cols;
+/** The latest point with time < t (`head` as in scanRange). */
+export function pointBefore(view: ReadView, series: Buffer, t: bigint, headCols?: HeadColumns): EdgePoint | null {
+  const head = headOf(view, series, headCols);
   if (head && head.count > 0 && head.tsBase < t) return edge(head, lowerBoundCols(head, t) - 1);
   const c = floorChunk(view, series, t - 1n);
   if (!c) return null;
@@ -84,8 +93,8 @@ export function pointBefore(view: ReadView, series: Buffer, t: bigint): EdgePoin
   return edge(cols, lowerBoundCols(cols, t) - 1);
 }
 
-/** The earliest point with time >= t. */
-export function pointAtOrAfter(view: ReadView, series: Buffer, t: bigint): EdgePoint | null {
+/** The earliest point with time >= t (`head` as in scanRange). */
+export function pointAtOrAfter(view: ReadView, series: Buffer, t: bigint, headCols?: HeadColumns): EdgePoint | null {
   const f = floorChunk(view, series, t);
   if (f && headerOf(series, f.start, f.bytes).lastTs >= t) {
     const cols = decodeColumns(series, f.start, f.bytes);
@@ -96,7 +105,7 @@ export function pointAtOrAfter(view: ReadView, series: Buffer, t: bigint): EdgeP
     const cols = decodeColumns(series, nx.start, nx.bytes);
     return edge(cols, 0);
   }
-  const head = readHead(view, series).cols;
+  const head = headOf(view, series, headCols);
   if (!head || head.count === 0) return null;
   const i = lowerBoundCols(head, t);
   return i < head.count ? edge(head, i) : null;

@@ -4,7 +4,9 @@
 // so the reader picks the continuity at read time. A segment crossing a bucket boundary
 // is split at it, so hourly buckets add up exactly to daily ones. Time is covered only
 // between the first and the last point of the series; a bucket a long segment crosses
-// without any point in it has count 0 and covered time.
+// without any point in it has count 0 and covered time. Such buckets are not stored (a
+// backfill into a long gap would otherwise rewrite every bucket of the gap): readers
+// synthesize them from the stored rows on either side (rollup-read.ts).
 //
 // Stored as day blocks (encodeDayBlock below): one LMDB value per series and UTC day holds
 // the day row and the day's hourly rows, each row in a compact variable-length form.
@@ -202,8 +204,8 @@ const F_STATS = 1, F_LINEAR_SAME = 2, F_GOOD_ALL = 4, F_NS_F64 = 8, F_MAX_SAME =
 export const HOURS_PER_DAY = 24;
 const BLOCK_VERSION = 1;
 const BLOCK_HAS_DAY = 1;
-/** The day row is the fold of the block's hour rows (mergeRow in hour order), not stored. */
-const BLOCK_DAY_FOLDED = 2;
+/** The day row is derived at read time (encodeDayBlock), not stored. */
+const BLOCK_DAY_DERIVED = 2;
 
 const same = (a: number, b: number): boolean => Object.is(a, b);
 const wholeNs = (x: number): boolean => Number.isSafeInteger(x) && x >= 0 && !Object.is(x, -0);
@@ -408,14 +410,10 @@ export function foldHours(hours: (RollupRow | null)[]): RollupRow | null {
   return day;
 }
 
-function sameRowBits(a: RollupRow, b: RollupRow | null): boolean {
-  if (b === null) return false;
-  return same(a.count, b.count) && same(a.min, b.min) && same(a.max, b.max) && same(a.first, b.first) && same(a.last, b.last)
-    && a.minTs === b.minTs && a.maxTs === b.maxTs && a.firstTs === b.firstTs && a.lastTs === b.lastTs && same(a.lastQuality, b.lastQuality)
-    && same(a.areaStepped, b.areaStepped) && same(a.areaLinear, b.areaLinear) && same(a.coveredNs, b.coveredNs) && same(a.goodNs, b.goodNs);
-}
-
-/** One series' rollups of one UTC day: the day row and the rows of its 24 hours (null: none). */
+/**
+ * One series' rollups of one UTC day: the rows of its 24 hours that hold points (null: none)
+ * and an explicit day row (null: derived from the hours by the reader, see encodeDayBlock).
+ */
 export interface DayBlock {
   day: RollupRow | null;
   hours: (RollupRow | null)[];
@@ -432,9 +430,13 @@ export function isEmptyDayBlock(b: DayBlock): boolean {
 const blockWriter = new RowWriter();
 
 /**
- * u8 version (1) | u8 flags (bit 0: day row stored; bit 1: day row = foldHours) | 3 bytes hour mask (bit h: hour h
+ * u8 version (1) | u8 flags (bit 0: day row stored; bit 1: day row derived) | 3 bytes hour mask (bit h: hour h
  * present, little-endian) | u8 e | u8 k (BlockScale) | day row (relative to dayStart) |
  * present hour rows in hour order (each relative to its hour's start). A fresh Buffer.
+ * A block without an explicit day row (b.day null) that has hours sets bit 1: its day row is
+ * derived by the reader, the fold of the day's 24 hours, those holding no point synthesized
+ * from the neighbouring rows (rollup-read.ts). Blocks written before buckets without points
+ * stopped being stored set the same bit with every such hour stored: the same fold.
  */
 export function encodeDayBlock(b: DayBlock, dayStart: bigint, hourNs: bigint): Buffer {
   const w = blockWriter;
@@ -442,11 +444,9 @@ export function encodeDayBlock(b: DayBlock, dayStart: bigint, hourNs: bigint): B
   let mask = 0;
   for (let h = 0; h < HOURS_PER_DAY; h++) if (b.hours[h] !== null) mask |= 1 << h;
   const bases = [dayStart, ...b.hours.map((_, h) => dayStart + BigInt(h) * hourNs)];
-  // the day row is stored only when it is not the fold of the hours (after lifecycle trims hours)
-  const folded = b.day !== null && sameRowBits(b.day, foldHours(b.hours));
-  const day = folded ? null : b.day;
+  const day = b.day;
   const s = scaleOf([day, ...b.hours], bases);
-  w.u8(BLOCK_VERSION); w.u8(folded ? BLOCK_DAY_FOLDED : day !== null ? BLOCK_HAS_DAY : 0);
+  w.u8(BLOCK_VERSION); w.u8(day !== null ? BLOCK_HAS_DAY : mask !== 0 ? BLOCK_DAY_DERIVED : 0);
   w.u8(mask & 255); w.u8((mask >>> 8) & 255); w.u8((mask >>> 16) & 255);
   w.u8(s.e); w.u8(s.k);
   if (day !== null) writeRow(w, day, dayStart, s);
@@ -468,10 +468,7 @@ export function decodeDayBlock(bytes: Buffer, dayStart: bigint, hourNs: bigint):
   const b = emptyDayBlock();
   if (flags & BLOCK_HAS_DAY) b.day = readRow(rd, dayStart, s);
   for (let h = 0; h < HOURS_PER_DAY; h++) if (mask & (1 << h)) b.hours[h] = readRow(rd, dayStart + BigInt(h) * hourNs, s);
-  if (flags & BLOCK_DAY_FOLDED) {
-    if (mask === 0) throw new Error('rollup day block folds a day row from no hours');
-    b.day = foldHours(b.hours);
-  }
+  if ((flags & BLOCK_DAY_DERIVED) && mask === 0) throw new Error('rollup day block derives a day row from no hours');
   if (rd.pos !== bytes.length) throw new Error(`rollup day block has ${bytes.length - rd.pos} unread bytes`);
   return b;
 }

@@ -5,14 +5,16 @@
 // hourly rows of their day, so both always agree.
 import { ServiceError, invalid } from '../http/errors.js';
 import type { ValueType } from './encoding/chunk-types.js';
+import type { PointColumns } from './encoding/chunk-types.js';
 import { INT64_MIN, rollupKey, readTime, seriesKey } from './keys.js';
-import { numericAt, type TimedPoints } from './point-runs.js';
+import { allocColumns, numericAt, type TimedPoints } from './point-runs.js';
 import { atLeast, int64ToNumbers, offsetsFrom } from './int64-words.js';
-import { collectTimed, pointAtOrAfter, pointBefore } from './range-scan.js';
+import { headOf, pointAtOrAfter, pointBefore, scanRange, type EdgePoint, type HeadColumns } from './range-scan.js';
 import {
-  BucketAccumulator, decodeDayBlock, decodeRow, emptyDayBlock, encodeDayBlock, foldHours, HOURS_PER_DAY, isEmptyDayBlock,
+  BucketAccumulator, decodeDayBlock, decodeRow, emptyDayBlock, encodeDayBlock, HOURS_PER_DAY, isEmptyDayBlock,
   type DayBlock, type RollupRow,
 } from './rollup-row.js';
+import { dayBuckets, DAY_BLOCK_CODE, floorTo, gapHoursFrom, hourBuckets, type Bucket } from './rollup-read.js';
 import { readMeta } from './series-meta.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
 
@@ -29,13 +31,7 @@ const WINDOW_NS = 8n * DAY.ns;
 /** Scratch for a run's times as offsets from its first bucket. */
 let offsets: Float64Array = new Float64Array(4096);
 
-export function floorTo(t: bigint, step: bigint): bigint {
-  const m = t % step;
-  return m < 0n ? t - m - step : t - m;
-}
-
-/** Key code of the day blocks (rollup-row.ts); codes 1 and 2 hold legacy 112-byte rows. */
-const DAY_BLOCK_CODE = 3;
+export { floorTo };
 
 /**
  * The day blocks one write transaction touches, loaded once and stored once (flush): a
@@ -67,12 +63,15 @@ class DayBlocks {
     this.touch(day);
   }
 
-  /** Folds each touched day's row from its hours (as the hourly rows sum up exactly) and stores it. */
+  /**
+   * Stores each touched day. refold: its day row is derived from its hours again when read
+   * (an explicit day row, kept after lifecycle trimmed some hours, is dropped).
+   */
   flush(refold: boolean): void {
     const env = this.view.env;
     for (const [day, e] of this.blocks) {
       if (!e.dirty) continue;
-      if (refold) e.block.day = foldHours(e.block.hours);
+      if (refold) e.block.day = null;
       const key = rollupKey(this.series, DAY_BLOCK_CODE, day);
       if (isEmptyDayBlock(e.block)) env.rollups.removeSync(key);
       else env.rollups.putSync(key, encodeDayBlock(e.block, day, HOUR.ns));
@@ -102,10 +101,11 @@ function removeLegacyDay(view: ReadView, series: Buffer, day: bigint): void {
   view.env.rollups.removeSync(rollupKey(series, DAY.code, day));
 }
 
+/** Stores the accumulated buckets that hold points; a bucket without one is not stored (rollup-read.ts synthesizes it). */
 function writeRows(blocks: DayBlocks, acc: BucketAccumulator): void {
   const I = BigInt(acc.intervalNs);
   for (const [idx, row] of acc.rows()) {
-    blocks.setHour(acc.base + BigInt(idx) * I, row.count === 0 && row.coveredNs === 0 ? null : row);
+    if (row.count > 0) blocks.setHour(acc.base + BigInt(idx) * I, row);
   }
 }
 
@@ -123,42 +123,118 @@ function clearHours(view: ReadView, blocks: DayBlocks, series: Buffer, from: big
   }
 }
 
-/** Recomputes every rollup that points in [lo, hi] (changed, added or removed) can affect. Inside the write txn. */
-export function repairRollups(view: ReadView, series: Buffer, type: ValueType, lo: bigint, hi: bigint): void {
-  const pred = pointBefore(view, series, lo);
-  const succ = pointAtOrAfter(view, series, hi + 1n);
+/**
+ * Recomputes every rollup that points in [lo, hi] (changed, added or removed) can affect,
+ * inside the write txn: the buckets from the one holding the point before lo to the one
+ * holding the point after hi. Only buckets holding points are stored, so the work is the
+ * points of those buckets, not the length of a gap between them (a backfill before live
+ * data). `head`: the writer's in-memory head columns when it has them (range-scan.ts).
+ */
+export function repairRollups(view: ReadView, series: Buffer, type: ValueType, lo: bigint, hi: bigint, head?: HeadColumns): void {
+  const h = headOf(view, series, head);
+  const pred = pointBefore(view, series, lo, h);
+  const succ = pointAtOrAfter(view, series, hi + 1n, h);
   const from = floorTo(pred ? pred.ts : lo, HOUR.ns);
   const to = floorTo(succ ? succ.ts : hi, HOUR.ns) + HOUR.ns;
   const blocks = new DayBlocks(view, series);
-  for (let w0 = from; w0 < to; w0 += WINDOW_NS) {
-    const w1 = w0 + WINDOW_NS < to ? w0 + WINDOW_NS : to;
-    clearHours(view, blocks, series, w0, w1);
-    const pts = collectTimed(view, series, type, w0, w1);
-    const before = pointBefore(view, series, w0);
-    const after = pointAtOrAfter(view, series, w1);
-    const acc = new BucketAccumulator(w0, Number(HOUR.ns));
-    const span = Number(w1 - w0);
-    let pOff = before ? -Number(w0 - before.ts) : NaN, pV = before ? before.v : NaN, pQ = before ? before.quality : 0;
-    for (let i = 0; i < pts.count; i++) {
-      const off = Number(pts.ts[i] - w0), v = numericAt(pts, i);
-      if (!Number.isNaN(pOff)) acc.addSegment(pOff, pV, pQ, off, v, 0, span);
-      acc.addPoint(off, v, pts.quality[i]);
-      pOff = off; pV = v; pQ = pts.quality[i];
-    }
-    if (after && !Number.isNaN(pOff)) acc.addSegment(pOff, pV, pQ, Number(after.ts - w0), after.v, 0, span);
-    writeRows(blocks, acc);
-  }
-  // every day touching [from, to) is folded again, as before day blocks (foldDays)
-  for (let d = floorTo(from, DAY.ns); d <= to - 1n; d += DAY.ns) blocks.touch(d);
+  clearHours(view, blocks, series, from, to);
+  const w = new RepairWriter(blocks, pointBefore(view, series, from, h));
+  scanRange(view, series, from, to, (cols, i0, i1) => { w.addRun(cols, i0, i1); return true; }, scratchColumns(type), h);
+  w.finish(pointAtOrAfter(view, series, to, h));
   blocks.flush(true);
+}
+
+const scratchByType = new Map<ValueType, PointColumns>();
+/** Decode scratch per value type: the repair does not keep runs past their visit. */
+function scratchColumns(type: ValueType): PointColumns | undefined {
+  // strings decode into fresh arrays (their scratch would hold references)
+  if (type === 'string') return undefined;
+  let c = scratchByType.get(type);
+  // a larger chunk decodes into fresh arrays (decodeColumns)
+  if (!c) { c = allocColumns(type, 8192); scratchByType.set(type, c); }
+  return c;
+}
+
+/**
+ * Folds the points of a repair, in time order, into accumulators of at most WINDOW_NS
+ * (offsets stay exact), each starting at the hour of its first point. A segment is added
+ * only to the buckets of its two ends: the buckets it crosses in between hold no point.
+ */
+class RepairWriter {
+  private acc: BucketAccumulator | null = null;
+  private base = 0n;
+  private readonly I = Number(HOUR.ns);
+  /** The previous point: offset from base (NaN: none, or it lies before this window), value, quality, time. */
+  private pOff = NaN;
+  private pV = NaN;
+  private pQ = 0;
+  private pTs: bigint | null = null;
+  constructor(private readonly blocks: DayBlocks, before: EdgePoint | null) {
+    if (before) { this.pTs = before.ts; this.pV = before.v; this.pQ = before.quality; }
+  }
+
+  addRun(cols: PointColumns, i0: number, i1: number): void {
+    for (let i = i0; i < i1; i++) {
+      const ts = cols.tsBase + BigInt(cols.tsOffset[i]);
+      this.addPoint(ts, numericAt(cols, i), cols.quality[i]);
+    }
+  }
+
+  private addPoint(ts: bigint, v: number, q: number): void {
+    if (this.acc === null || ts - this.base >= WINDOW_NS) this.startWindow(ts, v);
+    const acc = this.acc!, I = this.I;
+    const off = Number(ts - this.base);
+    if (!Number.isNaN(this.pOff)) {
+      const pIdx = Math.floor(this.pOff / I), idx = Math.floor(off / I);
+      if (idx - pIdx <= 1) acc.addSegment(this.pOff, this.pV, this.pQ, off, v);
+      else {
+        acc.addSegment(this.pOff, this.pV, this.pQ, off, v, -Infinity, (pIdx + 1) * I);
+        acc.addSegment(this.pOff, this.pV, this.pQ, off, v, idx * I, Infinity);
+      }
+    }
+    acc.addPoint(off, v, q);
+    this.pOff = off; this.pV = v; this.pQ = q; this.pTs = ts;
+  }
+
+  /** Closes the window (the previous point's bucket gets its part of the segment to ts) and opens one at ts's hour. */
+  private startWindow(ts: bigint, v: number): void {
+    if (this.acc !== null) {
+      this.tail(ts, v);
+      writeRows(this.blocks, this.acc);
+    }
+    this.base = floorTo(ts, HOUR.ns);
+    this.acc = new BucketAccumulator(this.base, this.I);
+    // the segment from the previous point: here only its part in ts's bucket (offset 0)
+    this.pOff = this.pTs === null ? NaN : -Number(this.base - this.pTs);
+  }
+
+  private tail(ts: bigint, v: number): void {
+    if (this.acc === null || Number.isNaN(this.pOff)) return;
+    const I = this.I, end = (Math.floor(this.pOff / I) + 1) * I;
+    this.acc.addSegment(this.pOff, this.pV, this.pQ, Number(ts - this.base), v, -Infinity, end);
+  }
+
+  /** The last point's bucket gets its part of the segment to the point after the range. */
+  finish(after: EdgePoint | null): void {
+    if (this.acc === null) return;
+    if (after) this.tail(after.ts, after.v);
+    writeRows(this.blocks, this.acc);
+  }
 }
 
 /**
  * Drops the rollup buckets that end before `cutoffNs` (lifecycle): hourly rows and day rows
- * alike; a day row stays while its day reaches the cutoff, even when some of its hours go.
- * Returns the number of buckets dropped.
+ * alike; a day row stays while its day reaches the cutoff, even when some of its hours go
+ * (it is then stored explicitly, as it was before the trim). Hours without points after the
+ * cutoff whose gap starts in a trimmed bucket are stored (count 0): the reader could no
+ * longer synthesize them. Returns the number of stored buckets dropped.
  */
 export function trimRollups(view: ReadView, series: Buffer, cutoffNs: bigint): number {
+  const firstKept = floorTo(cutoffNs, HOUR.ns);
+  // read first: the gap hours to keep and the day row of the day the cutoff falls in
+  const gap = gapHoursFrom(view, series, firstKept);
+  const cutDay = floorTo(cutoffNs, DAY.ns);
+  const cutDayRow = firstKept > cutDay ? dayBuckets(view, series, cutDay, cutDay + DAY.ns, 1)[0] ?? null : null;
   let dropped = 0;
   for (const { code, ns } of [HOUR, DAY]) {
     const keys = [...view.env.rollups.getKeys({ start: rollupKey(series, code, INT64_MIN), end: rollupKey(series, code, cutoffNs - ns + 1n), transaction: view.txn })];
@@ -168,13 +244,17 @@ export function trimRollups(view: ReadView, series: Buffer, cutoffNs: bigint): n
   const days = [...view.env.rollups.getKeys({ start: rollupKey(series, DAY_BLOCK_CODE, INT64_MIN), end: rollupKey(series, DAY_BLOCK_CODE, cutoffNs - HOUR.ns + 1n), transaction: view.txn })].map((k) => readTime(k, 17));
   for (const day of days) {
     const b = blocks.get(day);
+    // a block with hours and no explicit day row has a derived one
+    const hasDay = b.day !== null || b.hours.some((h) => h !== null);
     for (let h = 0; h < HOURS_PER_DAY; h++) {
       const start = day + BigInt(h) * HOUR.ns;
       if (b.hours[h] !== null && start + HOUR.ns <= cutoffNs) { b.hours[h] = null; dropped++; }
     }
-    if (b.day !== null && day + DAY.ns <= cutoffNs) { b.day = null; dropped++; }
+    if (day + DAY.ns <= cutoffNs) { if (hasDay) dropped++; b.day = null; }
     blocks.touch(day);
   }
+  if (cutDayRow !== null) { blocks.get(cutDay).day = cutDayRow.row; blocks.touch(cutDay); }
+  for (const { start, row } of gap) blocks.setHour(start, row);
   blocks.flush(false);
   return dropped;
 }
@@ -184,7 +264,7 @@ export function trimRollups(view: ReadView, series: Buffer, cutoffNs: bigint): n
  * was empty) into the rollups without rereading raw data. Falls back to a repair when
  * the stored bucket does not end at prevTs (e.g. it was trimmed by lifecycle).
  */
-export function appendRollups(view: ReadView, series: Buffer, type: ValueType, prevTs: bigint | null, fresh: TimedPoints): void {
+export function appendRollups(view: ReadView, series: Buffer, type: ValueType, prevTs: bigint | null, fresh: TimedPoints, head?: HeadColumns): void {
   if (fresh.count === 0) return;
   const last = fresh.ts[fresh.count - 1];
   const base = floorTo(prevTs ?? fresh.ts[0], HOUR.ns);
@@ -193,11 +273,11 @@ export function appendRollups(view: ReadView, series: Buffer, type: ValueType, p
   if (prevTs !== null) {
     seeded = blocks.get(floorTo(base, DAY.ns)).hours[Number((base - floorTo(base, DAY.ns)) / HOUR.ns)];
     if (!seeded || seeded.lastTs !== prevTs || last - base >= WINDOW_NS) {
-      repairRollups(view, series, type, fresh.ts[0], last);
+      repairRollups(view, series, type, fresh.ts[0], last, head);
       return;
     }
   } else if (last - base >= WINDOW_NS) {
-    repairRollups(view, series, type, fresh.ts[0], last);
+    repairRollups(view, series, type, fresh.ts[0], last, head);
     return;
   }
   const acc = new BucketAccumulator(base, Number(HOUR.ns));
@@ -262,36 +342,7 @@ export interface RollupQuery {
   limit?: number;
 }
 
-/**
- * Stored buckets of `interval` whose start lies in [from, end), in time order, at most
- * `limit`: from the day blocks, merged with any legacy rows of days not rewritten since.
- */
-function storedRows(view: ReadView, series: Buffer, interval: RollupInterval, from: bigint, end: bigint, limit: number): { start: bigint; row: RollupRow }[] {
-  const iv = ROLLUP_INTERVALS[interval];
-  const rows: { start: bigint; row: RollupRow }[] = [];
-  for (const { key, value } of view.env.rollups.getRange({ start: rollupKey(series, DAY_BLOCK_CODE, floorTo(from, DAY.ns)), end: rollupKey(series, DAY_BLOCK_CODE, end), transaction: view.txn })) {
-    const day = readTime(key, 17);
-    const b = decodeDayBlock(value, day, HOUR.ns);
-    if (interval === '1d') {
-      if (b.day !== null && day >= from) rows.push({ start: day, row: b.day });
-    } else {
-      for (let h = 0; h < HOURS_PER_DAY; h++) {
-        const start = day + BigInt(h) * HOUR.ns, row = b.hours[h];
-        if (row !== null && start >= from && start < end) rows.push({ start, row });
-      }
-    }
-    if (rows.length >= limit) break;
-  }
-  let legacy = false;
-  for (const { key, value } of view.env.rollups.getRange({ start: rollupKey(series, iv.code, from), end: rollupKey(series, iv.code, end), limit, transaction: view.txn })) {
-    rows.push({ start: readTime(key, 17), row: decodeRow(value) });
-    legacy = true;
-  }
-  if (legacy) rows.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
-  return rows.length > limit ? rows.slice(0, limit) : rows;
-}
-
-/** Buckets whose start lies in [floor(start), end). */
+/** Buckets whose start lies in [floor(start), end): stored, and synthesized where they hold no point (rollup-read.ts). */
 export function readRollups(view: ReadView, id: string, q: RollupQuery): RollupColumns {
   const iv = ROLLUP_INTERVALS[q.interval];
   if (!iv) throw invalid('interval', `must be one of ${Object.keys(ROLLUP_INTERVALS).join(', ')}`);
@@ -300,7 +351,8 @@ export function readRollups(view: ReadView, id: string, q: RollupQuery): RollupC
   const series = seriesKey(id);
   if (!readMeta(view, id)) throw new ServiceError('not-found', `series ${id} not found`);
   const limit = q.limit ?? 100_000;
-  const rows = storedRows(view, series, q.interval, floorTo(q.startNs, iv.ns), q.endNs, limit);
+  const from = floorTo(q.startNs, iv.ns);
+  const rows: Bucket[] = q.interval === '1d' ? dayBuckets(view, series, from, q.endNs, limit) : hourBuckets(view, series, from, q.endNs, limit);
   const n = rows.length;
   const out: RollupColumns = {
     interval: q.interval, count: n, bucketStartNs: new BigInt64Array(n), points: new Float64Array(n),
