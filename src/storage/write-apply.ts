@@ -138,8 +138,9 @@ export function applyBatch(ctx: TxnContext, b: PointBatch, who: Writer, at: stri
     if (split > 0) mergeLate(ctx, series, meta, sliceTimed(pts, 0, split), who, ch);
     if (split < pts.count) mergeIntoHead(ctx, series, meta, head, pts, split, who, ch);
     // the head is stored by now, so the reads of a rollup repair see this batch
-    if (pureAppend) appendRollups(ctx.view, series, meta.type, prevLast, pts);
-    else if (ch.lo !== null && ch.hi !== null) repairRollups(ctx.view, series, meta.type, ch.lo, ch.hi);
+    // the in-memory head spares the repair's range scans reloading it from LMDB
+    if (pureAppend) appendRollups(ctx.view, series, meta.type, prevLast, pts, head.cols);
+    else if (ch.lo !== null && ch.hi !== null) repairRollups(ctx.view, series, meta.type, ch.lo, ch.hi, head.cols);
   }
   return { series: meta.id, accepted: ch.accepted, unchanged: ch.unchanged, superseded: ch.superseded, refused: norm.refusals.length, refusals: norm.refusals };
 }
