@@ -12,7 +12,7 @@
 // Inputs are generated from a fixed seed before timing. Needs DATABASE_URL (a database is
 // created and dropped) or runs on embedded PGlite.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, readFile } from 'node:fs/promises';
+import { mkdtemp, rm, readFile, readdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,9 +59,21 @@ async function cpuSeconds(pid: number): Promise<number> {
   const f = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
   return (Number(f[11]) + Number(f[12])) / 100; // utime + stime in clock ticks (100 Hz)
 }
+async function sysSeconds(pid: number): Promise<number> {
+  return Number((await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')[12]) / 100;
+}
 async function rssMb(pid: number): Promise<number> {
   const m = /VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** Bytes of every file under the data directory (the LMDB env's high-water mark dominates). */
+async function dirBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) total += (await stat(join(e.parentPath, e.name))).size;
+  }
+  return total;
 }
 
 async function connect(address: string, id: string, names: string[]): Promise<CollectorClient> {
@@ -118,13 +130,13 @@ async function main(): Promise<void> {
 
     // Phase 1: sustained ingest.
     const lat: number[] = [], steadyLat: number[] = [];
-    const cpu0 = await cpuSeconds(pid), client0 = process.cpuUsage();
+    const cpu0 = await cpuSeconds(pid), sys0 = await sysSeconds(pid), client0 = process.cpuUsage();
     let rssMax = 0;
     const rssTimer = setInterval(() => { rssMb(pid).then((m) => { rssMax = Math.max(rssMax, m); }, () => undefined); }, 200);
     const t0 = performance.now();
     const acked = (await Promise.all(clients.map((c, i) => stream(c, 'LIVE', data.slice(i * perSession, (i + 1) * perSession), lat, steadyLat, t0 + WARMUP_MS)))).reduce((a, b) => a + b, 0);
     const secs = (performance.now() - t0) / 1000;
-    const serverCpu = (await cpuSeconds(pid)) - cpu0;
+    const serverCpu = (await cpuSeconds(pid)) - cpu0, serverSys = (await sysSeconds(pid)) - sys0;
     const cu = process.cpuUsage(client0);
 
     // Phase 2: live latency while one session backfills at full speed.
@@ -148,6 +160,7 @@ async function main(): Promise<void> {
     await Promise.all(liveSends);
     clearInterval(rssTimer); // RSS over both phases
     for (const c of clients) c.close();
+    const dataBytes = await dirBytes(dataDir);
 
     const result = {
       sessions: SESSIONS, streams: STREAMS, batch_points: BATCH,
@@ -156,6 +169,8 @@ async function main(): Promise<void> {
       ack_p50_ms: Number(pct(lat, 50).toFixed(1)), ack_p99_ms: Number(pct(lat, 99).toFixed(1)),
       ack_after_warmup_p50_ms: Number(pct(steadyLat, 50).toFixed(1)), ack_after_warmup_p99_ms: Number(pct(steadyLat, 99).toFixed(1)),
       server_cpu_s_per_million: Number((serverCpu / (acked / 1e6)).toFixed(3)),
+      // the kernel's part (page writes, msync/fsync, sockets) of the server's CPU
+      server_sys_s_per_million: Number((serverSys / (acked / 1e6)).toFixed(3)),
       collector_cpu_s_per_million: Number(((cu.user + cu.system) / 1e6 / (acked / 1e6)).toFixed(3)),
       server_rss_max_mb: Math.round(rssMax),
       backfill_points_acked: backAcked,
@@ -164,6 +179,8 @@ async function main(): Promise<void> {
       backfill_server_cpu_us_per_point: Number((backCpu * 1e6 / backAcked).toFixed(1)),
       live_during_backfill_p50_ms: Number(pct(liveLat, 50).toFixed(1)), live_during_backfill_p99_ms: Number(pct(liveLat, 99).toFixed(1)),
       live_batches_during_backfill: liveLat.length,
+      // data directory after both phases: the LMDB file's high-water mark (head segments included)
+      data_dir_mb: Number((dataBytes / 2 ** 20).toFixed(1)),
     };
     if (JSON_OUT) process.stdout.write(`${JSON.stringify(result)}\n`);
     else {
@@ -173,9 +190,11 @@ async function main(): Promise<void> {
         [`  acked after the first ${WARMUP_MS} ms`, `${result.ack_after_warmup_p50_ms} / ${result.ack_after_warmup_p99_ms}`, ''],
         ['live p50 / p99 during backfill (ms)', `${result.live_during_backfill_p50_ms} / ${result.live_during_backfill_p99_ms}`, 'p99 < 100'],
         ['server CPU s per million points', String(result.server_cpu_s_per_million), ''],
+        ['  of which in the kernel', String(result.server_sys_s_per_million), ''],
         ['collector CPU s per million points', String(result.collector_cpu_s_per_million), ''],
         ['server RSS max (MB)', String(result.server_rss_max_mb), 'bounded'],
         ['backfill points/s / server CPU us/point', `${result.backfill_points_per_s} / ${result.backfill_server_cpu_us_per_point}`, ''],
+        ['data directory after the run (MB)', String(result.data_dir_mb), ''],
         ['points acked (phase 1) / seconds', `${acked} / ${result.seconds}`, ''],
       ];
       process.stdout.write(`ingest: ${SESSIONS} sessions, ${STREAMS} streams, ${BATCH}-point batches\n`);

@@ -11,15 +11,40 @@
 //     bytes 22-29 generation counter, float64
 //     bytes 30-37 next segment sequence number, float64 (an integer)
 //     bytes 38-41 open points, uint32
-//   head-segments  uuid16 + seq (8 bytes BE) -> one encoded chunk (the chunk codec: compact, checksummed)
+//   head-segments  uuid16 + seq (8 bytes BE) -> one segment, either
+//     a raw segment (byte 0 = 0x80; written for every type but string): the head's columns
+//       nearly as they sit in memory, and a CRC32 (layout below; FORMAT.md), or
+//     an encoded chunk (byte 0 = 1 or 2: the chunk codec; string heads, and every segment
+//       written before raw segments existed)
+//
+// Raw segment, little-endian (time of point i = tsBase + offset i):
+//     byte 0       0x80 (raw segment version 1)
+//     byte 1       value type (chunk codes: 0 float64, 1 int64, 2 boolean, 4 enum)
+//     byte 2       flags: bit 0 = times as 32-bit steps, bit 1 = one quality for all points
+//     byte 3       0
+//     bytes 4-7    count n >= 1, uint32
+//     bytes 8-15   tsBase = time of point 0, int64 ns
+//     16 ..        times: n uint32 steps (offset i = sum of steps 0..i, step 0 = 0) when every
+//                  step fits 32 bits (4.29 s), else n float64 offsets (exact integers)
+//     ..           n values: float64 / int64 8 B, enum int32 4 B, boolean 1 B
+//     ..           qualities: one uint32 (bit 1) or n uint32
+//     last 4       CRC32 (zlib) of every byte before it
+// Why raw: a segment is a write-ahead copy of points the seal encodes within a few commits,
+// so it needs to be exact and cheap, not small; encoding every commit's points with the
+// chunk codec (and again at the seal) was a fifth of the ingest thread's time.
 //
 // The head = every point of the series' segments, in sequence order, later than sealedEnd.
 // Segments are disjoint and ascending in time (the writer appends only after the head's
 // last point and rewrites the head as one new segment after any other change); a segment
 // may still hold points sealed since, which readers skip by sealedEnd.
-import type { PointColumns } from './encoding/chunk-types.js';
-import { readChunkHeader } from './encoding/chunk.js';
+import { crc32 } from 'node:zlib';
+import { ServiceError } from '../http/errors.js';
+import type { PointColumns, ValueType } from './encoding/chunk-types.js';
+import { encodeChunk } from './encoding/chunk.js';
+import { slicePointColumns } from './encoding/point-columns.js';
+import { TYPE_CODES, typeCode } from './encoding/chunk-header.js';
 import { decodeColumns } from './chunk-access.js';
+import { uuidOf } from './keys.js';
 import { allocColumns, copyValue } from './point-runs.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
 
@@ -100,8 +125,125 @@ export function putHeadRecord(env: SeriesEnv, series: Buffer, r: HeadRecord): vo
   env.heads.putSync(series, b);
 }
 
-export function putSegment(env: SeriesEnv, series: Buffer, seq: number, bytes: Uint8Array): void {
-  env.segments.putSync(segmentKey(series, seq), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+export function putSegment(env: SeriesEnv, series: Buffer, seq: number, bytes: Buffer): void {
+  env.segments.putSync(segmentKey(series, seq), bytes);
+}
+
+export const RAW_SEGMENT = 0x80;
+const RAW_HEADER = 16;
+const TIME_DELTAS = 1, ONE_QUALITY = 2;
+/** Raw columns are copied as host memory: only on a little-endian host (every platform Node ships for). */
+const HOST_LE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+function valueWidth(type: ValueType): number {
+  switch (type) {
+    case 'float64': case 'int64': return 8;
+    case 'enum': return 4;
+    case 'boolean': return 1;
+    case 'string': return 0;
+  }
+}
+
+function bytesOf(a: ArrayBufferView, from: number, n: number, width: number): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset + from * width, n * width);
+}
+
+function valueColumn(c: PointColumns): ArrayBufferView {
+  switch (c.type) {
+    case 'float64': return c.f64!;
+    case 'int64': return c.i64!;
+    case 'boolean': return c.u8!;
+    case 'enum': return c.ord!;
+    case 'string': throw new Error('BUG: string heads have no raw column');
+  }
+}
+
+/**
+ * One buffer reused by every raw segment the writer builds: a fresh 10-40 KB buffer per
+ * commit and series was garbage the collector chased (lmdb-js copies a value into its page
+ * inside putSync, so the bytes are free again when the next segment is built).
+ */
+let scratch = Buffer.alloc(0);
+function scratchOf(n: number): Buffer {
+  if (scratch.length < n) scratch = Buffer.from(new ArrayBuffer(Math.max(n, 2 * scratch.length, 65536)));
+  return scratch.subarray(0, n);
+}
+
+/**
+ * Points [from, from+n) of the head's columns as one segment: a raw segment (one copy of the
+ * value column, times as 32-bit steps when every step fits, one quality when all are equal,
+ * a CRC32), or the chunk codec for strings (their values need encoding anyway). A raw
+ * segment lives in a buffer the next call reuses: store it before building another.
+ */
+export function encodeSegment(c: PointColumns, from: number, n: number): Buffer {
+  if (c.type === 'string' || !HOST_LE) {
+    const bytes = encodeChunk(slicePointColumns(c, from, n));
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+  const off = c.tsOffset, q = c.quality, end = from + n;
+  let deltas = true;
+  for (let i = from + 1; i < end; i++) if (off[i] - off[i - 1] > 0xffffffff) { deltas = false; break; }
+  let oneQuality = true;
+  const q0 = q[from];
+  for (let i = from + 1; i < end; i++) if (q[i] !== q0) { oneQuality = false; break; }
+  const w = valueWidth(c.type);
+  const valuesAt = RAW_HEADER + (deltas ? 4 : 8) * n, qualityAt = valuesAt + w * n, crcAt = qualityAt + (oneQuality ? 4 : 4 * n);
+  const b = scratchOf(crcAt + 4);
+  b[0] = RAW_SEGMENT; b[1] = typeCode(c.type); b[2] = (deltas ? TIME_DELTAS : 0) | (oneQuality ? ONE_QUALITY : 0); b[3] = 0;
+  b.writeUInt32LE(n, 4);
+  // tsBase is point 0's time (the head's own base may lie outside int64 after a slice)
+  const o0 = off[from];
+  b.writeBigInt64LE(c.tsBase + BigInt(o0), 8);
+  if (deltas) {
+    // step i is time(i) - time(i-1), step 0 is 0
+    const steps = new Uint32Array(b.buffer, b.byteOffset + RAW_HEADER, n); // scratch starts 8-aligned
+    steps[0] = 0;
+    for (let i = 1; i < n; i++) steps[i] = off[from + i] - off[from + i - 1];
+  } else {
+    const offsets = new Float64Array(b.buffer, b.byteOffset + RAW_HEADER, n);
+    for (let i = 0; i < n; i++) offsets[i] = off[from + i] - o0;
+  }
+  b.set(bytesOf(valueColumn(c), from, n, w), valuesAt);
+  if (oneQuality) b.writeUInt32LE(q0, qualityAt); else b.set(bytesOf(q, from, n, 4), qualityAt);
+  b.writeUInt32LE(crc32(b.subarray(0, crcAt)), crcAt);
+  return b;
+}
+
+function corruptSegment(series: Buffer, why: string, bytes: Uint8Array): never {
+  throw new ServiceError('chunk-corrupt', `series ${uuidOf(series)} head segment: ${why}`, {
+    series: uuidOf(series), chunk_start_ns: null, byte_length: bytes.byteLength,
+  });
+}
+
+/** A raw segment's columns (fresh arrays; the LMDB buffer is reused), checked against its CRC and layout. */
+function decodeRawSegment(series: Buffer, bytes: Buffer): PointColumns {
+  if (!HOST_LE) corruptSegment(series, 'raw segments are read on little-endian hosts only', bytes);
+  if (bytes.length < RAW_HEADER + 4) corruptSegment(series, 'shorter than its header', bytes);
+  const type = TYPE_CODES[bytes[1]], flags = bytes[2];
+  const n = bytes.readUInt32LE(4);
+  const w = type === undefined ? 0 : valueWidth(type);
+  const deltas = (flags & TIME_DELTAS) !== 0, oneQuality = (flags & ONE_QUALITY) !== 0;
+  const valuesAt = RAW_HEADER + (deltas ? 4 : 8) * n, qualityAt = valuesAt + w * n, crcAt = qualityAt + (oneQuality ? 4 : 4 * n);
+  if (w === 0 || n === 0 || flags > 3 || bytes.length !== crcAt + 4) corruptSegment(series, `type ${bytes[1]}, flags ${flags}, ${n} points do not fit ${bytes.length} bytes`, bytes);
+  if (crc32(bytes.subarray(0, crcAt)) !== bytes.readUInt32LE(crcAt)) corruptSegment(series, 'checksum mismatch', bytes);
+  const c = allocColumns(type, n, bytes.readBigInt64LE(8));
+  if (deltas) {
+    const steps = new Uint32Array(n);
+    bytesOf(steps, 0, n, 4).set(bytes.subarray(RAW_HEADER, valuesAt));
+    let t = 0;
+    for (let i = 0; i < n; i++) { t += steps[i]; c.tsOffset[i] = t; }
+  } else {
+    bytesOf(c.tsOffset, 0, n, 8).set(bytes.subarray(RAW_HEADER, valuesAt));
+  }
+  bytesOf(valueColumn(c), 0, n, w).set(bytes.subarray(valuesAt, qualityAt));
+  if (oneQuality) c.quality.fill(bytes.readUInt32LE(qualityAt), 0, n); else bytesOf(c.quality, 0, n, 4).set(bytes.subarray(qualityAt, crcAt));
+  c.count = n;
+  return c;
+}
+
+/** A stored segment's points, raw or encoded. */
+export function decodeSegment(series: Buffer, bytes: Buffer): PointColumns {
+  return bytes[0] === RAW_SEGMENT ? decodeRawSegment(series, bytes) : decodeColumns(series, null, bytes);
 }
 
 export function removeSegment(env: SeriesEnv, series: Buffer, seq: number): void {
@@ -148,12 +290,12 @@ export function loadStoredHead(view: ReadView, series: Buffer): StoredHead {
   if (record.openPoints === 0) return { sealedEnd: record.sealedEnd, lastWriteMs: record.lastWriteMs, cols: null, record, segments, legacy: false, storedBytes: 0 };
   let out: PointColumns | null = null, storedBytes = 0;
   for (const { key, value } of view.env.segments.getRange({ start: segmentKey(series, 0), end: segmentKey(series, 2 ** 53), transaction: view.txn })) {
-    const c = decodeColumns(series, null, value);
+    const c = decodeSegment(series, value);
     if (out === null) out = allocColumns(c.type, record.openPoints);
     const before = out.count;
     appendOpen(c, record.sealedEnd, out);
     storedBytes += value.length;
-    segments.push({ seq: segmentSeq(key), open: out.count - before, lastTs: readChunkHeader(value).lastTs });
+    segments.push({ seq: segmentSeq(key), open: out.count - before, lastTs: c.tsBase + BigInt(c.tsOffset[c.count - 1]) });
   }
   if (out === null || out.count !== record.openPoints) throw new Error(`BUG: head of ${series.toString('hex')} has ${out?.count ?? 0} open points, its record says ${record.openPoints}`);
   return { sealedEnd: record.sealedEnd, lastWriteMs: record.lastWriteMs, cols: out, record, segments, legacy: false, storedBytes };

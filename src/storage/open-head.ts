@@ -9,7 +9,7 @@ import { slicePointColumns } from './encoding/point-columns.js';
 import { offsetsFrom } from './int64-words.js';
 import { allocColumns, copyValue, type TimedPoints } from './point-runs.js';
 import {
-  putHeadRecord, putSegment, removeAllSegments, removeSegment, type HeadRecord, type SegmentRef, type StoredHead,
+  encodeSegment, putHeadRecord, putSegment, removeAllSegments, removeSegment, type HeadRecord, type SegmentRef, type StoredHead,
 } from './head-record.js';
 import type { SeriesEnv } from './series-env.js';
 import type { ValueType } from './encoding/chunk-types.js';
@@ -17,12 +17,14 @@ import type { ValueType } from './encoding/chunk-types.js';
 /**
  * A new segment absorbs the newest stored segments while they hold fewer open points than
  * this and no more than twice its own: like a binary counter, tiny commits cost O(log)
- * segments and each point is re-encoded O(log(SMALL_SEGMENT / commit size)) times, while
- * commits of >= 512 points per series never re-encode.
+ * segments and each point is rewritten O(log(SMALL_SEGMENT / commit size)) times, while
+ * commits of >= 512 points per series never rewrite a point.
  */
 const SMALL_SEGMENT = 512;
 /** Calibrating bytes per point from a segment needs enough points to see past the header. */
 const CALIBRATE_MIN_POINTS = 64;
+/** Points of the one sample encode that estimates a new series' bytes per point. */
+const CALIBRATE_SAMPLE_POINTS = 1024;
 
 export interface Generation {
   writer: number;
@@ -205,12 +207,15 @@ export class OpenHead {
         p += last.open;
       }
       const from = c.count - p;
-      const view = slicePointColumns(c, from, p);
-      const bytes = encodeChunk(view);
       const seq = this.nextSeq++;
-      putSegment(env, series, seq, bytes);
+      putSegment(env, series, seq, encodeSegment(c, from, p));
       this.segments.push({ seq, open: p, lastTs: c.tsBase + BigInt(c.tsOffset[c.count - 1]) });
-      this.calibrate(bytes.byteLength, p, false);
+      // segments are raw now, so they say nothing about the codec's size: until a sealed
+      // chunk calibrates this series, one sample encode does (once per series and cache load)
+      if (Number.isNaN(this.bytesPerPoint) && p >= CALIBRATE_MIN_POINTS) {
+        const k = Math.min(p, CALIBRATE_SAMPLE_POINTS);
+        this.calibrate(encodeChunk(slicePointColumns(c, c.count - k, k)).byteLength, k, false);
+      }
     }
     this.pendingFrom = c.count;
     this.rewrite = false;
