@@ -4,7 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PortRpc } from './port-rpc.js';
 import { IngestCore, type MainSide } from './ingest-core.js';
-import { EngineIngestStore } from './ingest-store.js';
+import { EngineIngestStore, warmUpEngine } from './ingest-store.js';
 import { startGrpcServer } from './grpc-server.js';
 import type { AuthenticateResult, CollectorRow, IngestWorkerData, OpenSessionResult } from './thread-messages.js';
 
@@ -22,6 +22,8 @@ async function run(): Promise<void> {
   };
   const core = new IngestCore(store, main, data.tuning, data.authMode, data.dataDir, data.known);
   await core.checkDisk();
+  // before the port opens: the first collectors' batches then meet compiled code
+  await warmUpEngine().catch((e: unknown) => main.log('warn', 'ingest warm-up failed (the first batches will be slower)', { error: e instanceof Error ? e.message : String(e) }));
   const server = await startGrpcServer(core, {
     host: data.host, port: data.port, tls: data.tls, maxMessageBytes: data.tuning.maxMessageBytes,
   }, (msg, fields) => main.log('error', msg, fields));
