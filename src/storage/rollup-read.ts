@@ -110,9 +110,10 @@ function loadStored(view: ReadView, series: Buffer, from: bigint, end: bigint, l
     const day = readTime(key, 17);
     if (!days.has(day)) days.set(day, decodeRow(value));
   }
-  // gap edges: only needed when the range does not end at stored rows on that side
-  const before = nearestHour(view, series, from, true);
-  const after = hours.length >= limit ? null : nearestHour(view, series, end, false);
+  // gap edges: only looked up when the range does not start (end) with a stored row
+  const first = hours.length > 0 ? hours[0].start : null, last = hours.length > 0 ? hours[hours.length - 1].start : null;
+  const before = first === from ? null : nearestHour(view, series, from, true);
+  const after = hours.length >= limit || (last !== null && last + HOUR_NS >= end) ? null : nearestHour(view, series, end, false);
   return { hours, before, after, days };
 }
 
