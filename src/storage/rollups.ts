@@ -234,7 +234,9 @@ export function trimRollups(view: ReadView, series: Buffer, cutoffNs: bigint): n
   // read first: the gap hours to keep and the day row of the day the cutoff falls in
   const gap = gapHoursFrom(view, series, firstKept);
   const cutDay = floorTo(cutoffNs, DAY.ns);
-  const cutDayRow = firstKept > cutDay ? dayBuckets(view, series, cutDay, cutDay + DAY.ns, 1)[0] ?? null : null;
+  // kept explicitly only when the trim takes some of that day's hours (stored or synthesized)
+  const cutDayLoses = firstKept > cutDay && hourBuckets(view, series, cutDay, firstKept, 1).length > 0;
+  const cutDayRow = cutDayLoses ? dayBuckets(view, series, cutDay, cutDay + DAY.ns, 1)[0] ?? null : null;
   let dropped = 0;
   for (const { code, ns } of [HOUR, DAY]) {
     const keys = [...view.env.rollups.getKeys({ start: rollupKey(series, code, INT64_MIN), end: rollupKey(series, code, cutoffNs - ns + 1n), transaction: view.txn })];
