@@ -31,6 +31,15 @@ export type BatchFault = 'wrong-type' | 'bad-timestamps' | 'bad-columns' | 'too-
 export type DecodeOutcome = { ok: true; cols: BatchColumns; maxTs: bigint } | { ok: false; reason: BatchFault; detail: string };
 
 const GOOD = 192;
+/**
+ * Quality of batches that send none: views of one shared all-good column (the write path
+ * never writes into a batch's columns), not a fresh filled array per batch.
+ */
+let allGood = new Uint32Array(0);
+function goodQuality(n: number): Uint32Array {
+  if (allGood.length < n) allGood = new Uint32Array(Math.max(n, 4096)).fill(GOOD);
+  return allGood.subarray(0, n);
+}
 
 /** A copy into a fresh, aligned ArrayBuffer (for views that would be misaligned). */
 function copied(buf: Buffer): ArrayBuffer {
@@ -105,7 +114,7 @@ export function decodeBatchColumns(b: WireBatch, type: ValueType, maxPoints: num
     case 'string': values = b.str; break;
   }
   let quality: Uint32Array;
-  if (b.quality.byteLength === 0) quality = new Uint32Array(n).fill(GOOD);
+  if (b.quality.byteLength === 0) quality = goodQuality(n);
   else quality = view(b.quality, 4, (ab, off, len) => new Uint32Array(ab, off, len));
   return { ok: true, cols: { times, values, quality }, maxTs: (BigInt(topHi) << 32n) | BigInt(topLo) };
 }
