@@ -27,7 +27,9 @@ export type Continuity = 'continuous' | 'stepped';
 
 const HOUR = ROLLUP_INTERVALS['1h'], DAY = ROLLUP_INTERVALS['1d'];
 /** Repair works in windows of 8 days so that ns offsets stay far below 2^53. */
-const WINDOW_NS = 8n * DAY.ns;
+const WINDOW_NS = 8n * DAY.ns, WINDOW = Number(WINDOW_NS);
+/** A run's base within 2^52 ns of a window's: run offsets shift into the window exactly. */
+const EXACT_SHIFT = 2n ** 52n;
 /** Scratch for a run's times as offsets from its first bucket. */
 let offsets: Float64Array = new Float64Array(4096);
 
@@ -164,26 +166,43 @@ class RepairWriter {
   private acc: BucketAccumulator | null = null;
   private base = 0n;
   private readonly I = Number(HOUR.ns);
-  /** The previous point: offset from base (NaN: none, or it lies before this window), value, quality, time. */
+  /** The previous point: offset from base (NaN: none), value, quality; pTs: the point before the range. */
   private pOff = NaN;
   private pV = NaN;
   private pQ = 0;
-  private pTs: bigint | null = null;
+  private readonly pTs: bigint | null = null;
   constructor(private readonly blocks: DayBlocks, before: EdgePoint | null) {
     if (before) { this.pTs = before.ts; this.pV = before.v; this.pQ = before.quality; }
   }
 
   addRun(cols: PointColumns, i0: number, i1: number): void {
-    for (let i = i0; i < i1; i++) {
-      const ts = cols.tsBase + BigInt(cols.tsOffset[i]);
-      this.addPoint(ts, numericAt(cols, i), cols.quality[i]);
+    let i = i0;
+    while (i < i1) {
+      // offsets from this window's base as run offset + one exact shift: no BigInt per point
+      const d = this.acc === null ? null : cols.tsBase - this.base;
+      const shift = d !== null && d > -EXACT_SHIFT && d < EXACT_SHIFT ? Number(d) : NaN;
+      if (Number.isNaN(shift) || cols.tsOffset[i] + shift >= WINDOW) {
+        this.addPoint(cols.tsBase + BigInt(cols.tsOffset[i]), numericAt(cols, i), cols.quality[i]);
+        i++;
+        continue;
+      }
+      for (; i < i1; i++) {
+        const off = cols.tsOffset[i] + shift;
+        if (off >= WINDOW) break;
+        this.addAt(off, numericAt(cols, i), cols.quality[i]);
+      }
     }
   }
 
+  /** A point at `ts`, opening a window when it lies past this one. */
   private addPoint(ts: bigint, v: number, q: number): void {
     if (this.acc === null || ts - this.base >= WINDOW_NS) this.startWindow(ts, v);
+    this.addAt(Number(ts - this.base), v, q);
+  }
+
+  /** A point at offset `off` of this window, with the segment from the previous point. */
+  private addAt(off: number, v: number, q: number): void {
     const acc = this.acc!, I = this.I;
-    const off = Number(ts - this.base);
     if (!Number.isNaN(this.pOff)) {
       const pIdx = Math.floor(this.pOff / I), idx = Math.floor(off / I);
       if (idx - pIdx <= 1) acc.addSegment(this.pOff, this.pV, this.pQ, off, v);
@@ -193,7 +212,7 @@ class RepairWriter {
       }
     }
     acc.addPoint(off, v, q);
-    this.pOff = off; this.pV = v; this.pQ = q; this.pTs = ts;
+    this.pOff = off; this.pV = v; this.pQ = q;
   }
 
   /** Closes the window (the previous point's bucket gets its part of the segment to ts) and opens one at ts's hour. */
@@ -202,10 +221,12 @@ class RepairWriter {
       this.tail(ts, v);
       writeRows(this.blocks, this.acc);
     }
+    // the previous point's time: from its offset once a window is open, else the point before the range
+    const prevTs = this.acc !== null && !Number.isNaN(this.pOff) ? this.base + BigInt(this.pOff) : this.pTs;
     this.base = floorTo(ts, HOUR.ns);
     this.acc = new BucketAccumulator(this.base, this.I);
     // the segment from the previous point: here only its part in ts's bucket (offset 0)
-    this.pOff = this.pTs === null ? NaN : -Number(this.base - this.pTs);
+    this.pOff = prevTs === null ? NaN : -Number(this.base - prevTs);
   }
 
   private tail(ts: bigint, v: number): void {
