@@ -62,7 +62,7 @@ function blockRange(view: ReadView, series: Buffer, start: bigint, end: bigint, 
 }
 
 /** The last (or first) stored hour row of the nearest block and legacy row strictly before `t` (or at or after it). */
-function nearestHour(view: ReadView, series: Buffer, t: bigint, before: boolean): Bucket | null {
+function nearestHour(view: ReadView, series: Buffer, t: bigint, before: boolean, legacyRows: boolean): Bucket | null {
   let best: Bucket | null = null;
   const better = (b: Bucket) => { if (best === null || (before ? b.start > best.start : b.start < best.start)) best = b; };
   // a few blocks: one holding only an explicit day row (its hours trimmed) has no hour to give
@@ -79,6 +79,7 @@ function nearestHour(view: ReadView, series: Buffer, t: bigint, before: boolean)
     }
     if (best !== null) break;
   }
+  if (!legacyRows) return best;
   const legacy = before
     ? view.env.rollups.getRange({ start: rollupKey(series, LEGACY_HOUR_CODE, t - 1n), end: rollupKey(series, LEGACY_HOUR_CODE, INT64_MIN), reverse: true, limit: 1, transaction: view.txn })
     : view.env.rollups.getRange({ start: rollupKey(series, LEGACY_HOUR_CODE, t), end: rollupKey(series, LEGACY_HOUR_CODE, INT64_MAX), limit: 1, transaction: view.txn });
@@ -86,7 +87,14 @@ function nearestHour(view: ReadView, series: Buffer, t: bigint, before: boolean)
   return best;
 }
 
-function loadStored(view: ReadView, series: Buffer, from: bigint, end: bigint, limit: number): StoredHours {
+/** Whether the series still has rows in the legacy one-row-per-bucket form (codes 1 and 2). */
+function hasLegacyRows(view: ReadView, series: Buffer): boolean {
+  for (const _ of view.env.rollups.getKeys({ start: rollupKey(series, LEGACY_HOUR_CODE, INT64_MIN), end: rollupKey(series, DAY_BLOCK_CODE, INT64_MIN), limit: 1, transaction: view.txn })) return true;
+  return false;
+}
+
+function loadStored(view: ReadView, series: Buffer, from: bigint, end: bigint, limit: number, wantDays: boolean): StoredHours {
+  const legacyRows = hasLegacyRows(view, series);
   const hours: Bucket[] = [];
   const days = new Map<bigint, RollupRow>();
   for (const { key, value } of blockRange(view, series, floorTo(from, DAY_NS), end, false)) {
@@ -99,21 +107,23 @@ function loadStored(view: ReadView, series: Buffer, from: bigint, end: bigint, l
     }
     if (hours.length >= limit) break;
   }
-  let legacy = false;
-  for (const { key, value } of view.env.rollups.getRange({ start: rollupKey(series, LEGACY_HOUR_CODE, from), end: rollupKey(series, LEGACY_HOUR_CODE, end), limit, transaction: view.txn })) {
-    hours.push({ start: readTime(key, 17), row: decodeRow(value) });
-    legacy = true;
+  if (legacyRows) {
+    for (const { key, value } of view.env.rollups.getRange({ start: rollupKey(series, LEGACY_HOUR_CODE, from), end: rollupKey(series, LEGACY_HOUR_CODE, end), limit, transaction: view.txn })) {
+      hours.push({ start: readTime(key, 17), row: decodeRow(value) });
+    }
+    hours.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+    if (wantDays) {
+      for (const { key, value } of view.env.rollups.getRange({ start: rollupKey(series, LEGACY_DAY_CODE, floorTo(from, DAY_NS)), end: rollupKey(series, LEGACY_DAY_CODE, end), transaction: view.txn })) {
+        const day = readTime(key, 17);
+        if (!days.has(day)) days.set(day, decodeRow(value));
+      }
+    }
   }
-  if (legacy) hours.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
   if (hours.length > limit) hours.length = limit;
-  for (const { key, value } of view.env.rollups.getRange({ start: rollupKey(series, LEGACY_DAY_CODE, floorTo(from, DAY_NS)), end: rollupKey(series, LEGACY_DAY_CODE, end), transaction: view.txn })) {
-    const day = readTime(key, 17);
-    if (!days.has(day)) days.set(day, decodeRow(value));
-  }
   // gap edges: only looked up when the range does not start (end) with a stored row
   const first = hours.length > 0 ? hours[0].start : null, last = hours.length > 0 ? hours[hours.length - 1].start : null;
-  const before = first === from ? null : nearestHour(view, series, from, true);
-  const after = hours.length >= limit || (last !== null && last + HOUR_NS >= end) ? null : nearestHour(view, series, end, false);
+  const before = first === from ? null : nearestHour(view, series, from, true, legacyRows);
+  const after = hours.length >= limit || (last !== null && last + HOUR_NS >= end) ? null : nearestHour(view, series, end, false, legacyRows);
   return { hours, before, after, days };
 }
 
@@ -125,7 +135,7 @@ const spans = (a: Bucket | null, b: Bucket | null): a is Bucket => a !== null &&
  * in time order, at most `limit`; `days` gets the explicit day rows of the days read.
  */
 export function hourBuckets(view: ReadView, series: Buffer, from: bigint, end: bigint, limit: number, days?: Map<bigint, RollupRow>): Bucket[] {
-  const s = loadStored(view, series, from, end, limit);
+  const s = loadStored(view, series, from, end, limit, days !== undefined);
   if (days) for (const [d, r] of s.days) days.set(d, r);
   const out: Bucket[] = [];
   let prev = s.before;
@@ -172,7 +182,8 @@ export function dayBuckets(view: ReadView, series: Buffer, from: bigint, end: bi
  * inside a segment between two stored rows that hold points (else none).
  */
 export function gapHoursFrom(view: ReadView, series: Buffer, t: bigint): Bucket[] {
-  const before = nearestHour(view, series, t, true), after = nearestHour(view, series, t, false);
+  const legacyRows = hasLegacyRows(view, series);
+  const before = nearestHour(view, series, t, true, legacyRows), after = nearestHour(view, series, t, false, legacyRows);
   if (!spans(before, after)) return [];
   const out: Bucket[] = [];
   for (let s = t; s < after!.start; s += HOUR_NS) out.push({ start: s, row: gapRow(before.row, after!.row, s, s + HOUR_NS) });
