@@ -30,13 +30,13 @@ export function lowerBoundCols(c: PointColumns, t: bigint): number {
  * columns when the caller holds them (the writer's in-memory head; null: no head), so
  * they are not reloaded and decoded from LMDB; undefined reads the stored head.
  */
-export function scanRange(view: ReadView, series: Buffer, from: bigint, to: bigint, visit: (cols: PointColumns, i0: number, i1: number) => boolean, scratch?: PointColumns, head?: HeadColumns): void {
+export function scanRange(view: ReadView, series: Buffer, from: bigint, to: bigint, visit: (cols: PointColumns, i0: number, i1: number) => boolean, scratch?: PointColumns, head?: HeadColumns, memo?: DecodedChunks): void {
   if (to <= from) return;
   for (const c of chunksCovering(view, series, from, to - 1n)) {
     const h = headerOf(series, c.start, c.bytes);
     if (h.lastTs < from) continue;
     if (h.firstTs >= to) return;
-    const cols = decodeColumns(series, c.start, c.bytes, scratch);
+    const cols = memo?.get(c.start) ?? decodeColumns(series, c.start, c.bytes, scratch);
     const i0 = lowerBoundCols(cols, from), i1 = lowerBoundCols(cols, to);
     if (i1 > i0 && !visit(cols, i0, i1)) return;
   }
@@ -45,6 +45,22 @@ export function scanRange(view: ReadView, series: Buffer, from: bigint, to: bigi
     const i0 = lowerBoundCols(h, from), i1 = lowerBoundCols(h, to);
     if (i1 > i0) visit(h, i0, i1);
   }
+}
+
+/**
+ * Chunks decoded by one operation's edge lookups (pointBefore, pointAtOrAfter), by chunk
+ * start, reused by its later lookups and scans: a rollup repair's edges and its scan hit the
+ * same chunks. Only edge lookups add to it, so it holds a few chunks, not a scanned range.
+ */
+export type DecodedChunks = Map<bigint, PointColumns>;
+
+function decodeKept(series: Buffer, start: bigint, bytes: Buffer, memo: DecodedChunks | undefined): PointColumns {
+  let cols = memo?.get(start);
+  if (!cols) {
+    cols = decodeColumns(series, start, bytes);
+    memo?.set(start, cols);
+  }
+  return cols;
 }
 
 /** The open head's columns as a caller passes them (null: none), undefined: not known to the caller. */
@@ -84,25 +100,25 @@ function edge(cols: PointColumns, i: number): EdgePoint {
 }
 
 /** The latest point with time < t (`head` as in scanRange). */
-export function pointBefore(view: ReadView, series: Buffer, t: bigint, headCols?: HeadColumns): EdgePoint | null {
+export function pointBefore(view: ReadView, series: Buffer, t: bigint, headCols?: HeadColumns, memo?: DecodedChunks): EdgePoint | null {
   const head = headOf(view, series, headCols);
   if (head && head.count > 0 && head.tsBase < t) return edge(head, lowerBoundCols(head, t) - 1);
   const c = floorChunk(view, series, t - 1n);
   if (!c) return null;
-  const cols = decodeColumns(series, c.start, c.bytes);
+  const cols = decodeKept(series, c.start, c.bytes, memo);
   return edge(cols, lowerBoundCols(cols, t) - 1);
 }
 
 /** The earliest point with time >= t (`head` as in scanRange). */
-export function pointAtOrAfter(view: ReadView, series: Buffer, t: bigint, headCols?: HeadColumns): EdgePoint | null {
+export function pointAtOrAfter(view: ReadView, series: Buffer, t: bigint, headCols?: HeadColumns, memo?: DecodedChunks): EdgePoint | null {
   const f = floorChunk(view, series, t);
   if (f && headerOf(series, f.start, f.bytes).lastTs >= t) {
-    const cols = decodeColumns(series, f.start, f.bytes);
+    const cols = decodeKept(series, f.start, f.bytes, memo);
     return edge(cols, lowerBoundCols(cols, t));
   }
   const nx = nextChunk(view, series, t, true);
   if (nx) {
-    const cols = decodeColumns(series, nx.start, nx.bytes);
+    const cols = decodeKept(series, nx.start, nx.bytes, memo);
     return edge(cols, 0);
   }
   const head = headOf(view, series, headCols);

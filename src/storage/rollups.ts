@@ -9,7 +9,7 @@ import type { PointColumns } from './encoding/chunk-types.js';
 import { INT64_MIN, rollupKey, readTime, seriesKey } from './keys.js';
 import { allocColumns, numericAt, type TimedPoints } from './point-runs.js';
 import { atLeast, int64ToNumbers, offsetsFrom } from './int64-words.js';
-import { headOf, pointAtOrAfter, pointBefore, scanRange, type EdgePoint, type HeadColumns } from './range-scan.js';
+import { headOf, pointAtOrAfter, pointBefore, scanRange, type DecodedChunks, type EdgePoint, type HeadColumns } from './range-scan.js';
 import {
   BucketAccumulator, decodeDayBlock, decodeRow, emptyDayBlock, encodeDayBlock, HOURS_PER_DAY, isEmptyDayBlock,
   type DayBlock, type RollupRow,
@@ -134,15 +134,16 @@ function clearHours(view: ReadView, blocks: DayBlocks, series: Buffer, from: big
  */
 export function repairRollups(view: ReadView, series: Buffer, type: ValueType, lo: bigint, hi: bigint, head?: HeadColumns): void {
   const h = headOf(view, series, head);
-  const pred = pointBefore(view, series, lo, h);
-  const succ = pointAtOrAfter(view, series, hi + 1n, h);
+  const memo: DecodedChunks = new Map();
+  const pred = pointBefore(view, series, lo, h, memo);
+  const succ = pointAtOrAfter(view, series, hi + 1n, h, memo);
   const from = floorTo(pred ? pred.ts : lo, HOUR.ns);
   const to = floorTo(succ ? succ.ts : hi, HOUR.ns) + HOUR.ns;
   const blocks = new DayBlocks(view, series);
   clearHours(view, blocks, series, from, to);
-  const w = new RepairWriter(blocks, pointBefore(view, series, from, h));
-  scanRange(view, series, from, to, (cols, i0, i1) => { w.addRun(cols, i0, i1); return true; }, scratchColumns(type), h);
-  w.finish(pointAtOrAfter(view, series, to, h));
+  const w = new RepairWriter(blocks, pointBefore(view, series, from, h, memo));
+  scanRange(view, series, from, to, (cols, i0, i1) => { w.addRun(cols, i0, i1); return true; }, scratchColumns(type), h, memo);
+  w.finish(pointAtOrAfter(view, series, to, h, memo));
   blocks.flush(true);
 }
 
