@@ -97,15 +97,24 @@ function loadStored(view: ReadView, series: Buffer, from: bigint, end: bigint, l
   const legacyRows = hasLegacyRows(view, series);
   const hours: Bucket[] = [];
   const days = new Map<bigint, RollupRow>();
-  for (const { key, value } of blockRange(view, series, floorTo(from, DAY_NS), end, false)) {
+  // the blocks of the range, read on past its end for the first stored hour after it when
+  // the range does not end with a stored row (a gap edge); lazily: no block past it otherwise
+  let blockAfter: Bucket | null = null, pastEnd = 0;
+  for (const { key, value } of blockRange(view, series, floorTo(from, DAY_NS), INT64_MAX, false)) {
     const day = readTime(key, 17);
+    if (day >= end) {
+      const last = hours.length > 0 ? hours[hours.length - 1].start : null;
+      if (blockAfter !== null || hours.length >= limit || (last !== null && last + HOUR_NS >= end) || ++pastEnd > 8) break;
+    }
     const b = decodeDayBlock(value, day, HOUR_NS);
-    if (b.day !== null) days.set(day, b.day);
+    if (b.day !== null && day < end) days.set(day, b.day);
     for (let h = 0; h < HOURS_PER_DAY; h++) {
       const start = day + BigInt(h) * HOUR_NS, row = b.hours[h];
-      if (row !== null && start >= from && start < end) hours.push({ start, row });
+      if (row === null || start < from) continue;
+      if (start < end) hours.push({ start, row });
+      else if (blockAfter === null) blockAfter = { start, row };
     }
-    if (hours.length >= limit) break;
+    if (hours.length >= limit || blockAfter !== null) break;
   }
   if (legacyRows) {
     for (const { key, value } of view.env.rollups.getRange({ start: rollupKey(series, LEGACY_HOUR_CODE, from), end: rollupKey(series, LEGACY_HOUR_CODE, end), limit, transaction: view.txn })) {
@@ -123,7 +132,10 @@ function loadStored(view: ReadView, series: Buffer, from: bigint, end: bigint, l
   // gap edges: only looked up when the range does not start (end) with a stored row
   const first = hours.length > 0 ? hours[0].start : null, last = hours.length > 0 ? hours[hours.length - 1].start : null;
   const before = first === from ? null : nearestHour(view, series, from, true, legacyRows);
-  const after = hours.length >= limit || (last !== null && last + HOUR_NS >= end) ? null : nearestHour(view, series, end, false, legacyRows);
+  let after: Bucket | null = null;
+  if (!(hours.length >= limit || (last !== null && last + HOUR_NS >= end))) {
+    after = legacyRows ? nearestHour(view, series, end, false, true) : blockAfter;
+  }
   return { hours, before, after, days };
 }
 
