@@ -59,6 +59,11 @@ async function cpuSeconds(pid: number): Promise<number> {
   const f = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
   return (Number(f[11]) + Number(f[12])) / 100; // utime + stime in clock ticks (100 Hz)
 }
+/** Bytes the server process caused to be written to storage (LMDB page writes, msync). */
+async function writtenBytes(pid: number): Promise<number> {
+  const m = /write_bytes:\s+(\d+)/.exec(await readFile(`/proc/${pid}/io`, 'utf8'));
+  return m ? Number(m[1]) : NaN;
+}
 async function sysSeconds(pid: number): Promise<number> {
   return Number((await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')[12]) / 100;
 }
@@ -130,13 +135,13 @@ async function main(): Promise<void> {
 
     // Phase 1: sustained ingest.
     const lat: number[] = [], steadyLat: number[] = [];
-    const cpu0 = await cpuSeconds(pid), sys0 = await sysSeconds(pid), client0 = process.cpuUsage();
+    const cpu0 = await cpuSeconds(pid), sys0 = await sysSeconds(pid), written0 = await writtenBytes(pid), client0 = process.cpuUsage();
     let rssMax = 0;
     const rssTimer = setInterval(() => { rssMb(pid).then((m) => { rssMax = Math.max(rssMax, m); }, () => undefined); }, 200);
     const t0 = performance.now();
     const acked = (await Promise.all(clients.map((c, i) => stream(c, 'LIVE', data.slice(i * perSession, (i + 1) * perSession), lat, steadyLat, t0 + WARMUP_MS)))).reduce((a, b) => a + b, 0);
     const secs = (performance.now() - t0) / 1000;
-    const serverCpu = (await cpuSeconds(pid)) - cpu0, serverSys = (await sysSeconds(pid)) - sys0;
+    const serverCpu = (await cpuSeconds(pid)) - cpu0, serverSys = (await sysSeconds(pid)) - sys0, written = (await writtenBytes(pid)) - written0;
     const cu = process.cpuUsage(client0);
 
     // Phase 2: live latency while one session backfills at full speed.
@@ -171,6 +176,8 @@ async function main(): Promise<void> {
       server_cpu_s_per_million: Number((serverCpu / (acked / 1e6)).toFixed(3)),
       // the kernel's part (page writes, msync/fsync, sockets) of the server's CPU
       server_sys_s_per_million: Number((serverSys / (acked / 1e6)).toFixed(3)),
+      // bytes written to storage per point in phase 1 (chunks, head segments, rollups, LMDB pages)
+      server_written_bytes_per_point: Number((written / acked).toFixed(1)),
       collector_cpu_s_per_million: Number(((cu.user + cu.system) / 1e6 / (acked / 1e6)).toFixed(3)),
       server_rss_max_mb: Math.round(rssMax),
       backfill_points_acked: backAcked,
@@ -194,6 +201,7 @@ async function main(): Promise<void> {
         ['collector CPU s per million points', String(result.collector_cpu_s_per_million), ''],
         ['server RSS max (MB)', String(result.server_rss_max_mb), 'bounded'],
         ['backfill points/s / server CPU us/point', `${result.backfill_points_per_s} / ${result.backfill_server_cpu_us_per_point}`, ''],
+        ['bytes written per point (phase 1)', String(result.server_written_bytes_per_point), ''],
         ['data directory after the run (MB)', String(result.data_dir_mb), ''],
         ['points acked (phase 1) / seconds', `${acked} / ${result.seconds}`, ''],
       ];
