@@ -29,6 +29,15 @@ export class HeadCache {
     return { writer: this.writer, counter: ++this.counter };
   }
 
+  /**
+   * Capacity of the cached heads as last counted, kept up to date from the heads a
+   * transaction touched: trim used to sum every cached head after each commit, O(cache)
+   * per commit (with 100k cached series, ~0.1-0.5 ms a commit for nothing).
+   */
+  private total = 0;
+  private readonly counted = new Map<OpenHead, number>();
+  private readonly touched = new Set<OpenHead>();
+
   /** The open head of a series inside the write txn `view`. */
   get(view: ReadView, series: Buffer, id: string, type: ValueType): OpenHead {
     const rec = readHeadRecord(view, series);
@@ -36,22 +45,38 @@ export class HeadCache {
     this.heads.delete(id);
     if (cached && rec && cached.genWriter !== 0 && rec.genWriter === cached.genWriter && rec.genCounter === cached.genCounter && cached.cols.type === type) {
       this.heads.set(id, cached);
+      this.touched.add(cached);
       return cached;
     }
+    if (cached) this.uncount(cached);
     const head = new OpenHead(type, rec ? loadStoredHead(view, series) : null);
     this.loads++;
     this.heads.set(id, head);
+    this.counted.set(head, head.capacity);
+    this.total += head.capacity;
+    this.touched.add(head);
     return head;
+  }
+
+  private uncount(h: OpenHead): void {
+    this.total -= this.counted.get(h) ?? 0;
+    this.counted.delete(h);
+    this.touched.delete(h);
   }
 
   /** After a transaction: evicts the least recently used heads while the cache holds too many points. */
   trim(): void {
-    let total = 0;
-    for (const h of this.heads.values()) total += h.capacity;
+    for (const h of this.touched) {
+      const was = this.counted.get(h);
+      if (was === undefined) continue;
+      this.total += h.capacity - was;
+      this.counted.set(h, h.capacity);
+    }
+    this.touched.clear();
     for (const [id, h] of this.heads) {
-      if (total <= this.maxPoints) break;
+      if (this.total <= this.maxPoints) break;
       this.heads.delete(id);
-      total -= h.capacity;
+      this.uncount(h);
     }
   }
 

@@ -130,3 +130,19 @@ t.test('disk usage reports the file, its live pages and a compacted copy no larg
   const { size } = await stat(await store.compactCopy(`${dir}/compact`));
   t.ok(size <= d.liveBytes, `compacted copy ${size} B <= live ${d.liveBytes} B`);
 });
+
+t.test('the head cache keeps its capacity bound as heads grow after they were cached', async (t) => {
+  // new heads start with 256 points of capacity: three fit in 1,000, a fourth does not
+  const { store } = await tempStore(t, { headCachePoints: 1000 });
+  const ids = Array.from({ length: 10 }, () => newId());
+  for (const id of ids) await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+  for (const id of ids) await store.write([f64Batch(id, secs(0, 100), secs(0, 100).map((_, i) => i))], WHO);
+  t.equal(store.headCacheStats().heads, 3, 'the three most recent heads stay');
+  // the most recent head grows past the whole bound: the others go first, then it
+  await store.write([f64Batch(ids[9], secs(100, 2000), secs(100, 2000).map((_, i) => 100 + i))], WHO);
+  t.equal(store.headCacheStats().heads, 0);
+  await store.write([f64Batch(ids[0], secs(100, 10), secs(100, 10).map((_, i) => 100 + i))], WHO);
+  t.equal(store.headCacheStats().heads, 1, 'a head loaded again is counted again');
+  t.same(allValues(store, ids[9]).v, Array.from({ length: 2100 }, (_, i) => i));
+  t.same(allValues(store, ids[0]).v, Array.from({ length: 110 }, (_, i) => i));
+});
