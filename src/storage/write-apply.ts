@@ -22,6 +22,10 @@ import { checkBatchShape, normaliseBatch, refuseAll, type PointBatch, type Refus
 import { UUID_RE } from '../uuid.js';
 
 const MAX_SPAN_BIG = BigInt(MAX_CHUNK_SPAN_NS);
+/** Sealing allowance of a transaction before any append (points): about one chunk. */
+const SEAL_ALLOWANCE_START = 4096;
+/** Points of allowance each appended point adds: above 1, so deferred seals catch up. */
+const SEAL_RATE = 1.5;
 
 export interface BatchResult {
   series: string;
@@ -43,6 +47,12 @@ export interface Writer {
 /** State shared by all batches of one transaction. */
 export class TxnContext {
   private readonly metas = new Map<string, SeriesMeta | null>();
+  /**
+   * Points this transaction may still seal off the heads it appends to. It starts at one
+   * chunk's worth and grows by SEAL_RATE per appended point, so a group's seal work follows
+   * its inflow; see sealAppended.
+   */
+  sealAllowance = SEAL_ALLOWANCE_START;
   private readonly dirtyMeta = new Set<string>();
   /**
    * decoded: metas decoded in earlier transactions with the stored bytes they came from,
@@ -186,8 +196,24 @@ function mergeIntoHead(ctx: TxnContext, series: Buffer, meta: SeriesMeta, head: 
     }
     head.replace(pieces[pieces.length - 1]);
   }
-  if (sealFromHead(ctx.env, series, meta, head, ctx.budget, false).dropped > 0) ctx.touchMeta(meta.id);
+  sealAppended(ctx, series, meta, head, pts.count - from);
   ctx.persistHead(series, head);
+}
+
+/**
+ * Seals the full chunks of a head that was just appended to, within the transaction's
+ * allowance. Why a budget: collectors that start together fill their streams' heads in
+ * lockstep, and a group whose every batch completes a chunk encoded ~4x the points of the
+ * groups around it, which set the ack p99. Over the allowance a full head stays open (its
+ * points are durable in head segments) and seals when it is next appended to; a head at
+ * the chunk point cap seals regardless, which bounds how far one can run ahead.
+ */
+function sealAppended(ctx: TxnContext, series: Buffer, meta: SeriesMeta, head: OpenHead, appended: number): void {
+  ctx.sealAllowance += SEAL_RATE * appended;
+  if (ctx.sealAllowance <= 0 && head.count < ctx.budget.chunkPoints) return;
+  const r = sealFromHead(ctx.env, series, meta, head, ctx.budget, false);
+  ctx.sealAllowance -= r.points;
+  if (r.dropped > 0) ctx.touchMeta(meta.id);
 }
 
 /**
