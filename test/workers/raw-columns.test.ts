@@ -5,7 +5,7 @@ import { BodySink } from '../../src/workers/body-sink.js';
 import { ColumnPage, RETAIN_POINTS } from '../../src/workers/raw-points-columns.js';
 import type { PointColumns, ValueType } from '../../src/storage/encoding/chunk-types.js';
 import { pointRunArb, timeAt, toColumns } from '../helpers/chunk-arbitraries.js';
-import { columnPoints, type ColumnsBody } from './raw-columns-decode.js';
+import { columnPoints, type ColumnsBody } from '../helpers/raw-columns-decode.js';
 
 const SEED = 20251121;
 t.comment(`fast-check seed ${SEED}`);

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { Unpackr } from 'msgpackr';
 import { startTestService, request } from '../../../helpers/service.js';
-import { columnPoints, type ColumnsBody } from '../../../workers/raw-columns-decode.js';
+import { columnPoints, type ColumnsBody } from '../../../helpers/raw-columns-decode.js';
 
 const BASE = 1_700_000_000_123_456_789n;
 const MS = 1_000_000n;
