@@ -4,6 +4,9 @@
 //     [--no-backfill]      phase 1 only (profiles of in-order ingest alone)
 //     [--cpu-prof <dir>]   V8 CPU profiles of every server thread (node --cpu-prof), and the
 //                          split of each thread's CPU time: ingest, storage, gRPC, GC, rest
+//     [--trace <dir>]      phase 1 timing trace: the ingest worker's groups, transactions and GCs
+//                          (HISTORIAN_INGEST_TRACE, src/ingest/group-trace.ts) in <dir>/server.jsonl,
+//                          every ack and this process's event-loop stalls in <dir>/acks.jsonl
 // Phase 1: every session streams its share of the streams as fast as credit allows:
 //   sustained durably acknowledged points/s, ack latency p50/p99, CPU s per million points.
 // Phase 2: one session backfills at full speed while another sends a small live batch
@@ -12,7 +15,7 @@
 // Inputs are generated from a fixed seed before timing. Needs DATABASE_URL (a database is
 // created and dropped) or runs on embedded PGlite.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, readFile, readdir, stat } from 'node:fs/promises';
+import { mkdtemp, rm, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +30,11 @@ const SESSIONS = opt('sessions', 4), STREAMS = opt('streams', 1200), POINTS = op
 const JSON_OUT = args.includes('--json');
 const BACKFILL = !args.includes('--no-backfill');
 const PROF_DIR = (() => { const i = args.indexOf('--cpu-prof'); return i >= 0 ? args[i + 1] : null; })();
+const TRACE_DIR = (() => { const i = args.indexOf('--trace'); return i >= 0 ? args[i + 1] : null; })();
+/** With --trace: phase 1 acks and stalls of this process's event loop (absolute ms). */
+const traceLines: string[] = [];
+const absMs = () => performance.timeOrigin + performance.now();
+const clientIds = new Map<CollectorClient, string>();
 const T0 = 1_700_000_000_000_000_000n;
 
 function rng(seed: number): () => number {
@@ -84,7 +92,11 @@ async function dirBytes(dir: string): Promise<number> {
 async function connect(address: string, id: string, names: string[]): Promise<CollectorClient> {
   const end = Date.now() + 60_000;
   for (;;) {
-    try { return await CollectorClient.connect({ address, collectorId: id, epoch: 1n, streams: names.map((name) => ({ name, type: 'float64' as const })) }); } catch (e) {
+    try {
+      const c = await CollectorClient.connect({ address, collectorId: id, epoch: 1n, streams: names.map((name) => ({ name, type: 'float64' as const })) });
+      clientIds.set(c, id);
+      return c;
+    } catch (e) {
       if (Date.now() > end) throw e;
       await new Promise((r) => setTimeout(r, 250));
     }
@@ -100,7 +112,8 @@ async function stream(c: CollectorClient, lane: 'LIVE' | 'BACKFILL', batches: Ou
   const all: Array<Promise<void>> = [];
   for (let b = 0; b < batches[0].length; b++) {
     for (let s = 0; s < batches.length; s++) {
-      all.push(c.send(lane, s, 'float64', batches[s][b]).then((o) => { if (!o.ok) throw new Error(`rejected: ${o.reason} ${o.detail}`); acked += BATCH - o.refused; lat.push(o.ackMs); if (performance.now() >= steadyFromMs) steady.push(o.ackMs); }));
+      all.push(c.send(lane, s, 'float64', batches[s][b]).then((o) => { if (!o.ok) throw new Error(`rejected: ${o.reason} ${o.detail}`); acked += BATCH - o.refused; lat.push(o.ackMs); if (performance.now() >= steadyFromMs) steady.push(o.ackMs);
+        if (TRACE_DIR && lane === 'LIVE' && steadyFromMs !== Infinity) { const t = absMs(); traceLines.push(JSON.stringify({ k: 'ack', id: `${clientIds.get(c)}/${lane}/${o.seq}`, sent: t - o.ackMs, acked: t, ms: o.ackMs })); } }));
       if (c.waitingForCredit() > 16) await new Promise((r) => setImmediate(r));
     }
   }
@@ -121,7 +134,8 @@ async function main(): Promise<void> {
   const grpcPort = await freePort();
   const server: ChildProcess = spawn(process.execPath, [...(PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : []), '--import', 'tsx', 'src/main.ts'], {
     env: { ...process.env, SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: String(await freePort()), SERVICE_GRPC_PORT: String(grpcPort), SERVICE_DATA_DIR: dataDir,
-      SERVICE_AUTH_MODE: 'disabled', SERVICE_LOG_LEVEL: 'error', SERVICE_WORKERS: '1', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+      SERVICE_AUTH_MODE: 'disabled', SERVICE_LOG_LEVEL: 'error', SERVICE_WORKERS: '1', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...(TRACE_DIR ? { HISTORIAN_INGEST_TRACE: join(TRACE_DIR, 'server.jsonl') } : {}) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const address = `127.0.0.1:${grpcPort}`;
@@ -139,8 +153,13 @@ async function main(): Promise<void> {
     let rssMax = 0;
     const rssTimer = setInterval(() => { rssMb(pid).then((m) => { rssMax = Math.max(rssMax, m); }, () => undefined); }, 200);
     const t0 = performance.now();
+    // With --trace: this process's event loop stalls over 5 ms (the collectors' side of an ack).
+    let tick = performance.now();
+    const stallTimer = TRACE_DIR ? setInterval(() => { const now = performance.now(); if (now - tick > 7) traceLines.push(JSON.stringify({ k: 'stall', t: performance.timeOrigin + tick, ms: now - tick })); tick = now; }, 2) : null;
     const acked = (await Promise.all(clients.map((c, i) => stream(c, 'LIVE', data.slice(i * perSession, (i + 1) * perSession), lat, steadyLat, t0 + WARMUP_MS)))).reduce((a, b) => a + b, 0);
     const secs = (performance.now() - t0) / 1000;
+    if (stallTimer) clearInterval(stallTimer);
+    if (TRACE_DIR) await writeFile(join(TRACE_DIR, 'acks.jsonl'), `${traceLines.join('\n')}\n`);
     const serverCpu = (await cpuSeconds(pid)) - cpu0, serverSys = (await sysSeconds(pid)) - sys0, written = (await writtenBytes(pid)) - written0;
     const cu = process.cpuUsage(client0);
 

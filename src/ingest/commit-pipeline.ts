@@ -19,6 +19,7 @@
 import type { PointBatch } from '../storage/write-batch.js';
 import type { IngestStore, StoredBatchResult } from './ingest-store.js';
 import { ServiceError } from '../http/errors.js';
+import { absMs, groupTrace } from './group-trace.js';
 
 export interface PendingBatch {
   lane: 'LIVE' | 'BACKFILL';
@@ -26,6 +27,8 @@ export interface PendingBatch {
   batch: PointBatch;
   /** True when the session that sent it has been fenced. */
   fenced(): boolean;
+  /** Set only while tracing (group-trace.ts): the batch's id (collector/lane/seq) and arrival (absolute ms). */
+  trace?: { id: string; arrivedMs: number };
   /** Called once: the stored result, or a rejection reason (nothing written). */
   settle(outcome: { result: StoredBatchResult } | { rejected: 'fenced' | 'storage-full'; detail: string }): void;
 }
@@ -176,7 +179,13 @@ export class CommitPipeline {
         this.hooks.fatal(e);
         return;
       }
+      const durableMs = performance.now();
       await previous;
+      if (groupTrace) {
+        const o = performance.timeOrigin;
+        groupTrace.record({ k: 'group', n: this.groups, lane, points, handed: o + handedMs, durable: o + durableMs, settled: absMs(), estimateMs, msAhead: this.msAhead,
+          batches: group.map((p) => p.trace ? [p.trace.id, p.trace.arrivedMs] : null) });
+      }
       this.measure(lane, points, handedMs);
       for (const [p, reason, detail] of refused) p.settle({ rejected: reason, detail });
       if (outcome instanceof ServiceError) {

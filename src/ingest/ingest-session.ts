@@ -11,6 +11,7 @@ import type { StoredBatchResult } from './ingest-store.js';
 import { SessionLane, type LaneName, type Slot } from './session-lane.js';
 import type { SessionLink } from './session-link.js';
 import type { CollectorState } from './collector-state.js';
+import { absMs, groupTrace } from './group-trace.js';
 import type { IngestTuning } from './thread-messages.js';
 
 export interface SessionStream {
@@ -86,6 +87,7 @@ export class IngestSession {
 
   onBatch(b: WireBatch): void {
     const arrival = nowNs();
+    const arrivedMs = groupTrace ? absMs() : 0;
     this.collector.lastBatchArrivalNs = arrival;
     this.collector.dirty = true;
     const receipt = BigInt(b.collector_receipt_ns || '0');
@@ -135,6 +137,7 @@ export class IngestSession {
       lane: b.lane,
       points,
       batch: { series: stream.seriesId as string, times: cols.times, values: cols.values, quality: cols.quality },
+      trace: groupTrace ? { id: `${this.collector.collectorId}/${b.lane}/${b.seq}`, arrivedMs } : undefined,
       fenced: () => this.fencedBy !== null,
       settle: (outcome) => {
         if ('rejected' in outcome) {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { SeriesStore, readSnapshot, readFinalised } from '../storage/series-store.js';
+import { groupTrace } from './group-trace.js';
 
 /** Writes of the warm-up (see warmUpEngine): groups of WARM_BATCHES batches of WARM_POINTS points. */
 const WARM_GROUPS = 8, WARM_BATCHES = 4, WARM_POINTS = 1000;
@@ -85,7 +86,8 @@ export class EngineIngestStore implements IngestStore {
 
   /** groupWindowMs 0: the commit pipeline already gathers a group before it writes. */
   static open(seriesDir: string): EngineIngestStore {
-    return new EngineIngestStore(SeriesStore.open(seriesDir, { groupWindowMs: 0 }));
+    const onTransaction = groupTrace ? (t: object) => groupTrace?.record({ k: 'txn', ...t }) : undefined;
+    return new EngineIngestStore(SeriesStore.open(seriesDir, { groupWindowMs: 0, onTransaction }));
   }
 
   async write(batches: PointBatch[], principal: string): Promise<StoredBatchResult[]> {

@@ -66,6 +66,23 @@ export interface SeriesStoreOptions {
   seal?: Partial<SealBudget>;
   /** Most open-head points the writer keeps in memory across commits (default 4,000,000). */
   headCachePoints?: number;
+  /** Timing of every write transaction (absolute ms), for tracing where write latency goes. */
+  onTransaction?: (t: TransactionTiming) => void;
+}
+
+/** When a write transaction's phases ended: absolute ms (performance.timeOrigin + now). */
+export interface TransactionTiming {
+  /** Requests in the transaction. */
+  requests: number;
+  /** flush() started (the group window ended). */
+  start: number;
+  /** lmdb-js ran the callback (its write thread had the transaction open). */
+  applyStart: number;
+  applyEnd: number;
+  /** The commit returned. */
+  committed: number;
+  /** lmdb-js `flushed` resolved: durable. */
+  durable: number;
 }
 
 const VALUE_TYPES: readonly ValueType[] = ['float64', 'int64', 'boolean', 'string', 'enum'];
@@ -86,8 +103,10 @@ export class SeriesStore {
   private readonly groupWindowMs: number;
   private readonly heads: HeadCache;
   private readonly decodedMetas = new Map<string, { raw: Buffer; meta: SeriesMeta }>();
+  private readonly onTransaction: ((t: TransactionTiming) => void) | null;
 
   private constructor(readonly env: SeriesEnv, options: SeriesStoreOptions) {
+    this.onTransaction = options.onTransaction ?? null;
     this.budget = { ...DEFAULT_SEAL_BUDGET, ...options.seal };
     this.groupWindowMs = options.groupWindowMs ?? 2;
     this.heads = new HeadCache(options.headCachePoints ?? DEFAULT_HEAD_CACHE_POINTS);
@@ -280,12 +299,14 @@ export class SeriesStore {
     let group = this.queue;
     this.queue = [];
     let done: { group: Pending[]; values: unknown[] } | null = null;
+    const timing = this.onTransaction ? { requests: 0, start: performance.now(), applyStart: 0, applyEnd: 0, committed: 0, durable: 0 } : null;
     try {
       for (;;) {
         const outcomes: { ok: boolean; value: unknown }[] = [];
         let failedAt = -1;
         try {
           await this.env.root.childTransaction(() => {
+            if (timing) timing.applyStart = performance.now();
             const ctx = new TxnContext(this.env, this.budget, this.heads, this.decodedMetas);
             for (let i = 0; i < group.length; i++) {
               try {
@@ -298,6 +319,7 @@ export class SeriesStore {
               }
             }
             ctx.finish();
+            if (timing) timing.applyEnd = performance.now();
           });
         } catch (e) {
           // a meta object may have been changed in memory by the undone transaction
@@ -321,6 +343,7 @@ export class SeriesStore {
     this.syncing++;
     const durable = this.env.root.flushed;
     this.schedule();
+    if (timing) timing.committed = performance.now();
     try {
       await durable;
     } catch (e) {
@@ -328,6 +351,10 @@ export class SeriesStore {
       return;
     } finally {
       this.syncing--;
+    }
+    if (timing && this.onTransaction) {
+      const o = performance.timeOrigin;
+      this.onTransaction({ requests: done.group.length, start: o + timing.start, applyStart: o + timing.applyStart, applyEnd: o + timing.applyEnd, committed: o + timing.committed, durable: o + performance.now() });
     }
     for (let i = 0; i < done.group.length; i++) done.group[i].resolve(done.values[i]);
   }
