@@ -255,7 +255,7 @@ export class IngestCore {
   /**
    * Live points each active live session may have outstanding: the engine's measured live
    * rate (points per ms) times the ack target, split between the sessions that sent a live
-   * batch in the last second; the total is at least one full group (maxGroupPoints). Sessions
+   * batch in the last second; the total is at least half a full group (maxGroupPoints). Sessions
    * never get less than two of their batches (liveGrant).
    */
   private liveShare(): number {
@@ -267,9 +267,11 @@ export class IngestCore {
     }
     const rate = this.pipeline.liveRate();
     // until a live group has been measured, the configured credit (nothing to size it by)
-    // Never less in all than one full group: smaller groups cost the engine more per point
-    // (more commits), which lowers the measured rate, which would shrink credit further.
-    this.share = rate === null ? this.tuning.liveCredit : Math.max(this.tuning.ackTargetMs * rate, this.tuning.maxGroupPoints) / Math.max(1, active);
+    // Never less in all than half a full group: smaller groups cost the engine more per point
+    // (more commits), which lowers the measured rate, which would shrink credit further. Not a
+    // whole group: with 4 sessions that floor (15k each) sat above the per-session cap (10k),
+    // so 40k points were in flight whatever the rate, and acks slowed with every dip of it.
+    this.share = rate === null ? this.tuning.liveCredit : Math.max(this.tuning.ackTargetMs * rate, this.tuning.maxGroupPoints / 2) / Math.max(1, active);
     queueMicrotask(() => { this.share = null; });
     return this.share;
   }
