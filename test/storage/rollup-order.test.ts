@@ -6,7 +6,8 @@
 // lifecycle trim with its cutoff inside a gap keeps every bucket after the cutoff as it was.
 import t, { type Test } from 'tap';
 import fc from 'fast-check';
-import { readRaw, readRollups, type RollupColumns, type SeriesStore } from '../../src/storage/series-store.js';
+import { readRollups, type RollupColumns, type SeriesStore } from '../../src/storage/series-store.js';
+import { rollupOracle, type Want } from '../helpers/rollup-oracle.js';
 import { trimRollups } from '../../src/storage/rollups.js';
 import { seriesKey } from '../../src/storage/keys.js';
 import { tempStore, newId, WHO, f64Batch, T0, SEC } from '../helpers/series-store.js';
@@ -17,37 +18,6 @@ t.comment(`fast-check seed ${SEED} (FC_SEED=<n> replays another)`);
 const H = 3_600_000_000_000n, D = 24n * H;
 const ALL = { startNs: -(2n ** 62n), endNs: 2n ** 62n };
 type Continuity = 'continuous' | 'stepped';
-interface Want { start: bigint; count: number; min: number; max: number; first: number; last: number; stepped: number; linear: number; cov: number; good: number }
-
-/** The definition: every raw point in time order, each segment integrated bucket by bucket. */
-function oracle(store: SeriesStore, id: string, interval: bigint): Want[] {
-  const p = store.read((v) => readRaw(v, id, { ...ALL, limit: 1_000_000 }));
-  const buckets = new Map<bigint, Want>();
-  const floor = (x: bigint) => x - (((x % interval) + interval) % interval);
-  const b = (k: bigint) => {
-    let r = buckets.get(k);
-    if (!r) { r = { start: k, count: 0, min: Infinity, max: -Infinity, first: NaN, last: NaN, stepped: 0, linear: 0, cov: 0, good: 0 }; buckets.set(k, r); }
-    return r;
-  };
-  for (let i = 0; i < p.count; i++) {
-    const r = b(floor(p.ts[i])), v = p.f64![i];
-    if (r.count === 0) r.first = v;
-    r.count++; r.min = Math.min(r.min, v); r.max = Math.max(r.max, v); r.last = v;
-    if (i + 1 === p.count) continue;
-    const t0 = p.ts[i], t1 = p.ts[i + 1], v1 = p.f64![i + 1];
-    for (let a = t0; a < t1;) {
-      const k = floor(a), e = k + interval < t1 ? k + interval : t1;
-      const d = Number(e - a);
-      const va = v + ((v1 - v) * Number(a - t0)) / Number(t1 - t0), ve = v + ((v1 - v) * Number(e - t0)) / Number(t1 - t0);
-      const rr = b(k);
-      rr.stepped += v * d; rr.linear += ((va + ve) / 2) * d; rr.cov += d;
-      if (p.quality[i] >= 192) rr.good += d;
-      a = e;
-    }
-  }
-  return [...buckets.values()].sort((x, y) => (x.start < y.start ? -1 : 1));
-}
-
 const close = (a: number, b: number) => (Number.isNaN(a) && Number.isNaN(b)) || Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
 
 /** null when the read equals the oracle's buckets, else what differs first. */
@@ -67,7 +37,7 @@ function differs(got: RollupColumns, want: Want[], continuity: Continuity): stri
 /** Whole series and a few sub-ranges (their ends inside gaps or runs), each interval and continuity. */
 function checkAll(store: SeriesStore, id: string, cuts: bigint[]): string | null {
   for (const [interval, ns] of [['1h', H], ['1d', D]] as const) {
-    const want = oracle(store, id, ns);
+    const want = rollupOracle(store, id, ns);
     for (const continuity of ['continuous', 'stepped'] as const) {
       const whole = differs(store.read((v) => readRollups(v, id, { interval, ...ALL, continuity })), want, continuity);
       if (whole) return `${interval} ${continuity} whole series: ${whole}`;

@@ -1,39 +1,12 @@
 import t, { type Test } from 'tap';
-import { readRaw, readRollups, type SeriesStore } from '../../src/storage/series-store.js';
+import { readRollups, type SeriesStore } from '../../src/storage/series-store.js';
+import { rollupOracle } from '../helpers/rollup-oracle.js';
 import { tempStore, newId, WHO, f64Batch, T0, SEC } from '../helpers/series-store.js';
 
 const H = 3_600_000_000_000n, D = 24n * H;
 
-/** Brute force over every raw point: the definition the stored rollups must match. */
-function bruteForce(store: SeriesStore, id: string, interval: bigint, continuity: 'continuous' | 'stepped') {
-  const p = store.read((v) => readRaw(v, id, { startNs: -(2n ** 62n), endNs: 2n ** 62n, limit: 1_000_000 }));
-  const buckets = new Map<bigint, { count: number; min: number; max: number; first: number; last: number; area: number; cov: number; good: number }>();
-  const floor = (x: bigint) => x - (((x % interval) + interval) % interval);
-  const b = (k: bigint) => { let r = buckets.get(k); if (!r) { r = { count: 0, min: Infinity, max: -Infinity, first: NaN, last: NaN, area: 0, cov: 0, good: 0 }; buckets.set(k, r); } return r; };
-  for (let i = 0; i < p.count; i++) {
-    const r = b(floor(p.ts[i])), v = p.f64![i];
-    if (r.count === 0) r.first = v;
-    r.count++; r.min = Math.min(r.min, v); r.max = Math.max(r.max, v); r.last = v;
-    if (i + 1 < p.count) {
-      // integrate the segment nanosecond-bucket by bucket
-      const t0 = p.ts[i], t1 = p.ts[i + 1], v1 = p.f64![i + 1];
-      for (let a = t0; a < t1;) {
-        const k = floor(a), e = k + interval < t1 ? k + interval : t1;
-        const d = Number(e - a);
-        const va = v + ((v1 - v) * Number(a - t0)) / Number(t1 - t0), ve = v + ((v1 - v) * Number(e - t0)) / Number(t1 - t0);
-        const rr = b(k);
-        rr.area += continuity === 'stepped' ? v * d : ((va + ve) / 2) * d;
-        rr.cov += d;
-        if (p.quality[i] >= 192) rr.good += d;
-        a = e;
-      }
-    }
-  }
-  return [...buckets.entries()].sort((x, y) => (x[0] < y[0] ? -1 : 1));
-}
-
 function compare(t: Test, store: SeriesStore, id: string, interval: '1h' | '1d', continuity: 'continuous' | 'stepped') {
-  const want = bruteForce(store, id, interval === '1h' ? H : D, continuity);
+  const want = rollupOracle(store, id, interval === '1h' ? H : D).map((w) => [w.start, { ...w, area: continuity === 'stepped' ? w.stepped : w.linear }] as const);
   const got = store.read((v) => readRollups(v, id, { interval, startNs: -(2n ** 62n), endNs: 2n ** 62n, continuity }));
   t.equal(got.count, want.length, `${interval} ${continuity}: bucket count`);
   const close = (a: number, b: number) => (Number.isNaN(a) && Number.isNaN(b)) || Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));

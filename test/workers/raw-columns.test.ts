@@ -3,8 +3,9 @@ import fc from 'fast-check';
 import { Unpackr } from 'msgpackr';
 import { BodySink } from '../../src/workers/body-sink.js';
 import { ColumnPage, RETAIN_POINTS } from '../../src/workers/raw-points-columns.js';
-import type { PointColumns, ValueType } from '../../src/storage/encoding/chunk-types.js';
+import type { ValueType } from '../../src/storage/encoding/chunk-types.js';
 import { pointRunArb, timeAt, toColumns } from '../helpers/chunk-arbitraries.js';
+import { expectedPointValue } from '../helpers/expected-point.js';
 import { columnPoints, type ColumnsBody } from '../helpers/raw-columns-decode.js';
 
 const SEED = 20251121;
@@ -16,15 +17,6 @@ const unpackr = new Unpackr({ int64AsType: 'bigint', useRecords: false, mapsAsOb
 /** Runs of points as separate decoded chunks (each with its own base), cut at arbitrary points. */
 const pageArb = (type: ValueType) => fc.tuple(fc.array(pointRunArb(type), { minLength: 1, maxLength: 3 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 3 }));
 
-function expected(c: PointColumns, i: number): unknown {
-  switch (c.type) {
-    case 'float64': return c.f64![i];
-    case 'int64': return c.i64![i];
-    case 'boolean': return c.u8![i] === 1;
-    case 'enum': return { enum_set: ENUM_SET, ordinal: c.ord![i] };
-    case 'string': return c.str![i];
-  }
-}
 const same = (a: unknown, b: unknown) => (typeof a === 'number' ? Object.is(a, b) : typeof a === 'object' ? JSON.stringify(a) === JSON.stringify(b) : a === b);
 
 /** The body the raw task writes around the points, enough to decode them. */
@@ -48,7 +40,7 @@ for (const type of TYPES) {
       for (const cols of all) {
         const at = [...new Set([0, ...cuts.map((c) => Math.floor(c * cols.count)), cols.count])].sort((a, b) => a - b);
         for (let k = 1; k < at.length; k++) page.append(cols, at[k - 1], at[k]);
-        for (let i = 0; i < cols.count; i++) want.push([timeAt(cols, i), expected(cols, i), cols.quality[i]]);
+        for (let i = 0; i < cols.count; i++) want.push([timeAt(cols, i), expectedPointValue(cols, i, ENUM_SET), cols.quality[i]]);
       }
       const body = writeBody(sink, page);
       if (body.encoding.quality === 'uint8') narrow++; else wide++;

@@ -4,8 +4,9 @@ import { Unpackr } from 'msgpackr';
 import { BodySink } from '../../src/workers/body-sink.js';
 import { writeJsonPoints } from '../../src/workers/raw-points-json.js';
 import { writeMsgpackPoints } from '../../src/workers/raw-points-msgpack.js';
-import type { PointColumns, ValueType } from '../../src/storage/encoding/chunk-types.js';
+import type { ValueType } from '../../src/storage/encoding/chunk-types.js';
 import { pointRunArb, timeAt, toColumns } from '../helpers/chunk-arbitraries.js';
+import { expectedPointValue } from '../helpers/expected-point.js';
 
 const SEED = 20251121;
 t.comment(`fast-check seed ${SEED}`);
@@ -21,15 +22,6 @@ function runsOf(n: number, cuts: number[]): Array<[number, number]> {
   return out;
 }
 
-function expectedValue(c: PointColumns, i: number): unknown {
-  switch (c.type) {
-    case 'float64': return c.f64![i];
-    case 'int64': return c.i64![i];
-    case 'boolean': return c.u8![i] === 1;
-    case 'enum': return { enum_set: ENUM_SET, ordinal: c.ord![i] };
-    case 'string': return c.str![i];
-  }
-}
 
 /** JSON text of the points array, with int64 numbers (times, int64 values) read as exact bigints. */
 function parseJsonPoints(text: string, type: ValueType): Array<{ ts_ns: bigint; value: unknown; quality: number }> {
@@ -53,7 +45,7 @@ for (const type of TYPES) {
       for (let i = 0; i < cols.count; i++) {
         const p = points[i];
         if (p.ts_ns !== timeAt(cols, i) || p.quality !== cols.quality[i]) return false;
-        const want = expectedValue(cols, i);
+        const want = expectedPointValue(cols, i, ENUM_SET);
         if (type === 'float64' ? !Object.is(p.value, want) : JSON.stringify(p.value, (_, v) => (typeof v === 'bigint' ? String(v) : v)) !== JSON.stringify(want, (_, v) => (typeof v === 'bigint' ? String(v) : v))) return false;
       }
       return true;
@@ -78,7 +70,7 @@ for (const type of TYPES) {
       for (let i = 0; i < cols.count; i++) {
         const p = points[i];
         if (BigInt(p.ts_ns) !== timeAt(cols, i) || p.quality !== cols.quality[i]) return false;
-        const want = expectedValue(cols, i);
+        const want = expectedPointValue(cols, i, ENUM_SET);
         if (type === 'float64') { if (!Object.is(p.value, want)) return false; }
         else if (type === 'int64') { if (BigInt(p.value as bigint) !== want) return false; }
         else if (JSON.stringify(p.value) !== JSON.stringify(want)) return false;
