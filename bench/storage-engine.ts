@@ -79,6 +79,8 @@ async function disk(store: SeriesStore, root: string, name: string, points: numb
   if (prefix.endsWith('sealed_')) {
     out[`${prefix}bytes_per_point_compacted`] = +((await compactedBytes(store, root, name)) / points).toFixed(3);
     for (const [table, bytes] of Object.entries(d.tables)) out[`${prefix}table_${table}_bytes_per_point`] = +(bytes / points).toFixed(4);
+    // pages by kind (branch/leaf/overflow) and entries: leaf fill shows here, not in the bytes
+    for (const [table, p] of Object.entries(d.tablePages)) if (p.entries > 0) out[`${prefix}table_${table}_pages`] = `${p.branch}b/${p.leaf}l/${p.overflow}o/${p.entries}e`;
   }
 }
 

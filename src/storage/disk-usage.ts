@@ -16,10 +16,14 @@ export interface DiskUsage {
   liveBytes: number;
   /** Per table: pages x page size. */
   tables: Record<string, number>;
+  /** Per table: its pages by kind and its entries (where the bytes of `tables` go). */
+  tablePages: Record<string, TablePages>;
   pageSize: number;
 }
 
-interface TreeStat { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number }
+export interface TablePages { branch: number; leaf: number; overflow: number; entries: number }
+
+interface TreeStat { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number; entryCount: number }
 interface RootStats extends TreeStat { free: TreeStat; lastPageNumber: number }
 
 const pagesOf = (s: TreeStat): number => s.treeBranchPageCount + s.treeLeafPageCount + s.overflowPages;
@@ -28,13 +32,16 @@ export async function measureDisk(env: SeriesEnv): Promise<DiskUsage> {
   const root = env.root.getStats() as RootStats;
   const pageSize = root.pageSize;
   const tables: Record<string, number> = {};
+  const tablePages: Record<string, TablePages> = {};
   let live = pagesOf(root) + pagesOf(root.free) + 2;
   const named = { chunks: env.chunks, heads: env.heads, 'head-segments': env.segments, audit: env.audit, rollups: env.rollups, meta: env.meta };
   for (const [name, db] of Object.entries(named)) {
-    const pages = pagesOf(db.getStats() as TreeStat);
+    const st = db.getStats() as TreeStat;
+    const pages = pagesOf(st);
     tables[name] = pages * pageSize;
+    tablePages[name] = { branch: st.treeBranchPageCount, leaf: st.treeLeafPageCount, overflow: st.overflowPages, entries: st.entryCount };
     live += pages;
   }
   const fileBytes = (await stat(join(env.path, 'data.mdb'))).size;
-  return { fileBytes, usedToHighWaterBytes: (root.lastPageNumber + 1) * pageSize, liveBytes: live * pageSize, tables, pageSize };
+  return { fileBytes, usedToHighWaterBytes: (root.lastPageNumber + 1) * pageSize, liveBytes: live * pageSize, tables, tablePages, pageSize };
 }
