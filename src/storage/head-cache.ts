@@ -49,7 +49,8 @@ export class HeadCache {
       return cached;
     }
     if (cached) this.uncount(cached);
-    const head = new OpenHead(type, rec ? loadStoredHead(view, series) : null);
+    // no record: a new series or an emptied head, whose sealedEnd the chunks give
+    const head = new OpenHead(type, loadStoredHead(view, series));
     this.loads++;
     this.heads.set(id, head);
     this.counted.set(head, head.capacity);

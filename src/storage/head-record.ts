@@ -33,6 +33,14 @@
 // so it needs to be exact and cheap, not small; encoding every commit's points with the
 // chunk codec (and again at the seal) was a fifth of the ingest thread's time.
 //
+// An empty head keeps no record when its sealedEnd is the last point of the series' last
+// chunk (2026-11-21): that is every head sealed whole (idle, shutdown), ~68 bytes of leaf
+// page per idle series. Its absence says: no open point, no segment, sealedEnd = the last
+// chunk's last time (null without chunks), and no cached head is trusted (a cache only
+// trusts a record carrying its own generation), so the writer reloads it from storage.
+// An empty head whose sealedEnd lies past the last chunk (lifecycle dropped its points,
+// swinging-door dropped the last point) keeps its record.
+//
 // The head = every point of the series' segments, in sequence order, later than sealedEnd.
 // Segments are disjoint and ascending in time (the writer appends only after the head's
 // last point and rewrites the head as one new segment after any other change); a segment
@@ -43,8 +51,8 @@ import type { PointColumns, ValueType } from './encoding/chunk-types.js';
 import { encodeChunk } from './encoding/chunk.js';
 import { slicePointColumns } from './encoding/point-columns.js';
 import { TYPE_CODES, typeCode } from './encoding/chunk-header.js';
-import { decodeColumns } from './chunk-access.js';
-import { uuidOf } from './keys.js';
+import { decodeColumns, floorChunk, headerOf } from './chunk-access.js';
+import { INT64_MAX, uuidOf } from './keys.js';
 import { allocColumns, copyValue } from './point-runs.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
 
@@ -107,12 +115,32 @@ export function decodeHeadRecord(rec: Buffer): HeadRecord {
   };
 }
 
+/** The stored record, null when there is none (a new series, or an empty head: see the top of this file). */
 export function readHeadRecord(view: ReadView, series: Buffer): HeadRecord | null {
   const rec = view.env.heads.get(series, { transaction: view.txn });
   return rec === undefined ? null : decodeHeadRecord(rec);
 }
 
+/** The last sealed point as the chunks say: the last time of the series' last chunk (null: no chunk). */
+export function lastChunkEnd(view: ReadView, series: Buffer): bigint | null {
+  const c = floorChunk(view, series, INT64_MAX);
+  return c === null ? null : headerOf(series, c.start, c.bytes).lastTs;
+}
+
+function hasSegments(env: SeriesEnv, series: Buffer): boolean {
+  for (const _ of env.segments.getKeys({ start: segmentKey(series, 0), end: segmentKey(series, 2 ** 53), limit: 1 })) return true;
+  return false;
+}
+
+/**
+ * Stores the record, or removes it when the head is empty and the chunks alone say the
+ * same (see the top of this file). Inside the write txn (reads see its writes).
+ */
 export function putHeadRecord(env: SeriesEnv, series: Buffer, r: HeadRecord): void {
+  if (r.openPoints === 0 && lastChunkEnd({ env, txn: undefined }, series) === r.sealedEnd && !hasSegments(env, series)) {
+    env.heads.removeSync(series);
+    return;
+  }
   const b = Buffer.allocUnsafe(HEAD_RECORD_BYTES);
   b[0] = 2;
   b[1] = r.sealedEnd === null ? 0 : 1;
@@ -279,7 +307,10 @@ function appendOpen(c: PointColumns, after: bigint | null, out: PointColumns): v
 /** The head with where it is stored (the writer's view); cols null when the head is empty. */
 export function loadStoredHead(view: ReadView, series: Buffer): StoredHead {
   const raw = view.env.heads.get(series, { transaction: view.txn });
-  if (raw === undefined) return { sealedEnd: null, lastWriteMs: 0, cols: null, record: { ...EMPTY_RECORD }, segments: [], legacy: false, storedBytes: 0 };
+  if (raw === undefined) {
+    const sealedEnd = lastChunkEnd(view, series);
+    return { sealedEnd, lastWriteMs: 0, cols: null, record: { ...EMPTY_RECORD, sealedEnd }, segments: [], legacy: false, storedBytes: 0 };
+  }
   const record = decodeHeadRecord(raw);
   if (raw[0] !== 2) {
     const cols = raw.length > LEGACY_PREFIX ? decodeColumns(series, null, raw.subarray(LEGACY_PREFIX)) : null;
