@@ -3,7 +3,8 @@
 // its counters, and relays diagnostics to the HTTP routes. A storage fault reported by
 // the worker stops the process (an fsync failure must not be retried: the data directory
 // stays consistent only if nobody writes after it).
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { siblingEntry, startThread } from '../workers/thread-boot.js';
 import type { ServiceContext } from '../service-context.js';
 import { ServiceError } from '../http/errors.js';
 import { authOf, authenticateServiceToken } from '../auth/index.js';
@@ -26,15 +27,6 @@ export interface IngestHostOptions {
   onFatal?: (message: string) => void;
 }
 
-/** Runs a `.ts` entry under tsx inside the worker (STACK-NOTES §2: a raw .ts Worker fails). */
-const BOOT = `
-const { workerData } = require('node:worker_threads');
-(async () => {
-  if (workerData.entry.endsWith('.ts')) { const { register } = await import('tsx/esm/api'); register(); }
-  await import(workerData.entry);
-})().catch((e) => { require('node:worker_threads').parentPort.postMessage({ rpc: 'note', op: 'start-failed', arg: String(e && e.stack || e) }); });
-`;
-
 export class IngestHost {
   private constructor(
     private readonly worker: Worker,
@@ -46,7 +38,7 @@ export class IngestHost {
   static async start(context: ServiceContext, config: IngestConfig, opts: IngestHostOptions = {}): Promise<IngestHost> {
     const { db, log } = context;
     const ilog = log.child({ area: 'ingest' });
-    const entry = new URL(`./ingest-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+    const entry = siblingEntry(import.meta.url, 'ingest-worker');
     const data: IngestWorkerData = {
       entry,
       host: context.config.host,
@@ -58,7 +50,7 @@ export class IngestHost {
       tuning: config.tuning,
       known: await listCollectorRows(db),
     };
-    const worker = new Worker(BOOT, { eval: true, workerData: data });
+    const worker = startThread(entry, data);
     const rpc = new PortRpc(worker);
     const fatal = opts.onFatal ?? ((message: string) => {
       ilog.fatal({ reason: message }, 'ingest storage fault: stopping the process');

@@ -87,7 +87,7 @@ export class EngineIngestStore implements IngestStore {
   /** groupWindowMs 0: the commit pipeline already gathers a group before it writes. */
   static open(seriesDir: string): EngineIngestStore {
     const onTransaction = groupTrace ? (t: object) => groupTrace?.record({ k: 'txn', ...t }) : undefined;
-    return new EngineIngestStore(SeriesStore.open(seriesDir, { groupWindowMs: 0, onTransaction }));
+    return new EngineIngestStore(SeriesStore.open(seriesDir, { groupWindowMs: 0, onTransaction, sealThread: process.env.HISTORIAN_SEAL_THREAD !== '0' }));
   }
 
   async write(batches: PointBatch[], principal: string): Promise<StoredBatchResult[]> {

@@ -50,6 +50,15 @@ export class OpenHead {
   bytesPerPoint = NaN;
   /** bytesPerPoint came from a sealed chunk (segments only calibrate until one exists). */
   private calibratedByChunk = false;
+  /**
+   * Changes whenever the head's first points do (sealed off, merged, replaced): a chunk
+   * encoded on the seal thread from a copy of them is stored only if it still matches.
+   */
+  frontVersion = 0;
+  /** A copy of this head's points is on the seal thread (one request per head at a time). */
+  sealPending = false;
+  /** The seal thread failed this head's points: the writer seals it itself. */
+  sealHere = false;
 
   constructor(type: ValueType, stored: StoredHead | null) {
     const open = stored?.cols ?? null;
@@ -135,6 +144,7 @@ export class OpenHead {
   /** Replaces every open point (after a merge); persist rewrites the stored segments. */
   replace(cols: PointColumns | null): void {
     this.unsettle();
+    this.frontVersion++;
     const n = cols?.count ?? 0;
     this.cols.count = 0;
     this.ensureCapacity(n);
@@ -153,6 +163,7 @@ export class OpenHead {
   /** Forgets the first n points (just sealed) and rebases the rest on their first time (exact shift). */
   dropFront(n: number): void {
     this.unsettle();
+    this.frontVersion++;
     const c = this.cols, rest = c.count - n;
     c.tsOffset.copyWithin(0, n, c.count);
     c.quality.copyWithin(0, n, c.count);

@@ -27,7 +27,8 @@ import { parseLifecyclePolicy, type LifecyclePolicy } from './lifecycle-policy.j
 import { DEFAULT_SEAL_BUDGET, type SealBudget } from './seal.js';
 import { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from './series-env.js';
 import { readMeta, type DeclaredGap, type EnumSetRef, type SeriesMeta } from './series-meta.js';
-import { TxnContext, applyBatch, sealHeadNow, type BatchResult, type Writer } from './write-apply.js';
+import { TxnContext, applyBatch, installSeals, sealHeadNow, type BatchResult, type Writer } from './write-apply.js';
+import { SealOffload } from './seal-offload.js';
 import { checkBatchShape, type PointBatch } from './write-batch.js';
 import { decodeHeadRecord, readHeadRecord } from './head-record.js';
 import { HeadCache, DEFAULT_HEAD_CACHE_POINTS } from './head-cache.js';
@@ -68,6 +69,11 @@ export interface SeriesStoreOptions {
   headCachePoints?: number;
   /** Timing of every write transaction (absolute ms), for tracing where write latency goes. */
   onTransaction?: (t: TransactionTiming) => void;
+  /**
+   * Encode full heads' chunks on a seal thread instead of inside the write transaction
+   * (seal-offload.ts). For a writer that appends at a high rate: the ingest worker.
+   */
+  sealThread?: boolean;
 }
 
 /** When a write transaction's phases ended: absolute ms (performance.timeOrigin + now). */
@@ -104,9 +110,12 @@ export class SeriesStore {
   private readonly heads: HeadCache;
   private readonly decodedMetas = new Map<string, { raw: Buffer; meta: SeriesMeta }>();
   private readonly onTransaction: ((t: TransactionTiming) => void) | null;
+  private readonly offload: SealOffload | null;
 
   private constructor(readonly env: SeriesEnv, options: SeriesStoreOptions) {
     this.onTransaction = options.onTransaction ?? null;
+    // chunks back from the seal thread wait for a write transaction; start one if none is coming
+    this.offload = options.sealThread ? new SealOffload(() => { if (this.queue.length === 0) this.enqueue(() => null).catch(() => {}); }) : null;
     this.budget = { ...DEFAULT_SEAL_BUDGET, ...options.seal };
     this.groupWindowMs = options.groupWindowMs ?? 2;
     this.heads = new HeadCache(options.headCachePoints ?? DEFAULT_HEAD_CACHE_POINTS);
@@ -235,6 +244,17 @@ export class SeriesStore {
     return { heads: this.heads.size, loads: this.heads.loads };
   }
 
+  /** The seal thread's tallies (null without one): see seal-offload.ts. */
+  sealThreadStats(): { pending: number; installedChunks: number; staleReplies: number; failures: number } | null {
+    const o = this.offload;
+    return o === null ? null : { pending: o.pending, installedChunks: o.installedChunks, staleReplies: o.staleReplies, failures: o.failures };
+  }
+
+  /** Resolves once no chunk is on the seal thread or waiting to be stored (tests, benchmarks). */
+  async settleSeals(): Promise<void> {
+    while (this.offload !== null && (this.offload.pending > 0 || this.running || this.queue.length > 0 || this.syncing > 0)) await new Promise((r) => setTimeout(r, 1));
+  }
+
   /** The env file's size, and how much of it the trees use (the rest is LMDB free pages). */
   diskUsage(): Promise<DiskUsage> {
     return measureDisk(this.env);
@@ -254,6 +274,7 @@ export class SeriesStore {
 
   async close(): Promise<void> {
     while (this.queue.length > 0 || this.running || this.timer || this.syncing > 0) await new Promise((r) => setTimeout(r, 1));
+    await this.offload?.close();
     await this.env.close();
   }
 
@@ -307,7 +328,8 @@ export class SeriesStore {
         try {
           await this.env.root.childTransaction(() => {
             if (timing) timing.applyStart = performance.now();
-            const ctx = new TxnContext(this.env, this.budget, this.heads, this.decodedMetas);
+            const ctx = new TxnContext(this.env, this.budget, this.heads, this.decodedMetas, this.offload);
+            if (this.offload !== null) installSeals(ctx, this.offload.take());
             for (let i = 0; i < group.length; i++) {
               try {
                 outcomes.push({ ok: true, value: group[i].run(ctx) });

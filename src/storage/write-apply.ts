@@ -15,7 +15,8 @@ import {
   type PointValue, type Supersession, type TimedPoints,
 } from './point-runs.js';
 import { appendRollups, repairRollups } from './rollups.js';
-import { sealFromHead, sealRun, type SealBudget } from './seal.js';
+import { installChunk, sealFromHead, sealRun, sealTally, type SealBudget } from './seal.js';
+import type { FinishedSeal, SealOffload } from './seal-offload.js';
 import { decodeMeta, putMetaInTxn, recordPackr, type SeriesMeta } from './series-meta.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
 import { checkBatchShape, normaliseBatch, refuseAll, type PointBatch, type Refusal } from './write-batch.js';
@@ -62,6 +63,8 @@ export class TxnContext {
   constructor(
     readonly env: SeriesEnv, readonly budget: SealBudget, private readonly heads: HeadCache,
     private readonly decoded: Map<string, { raw: Buffer; meta: SeriesMeta }>,
+    /** The seal thread, when this writer has one (the ingest worker's store). */
+    readonly offload: SealOffload | null = null,
   ) {}
 
   /** The writer's open head of a series (cached across transactions, validated by generation). */
@@ -210,6 +213,8 @@ function mergeIntoHead(ctx: TxnContext, series: Buffer, meta: SeriesMeta, head: 
  */
 function sealAppended(ctx: TxnContext, series: Buffer, meta: SeriesMeta, head: OpenHead, appended: number): void {
   ctx.sealAllowance += SEAL_RATE * appended;
+  // swinging-door series seal through sealRun's compression, in this thread
+  if (ctx.offload !== null && !meta.lifecycle?.policy.swinging_door && ctx.offload.request(series, head, ctx.budget)) return;
   if (ctx.sealAllowance <= 0 && head.count < ctx.budget.chunkPoints) return;
   const r = sealFromHead(ctx.env, series, meta, head, ctx.budget, false);
   ctx.sealAllowance -= r.points;
@@ -274,6 +279,29 @@ function fillGap(ctx: TxnContext, series: Buffer, meta: SeriesMeta, late: TimedP
   }
   for (const piece of splitTimedBySpan(gap)) sealRun(ctx.env, series, meta, piece, ctx.budget, false);
   return end;
+}
+
+/**
+ * Stores the chunks the seal thread encoded, for heads whose front is still the one it was
+ * given (same cached head object, same frontVersion); others are dropped and their heads
+ * sealed again later. Inside the write txn, before the transaction's batches. Returns the
+ * points sealed.
+ */
+export function installSeals(ctx: TxnContext, finished: readonly FinishedSeal[]): number {
+  let sealed = 0;
+  for (const f of finished) {
+    sealTally.encodes += f.reply.encodes;
+    const meta = ctx.metaByKey(f.series);
+    if (meta === null || meta.lifecycle?.policy.swinging_door) continue;
+    const head = ctx.head(f.series, meta);
+    if (head !== f.head || head.frontVersion !== f.version) { if (ctx.offload !== null) ctx.offload.staleReplies++; continue; }
+    if (f.reply.lastPoints > 0) head.calibrate(f.reply.lastBytes, f.reply.lastPoints, true);
+    if (f.reply.chunks.length === 0) continue;
+    for (const c of f.reply.chunks) { installChunk(ctx.env, f.series, head, c.bytes, c.n); sealed += c.n; }
+    if (ctx.offload !== null) ctx.offload.installedChunks += f.reply.chunks.length;
+    ctx.persistHead(f.series, head, head.lastWriteMs);
+  }
+  return sealed;
 }
 
 /** Seals a whole head now (idle heads, shutdown, benchmarks). Inside the write txn. */

@@ -1,0 +1,24 @@
+// What the writer and the seal thread say to each other (seal-offload.ts, seal-thread.ts).
+import type { SealBudget } from './chunk-fit.js';
+import type { PointColumns } from './encoding/chunk-types.js';
+
+export interface SealRequest {
+  id: number;
+  /** A copy of the head's open points (the thread may keep and slice it). */
+  cols: PointColumns;
+  budget: SealBudget;
+  /** The series' measured bytes per point (NaN: not measured). */
+  bytesPerPoint: number;
+}
+
+export interface SealReply {
+  id: number;
+  /** Full chunks off the front of the copy, in order; empty when it was not full after all. */
+  chunks: { bytes: Uint8Array; n: number }[];
+  encodes: number;
+  /** The last encode, for the head's calibration (0 points: none). */
+  lastBytes: number;
+  lastPoints: number;
+  /** The encoder refused the points (the writer then seals in its own thread and reports). */
+  error: string | null;
+}

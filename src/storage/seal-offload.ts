@@ -1,0 +1,124 @@
+// The writer's side of the seal thread. When an append fills a head, the writer posts a copy
+// of its open points to the thread instead of encoding them inside its write transaction;
+// the head stays open (its points are durable in head segments meanwhile). The chunks come
+// back as messages and the next write transaction stores them (write-apply.ts
+// installSeals), but only if the head's front is still the one copied: a merge, a replace
+// or a seal in between changes frontVersion and the chunks are dropped (the head is then
+// simply sealed again). A bounded number of copies is in flight; beyond it, or after the
+// thread failed a head, the writer seals in its own thread as before.
+import type { Worker } from 'node:worker_threads';
+import { headIsFull, type SealBudget } from './chunk-fit.js';
+import type { PointColumns } from './encoding/chunk-types.js';
+import type { OpenHead } from './open-head.js';
+import type { SealReply, SealRequest } from './seal-messages.js';
+import { siblingEntry, startThread } from '../workers/thread-boot.js';
+
+/** Heads whose copies may be on the thread at once (~16 B per point each, at most a few chunks). */
+export const MAX_SEALS_IN_FLIGHT = 256;
+
+export interface FinishedSeal {
+  series: Buffer;
+  head: OpenHead;
+  /** head.frontVersion when its points were copied. */
+  version: number;
+  reply: SealReply;
+}
+
+interface InFlight {
+  series: Buffer;
+  head: OpenHead;
+  version: number;
+}
+
+function copyOpenPoints(c: PointColumns): { cols: PointColumns; transfer: ArrayBuffer[] } {
+  const n = c.count;
+  const cols: PointColumns = {
+    type: c.type, count: n, tsBase: c.tsBase,
+    tsOffset: c.tsOffset.slice(0, n),
+    f64: c.f64 === null ? null : c.f64.slice(0, n),
+    i64: c.i64 === null ? null : c.i64.slice(0, n),
+    u8: c.u8 === null ? null : c.u8.slice(0, n),
+    ord: c.ord === null ? null : c.ord.slice(0, n),
+    str: c.str === null ? null : c.str.slice(0, n),
+    quality: c.quality.slice(0, n),
+  };
+  const transfer: ArrayBuffer[] = [cols.tsOffset.buffer as ArrayBuffer, cols.quality.buffer as ArrayBuffer];
+  for (const v of [cols.f64, cols.i64, cols.u8, cols.ord]) if (v !== null) transfer.push(v.buffer as ArrayBuffer);
+  return { cols, transfer };
+}
+
+export class SealOffload {
+  private readonly worker: Worker;
+  private nextId = 1;
+  private readonly inFlight = new Map<number, InFlight>();
+  private finished: FinishedSeal[] = [];
+  private closed = false;
+  /** Encoder failures reported by the thread (the heads went back to sealing in the writer). */
+  failures = 0;
+  /** Chunks stored from the thread's replies, and replies dropped because their head had changed. */
+  installedChunks = 0;
+  staleReplies = 0;
+
+  /** onFinished: chunks are waiting for a write transaction to store them. */
+  constructor(private readonly onFinished: () => void, private readonly maxInFlight = MAX_SEALS_IN_FLIGHT) {
+    this.worker = startThread(siblingEntry(import.meta.url, 'seal-thread'), {});
+    this.worker.on('message', (m: SealReply | { ready: true } | { rpc: string; arg: string }) => {
+      if ('id' in m) this.receive(m);
+    });
+    this.worker.on('error', () => this.fail());
+    this.worker.on('exit', () => this.fail());
+    this.worker.unref();
+  }
+
+  /** Copies on the thread plus replies not yet taken by a write transaction. */
+  get pending(): number { return this.inFlight.size + this.finished.length; }
+
+  /**
+   * Sends a full head's points to the thread. True when the head needs nothing more from
+   * the writer now (sent, already on the thread, or not full); false: seal it in the writer.
+   */
+  request(series: Buffer, head: OpenHead, budget: SealBudget): boolean {
+    if (head.sealPending) return true;
+    if (!headIsFull(head.count, head.bytesPerPoint, budget)) return true;
+    if (this.closed || head.sealHere || this.inFlight.size >= this.maxInFlight) return false;
+    const { cols, transfer } = copyOpenPoints(head.cols);
+    const id = this.nextId++;
+    const req: SealRequest = { id, cols, budget, bytesPerPoint: head.bytesPerPoint };
+    this.inFlight.set(id, { series, head, version: head.frontVersion });
+    head.sealPending = true;
+    this.worker.postMessage(req, transfer);
+    return true;
+  }
+
+  /** The replies received since the last call; their heads may be sent again from now on. */
+  take(): FinishedSeal[] {
+    const out = this.finished;
+    this.finished = [];
+    for (const f of out) f.head.sealPending = false;
+    return out;
+  }
+
+  private receive(reply: SealReply): void {
+    const f = this.inFlight.get(reply.id);
+    if (f === undefined) return;
+    this.inFlight.delete(reply.id);
+    if (reply.error !== null) { this.failures++; f.head.sealHere = true; }
+    this.finished.push({ series: f.series, head: f.head, version: f.version, reply });
+    if (this.finished.length === 1) this.onFinished();
+  }
+
+  /** The thread died: every head in flight is sealed by the writer from now on. */
+  private fail(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const f of this.inFlight.values()) f.head.sealPending = false;
+    this.inFlight.clear();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const f of this.inFlight.values()) f.head.sealPending = false;
+    this.inFlight.clear();
+    await this.worker.terminate();
+  }
+}

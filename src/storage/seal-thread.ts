@@ -1,0 +1,31 @@
+// The seal thread: encodes chunks from copies of full heads, off the writer's thread.
+// Sealing is a quarter of the ingest thread's work when it runs inside the write
+// transaction (docs/decisions.md); here it runs beside it, and the writer stores the
+// chunks in a later transaction if the head's front is still what was copied.
+import { parentPort } from 'node:worker_threads';
+import { fitChunk, fitState } from './chunk-fit.js';
+import { slicePointColumns } from './encoding/point-columns.js';
+import type { SealReply, SealRequest } from './seal-messages.js';
+
+const port = parentPort;
+if (port === null) throw new Error('seal-thread.ts runs only as a worker thread');
+
+port.on('message', (req: SealRequest) => {
+  let reply: SealReply;
+  try {
+    const st = fitState(req.bytesPerPoint);
+    const chunks: { bytes: Uint8Array; n: number }[] = [];
+    let view = req.cols;
+    for (;;) {
+      const c = fitChunk(view, req.budget, false, st);
+      if (c === null) break;
+      chunks.push(c);
+      view = slicePointColumns(view, c.n, view.count - c.n);
+    }
+    reply = { id: req.id, chunks, encodes: st.encodes, lastBytes: st.lastBytes, lastPoints: st.lastPoints, error: null };
+  } catch (e) {
+    reply = { id: req.id, chunks: [], encodes: 0, lastBytes: 0, lastPoints: 0, error: e instanceof Error ? e.message : String(e) };
+  }
+  port.postMessage(reply, reply.chunks.map((c) => c.bytes.buffer as ArrayBuffer));
+});
+port.postMessage({ ready: true });
