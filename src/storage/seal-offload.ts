@@ -4,8 +4,9 @@
 // back as messages and the next write transaction stores them (write-apply.ts
 // installSeals), but only if the head's front is still the one copied: a merge, a replace
 // or a seal in between changes frontVersion and the chunks are dropped (the head is then
-// simply sealed again). A bounded number of copies is in flight; beyond it, or after the
-// thread failed a head, the writer seals in its own thread as before.
+// simply sealed again). A bounded number of copies is in flight; beyond it a full head waits
+// for its next append, and one at the point cap (or one the thread failed) is sealed by the
+// writer in its own thread as before.
 import type { Worker } from 'node:worker_threads';
 import { headIsFull, type SealBudget } from './chunk-fit.js';
 import type { PointColumns } from './encoding/chunk-types.js';
@@ -75,12 +76,16 @@ export class SealOffload {
 
   /**
    * Sends a full head's points to the thread. True when the head needs nothing more from
-   * the writer now (sent, already on the thread, or not full); false: seal it in the writer.
+   * the writer now (sent, already on the thread, not full, or deferred while the queue is
+   * full); false: seal it in the writer.
    */
   request(series: Buffer, head: OpenHead, budget: SealBudget): boolean {
     if (head.sealPending) return true;
     if (!headIsFull(head.count, head.bytesPerPoint, budget)) return true;
-    if (this.closed || head.sealHere || this.inFlight.size >= this.maxInFlight) return false;
+    if (this.closed || head.sealHere) return false;
+    // Queue full: a head below the point cap waits for its next append (its points are
+    // durable in head segments); one at the cap is sealed by the writer now.
+    if (this.inFlight.size >= this.maxInFlight) return head.count < budget.chunkPoints;
     const { cols, transfer } = copyOpenPoints(head.cols);
     const id = this.nextId++;
     const req: SealRequest = { id, cols, budget, bytesPerPoint: head.bytesPerPoint };

@@ -61,6 +61,18 @@ t.test('full heads seal on the thread; points stay exact; chunks fill their page
   }
 });
 
+t.test('more full heads than copies in flight: the rest wait for their next append, none is lost', async (t) => {
+  const { store } = await tempStore(t, { sealThread: true, groupWindowMs: 0 });
+  const ids = Array.from({ length: 300 }, () => newId()); // MAX_SEALS_IN_FLIGHT is 256
+  for (const id of ids) await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+  const per = 1_000, rounds = 6;
+  for (let r = 0; r < rounds; r++) await store.write(ids.map((id, k) => batch(id, k, r * per, (r + 1) * per)), WHO);
+  await store.settleSeals();
+  const sealedPerSeries = ids.map((id) => chunksOf(store, id).filter((c) => c.sealed).length);
+  t.ok(sealedPerSeries.every((n) => n >= 1), `every series sealed at least one chunk (min ${Math.min(...sealedPerSeries)})`);
+  for (const k of [0, 150, 299]) checkExact(t, store, ids[k], k, rounds * per, `series ${k}`);
+});
+
 t.test('a reply for a head changed since its copy is dropped, and the head seals again', async (t) => {
   const { store } = await tempStore(t, { sealThread: true, groupWindowMs: 0 });
   const id = newId();
