@@ -9,7 +9,8 @@
 // JSON object with --json. Figures: durable write points/s through the write path; bytes
 // per point on disk after the load and after sealing every head: the env file (LMDB's
 // high-water mark), the live pages (file minus LMDB free pages), a compacted copy
-// (`compactCopy`, what a maintenance compaction leaves), and the sum of chunk bytes;
+// (`compactCopy`, what a maintenance compaction leaves), a repacked copy (`repackCopy`: every
+// table rewritten in key order, leaf pages full), and the sum of chunk bytes;
 // render p50/p99 of the big series at width 1000, rollup read latency.
 // "Everything included" = every table (chunks, head records and segments, rollups, audit,
 // meta), LMDB's branch/leaf pages, overflow-page rounding and its own free-list tree.
@@ -23,6 +24,7 @@ import { datasetSeries } from '../../shared/datasets/industrial.mjs';
 import { SeriesStore, listChunks, readRollups, renderSeries, type PointBatch } from '../src/storage/series-store.js';
 import type { ValueType } from '../src/storage/encoding/chunk-types.js';
 import { sealTally } from '../src/storage/seal.js';
+import { repackCopy } from '../src/storage/repack-copy.js';
 
 interface DatasetSeries { index: number; kind: string; name: string; type: ValueType; points(): Iterable<[bigint, unknown, number]> }
 
@@ -70,6 +72,14 @@ async function compactedBytes(store: SeriesStore, root: string, name: string): P
   return size;
 }
 
+/** Bytes of a copy with every table rewritten in key order (repack-copy.ts: packed leaf pages). */
+async function repackedBytes(store: SeriesStore, root: string, name: string): Promise<number> {
+  const dir = join(root, `${name}-repacked`);
+  const size = (await stat(await repackCopy(store.env, dir))).size;
+  await rm(dir, { recursive: true, force: true });
+  return size;
+}
+
 async function disk(store: SeriesStore, root: string, name: string, points: number, out: Record<string, number | string>, prefix: string) {
   const d = await store.diskUsage();
   out[`${prefix}file_bytes`] = d.fileBytes;
@@ -78,6 +88,7 @@ async function disk(store: SeriesStore, root: string, name: string, points: numb
   out[`${prefix}bytes_per_point_live`] = +(d.liveBytes / points).toFixed(3);
   if (prefix.endsWith('sealed_')) {
     out[`${prefix}bytes_per_point_compacted`] = +((await compactedBytes(store, root, name)) / points).toFixed(3);
+    out[`${prefix}bytes_per_point_repacked`] = +((await repackedBytes(store, root, name)) / points).toFixed(3);
     for (const [table, bytes] of Object.entries(d.tables)) out[`${prefix}table_${table}_bytes_per_point`] = +(bytes / points).toFixed(4);
     // pages by kind (branch/leaf/overflow) and entries: leaf fill shows here, not in the bytes
     for (const [table, p] of Object.entries(d.tablePages)) if (p.entries > 0) out[`${prefix}table_${table}_pages`] = `${p.branch}b/${p.leaf}l/${p.overflow}o/${p.entries}e`;
