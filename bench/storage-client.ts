@@ -2,14 +2,17 @@
 // is not charged to the service's event loop. Argument: one JSON object (Plan below).
 // Prints one JSON object of figures on stdout.
 //
-// Raw reads use a minimal HTTP/1.1 keep-alive client over net.Socket that counts body
-// bytes and points without parsing the body: fetch() plus a general parser cost more CPU
-// than the server on these bodies, so the client, not the service, set the ceiling. Points
-// are counted by searching the per-point prefix ({"ts_ns": or msgpack fixmap + "ts_ns")
-// with Buffer.indexOf; the next page's cursor is read from the body's tail. Columnar
-// bodies (layout=columns) carry their point count in a `count` member ahead of the
-// columns: the client reads it from the body's head, as a real client sizes its arrays.
+// Raw reads use a minimal HTTP/1.1 keep-alive client over net.Socket. JSON bodies are read
+// two ways: parsed whole ('parse': every byte through a complete JSON parser, every number
+// converted, bench/raw-json-parse.ts; the *_json_parsed_* figures, what a real client pays)
+// and counted without parsing ('rows': the per-point prefix {"ts_ns": searched with
+// Buffer.indexOf; the *_json_* figures, kept comparable with earlier runs). msgpack row
+// bodies are counted by their prefix (fixmap + "ts_ns"). The next page's cursor comes from
+// the parse, or from the body's tail. Columnar bodies (layout=columns) carry their point
+// count in a `count` member ahead of the columns: the client reads it from the body's
+// head, as a real client sizes its arrays.
 import { connect, type Socket } from 'node:net';
+import { parseRawJsonBody } from './raw-json-parse.js';
 
 interface Plan {
   url: string;
@@ -32,8 +35,8 @@ const plan = JSON.parse(process.argv[2]) as Plan;
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
 const JSON_TYPE = 'application/json', MSGPACK_TYPE = 'application/x-msgpack';
 const MARK = { [JSON_TYPE]: Buffer.from('{"ts_ns":', 'latin1'), [MSGPACK_TYPE]: Buffer.from([0x83, 0xa5, 116, 115, 95, 110, 115]) };
-/** How a reply's points are counted: per-point prefix, or the `count` member of a columnar body. */
-type Counting = 'rows' | 'columns';
+/** How a reply's points are counted: per-point prefix, the `count` member of a columnar body, or a full JSON parse. */
+type Counting = 'rows' | 'columns' | 'parse';
 const COUNT_KEY = Buffer.from([0xa5, ...Buffer.from('count')]);
 const HEAD = 256;
 
@@ -50,7 +53,7 @@ function countOf(head: Buffer): number {
 }
 const TAIL = 512;
 
-interface Reply { status: number; bytes: number; points: number; tail: Buffer }
+interface Reply { status: number; bytes: number; points: number; tail: Buffer; /** From the parse ('parse' only). */ cursor?: string | null }
 
 /** One keep-alive connection; requests run one after another on it. */
 class Connection {
@@ -65,6 +68,8 @@ class Connection {
   private points = 0;
   private carry = Buffer.alloc(0);
   private tail = Buffer.alloc(0);
+  /** The whole body when parsing ('parse'); reused across replies, grown to the largest. */
+  private whole = Buffer.alloc(0);
 
   constructor(host: string, port: number) {
     // onread with one 1 MiB buffer per connection: no Buffer per read and fewer, larger
@@ -96,6 +101,7 @@ class Connection {
       if (!m) { this.pending?.reject(new Error(`no content-length in ${text}`)); return; }
       this.left = Number(m[1]);
       this.head = null;
+      if (this.pending?.counting === 'parse' && this.whole.length < this.left) this.whole = Buffer.allocUnsafe(this.left);
       chunk = all.subarray(end + 4);
     }
     this.body(chunk);
@@ -107,11 +113,18 @@ class Connection {
     this.left -= part.length;
     this.bytes += part.length;
     if (p.counting === 'columns') this.columnsCount(part);
+    else if (p.counting === 'parse') { this.whole.set(part, this.bytes - part.length); }
     else this.rowsCount(part, p.mark);
     this.tail = part.length >= TAIL ? Buffer.from(part.subarray(part.length - TAIL)) : Buffer.concat([this.tail, part]).subarray(-TAIL);
     if (this.left === 0) {
       this.pending = null;
       if (this.bodyHead !== null) { const n = countOf(this.bodyHead); if (n < 0) { p.reject(new Error('columnar body without count')); return; } this.points = n; }
+      if (p.counting === 'parse' && this.status === 200) {
+        let parsed;
+        try { parsed = parseRawJsonBody(this.whole.subarray(0, this.bytes)); } catch (e) { p.reject(e as Error); return; }
+        p.resolve({ status: this.status, bytes: this.bytes, points: parsed.points, tail: this.tail, cursor: parsed.nextCursor });
+        return;
+      }
       p.resolve({ status: this.status, bytes: this.bytes, points: this.points, tail: this.tail });
     }
   }
@@ -179,7 +192,7 @@ async function timed(name: string, work: () => Promise<{ points: number; bytes: 
 }
 
 /** Every fleet series read whole, one request at a time per connection. */
-function fleetRead(accept: string, name = 'warm-up', counting: Counting = 'rows'): Promise<Rate> {
+function fleetRead(accept: string, name: string, counting: Counting = 'rows'): Promise<Rate> {
   const layout = counting === 'columns' ? '&layout=columns' : '';
   return timed(name, async () => {
     const queue = [...plan.fleet];
@@ -195,7 +208,7 @@ function fleetRead(accept: string, name = 'warm-up', counting: Counting = 'rows'
 }
 
 /** The big series in one time slice per connection, each paged with its cursor. */
-function bigRead(accept: string, name = 'warm-up', counting: Counting = 'rows'): Promise<Rate> {
+function bigRead(accept: string, name: string, counting: Counting = 'rows'): Promise<Rate> {
   const layout = counting === 'columns' ? '&layout=columns' : '';
   const a = BigInt(plan.bigStartNs), b = BigInt(plan.bigEndNs), n = BigInt(conns.length);
   const slices = conns.map((_, k) => [a + ((b - a) * BigInt(k)) / n, a + ((b - a) * BigInt(k + 1)) / n]);
@@ -206,7 +219,7 @@ function bigRead(accept: string, name = 'warm-up', counting: Counting = 'rows'):
       do {
         const r = check(await conns[k].get(`/v1/series/${plan.bigSeries}/raw?start_ns=${from}&end_ns=${to}&limit=${plan.pageLimit}${layout}${cursor ? `&cursor=${cursor}` : ''}`, accept, counting), 'big raw');
         points += r.points; bytes += r.bytes;
-        cursor = cursorOf(r.tail, accept);
+        cursor = r.cursor !== undefined ? r.cursor : cursorOf(r.tail, accept);
       } while (cursor !== null);
     }));
     return { points, bytes };
@@ -242,29 +255,37 @@ async function latencies(paths: string[]): Promise<number[]> {
 }
 
 async function main() {
-  await fleetRead(JSON_TYPE); // warm-up: worker code, body slabs (grown to the largest body), page cache
-  await bigRead(JSON_TYPE);
+  await fleetRead(JSON_TYPE, 'warm-up_fleet_json'); // warm-up: worker code, body slabs (grown to the largest body), page cache
+  await bigRead(JSON_TYPE, 'warm-up_big_json');
   const fleetJson = await fleetRead(JSON_TYPE, 'raw_fleet_json');
+  const fleetJsonParsed = await fleetRead(JSON_TYPE, 'raw_fleet_json_parsed', 'parse');
   const fleetMsgpack = await fleetRead(MSGPACK_TYPE, 'raw_fleet_msgpack');
   const bigJson = await bigRead(JSON_TYPE, 'raw_big_json');
+  const bigJsonParsed = await bigRead(JSON_TYPE, 'raw_big_json_parsed', 'parse');
   const bigMsgpack = await bigRead(MSGPACK_TYPE, 'raw_big_msgpack');
-  await bigRead(MSGPACK_TYPE, 'warm-up', 'columns'); // the workers' column scratch grows to a page once
+  await bigRead(MSGPACK_TYPE, 'warm-up_big_columns', 'columns'); // the workers' column scratch grows to a page once
   const fleetColumns = await fleetRead(MSGPACK_TYPE, 'raw_fleet_columns', 'columns');
   const bigColumns = await bigRead(MSGPACK_TYPE, 'raw_big_columns', 'columns');
   const onePoint = await onePointReads('raw_one_point', 4000);
   const renderPath = `/v1/series/${plan.bigSeries}/render?start_ns=${plan.bigStartNs}&end_ns=${plan.bigEndNs}&width=1000`;
   // The first renders of each worker run cold (JIT, the worker's caches): 20-50 ms each,
   // which made p99 of 50 samples the cold start. Reported apart, then the warm figures.
+  let e0 = epochMs();
   const renderCold = await latencies(Array.from({ length: 4 }, () => renderPath));
   await latencies(Array.from({ length: 6 }, () => renderPath));
   const render = await latencies(Array.from({ length: plan.renders }, () => renderPath));
+  phases.render = [e0, epochMs()];
+  e0 = epochMs();
   const rollups = await latencies(Array.from({ length: 50 }, (_, i) => `/v1/series/${plan.rollupSeries[i % plan.rollupSeries.length]}/rollups?start_ns=${plan.startNs}&end_ns=${plan.endNs}&interval=1h`));
+  phases.rollups = [e0, epochMs()];
   for (const c of conns) c.close();
   const r = (x: number) => Math.round(x);
   const f = (x: number) => +x.toFixed(2);
   process.stdout.write(JSON.stringify({
     raw_fleet_json_points_per_s: r(fleetJson.pointsPerS), raw_fleet_json_points: fleetJson.points, raw_fleet_json_bytes_per_point: f(fleetJson.bytesPerPoint), raw_fleet_json_client_cpu_share: f(fleetJson.clientCpuShare),
     raw_fleet_msgpack_points_per_s: r(fleetMsgpack.pointsPerS), raw_fleet_msgpack_bytes_per_point: f(fleetMsgpack.bytesPerPoint), raw_fleet_msgpack_client_cpu_share: f(fleetMsgpack.clientCpuShare),
+    raw_fleet_json_parsed_points_per_s: r(fleetJsonParsed.pointsPerS), raw_fleet_json_parsed_points: fleetJsonParsed.points, raw_fleet_json_parsed_client_cpu_share: f(fleetJsonParsed.clientCpuShare),
+    raw_big_json_parsed_points_per_s: r(bigJsonParsed.pointsPerS), raw_big_json_parsed_points: bigJsonParsed.points, raw_big_json_parsed_client_cpu_share: f(bigJsonParsed.clientCpuShare),
     raw_big_json_points_per_s: r(bigJson.pointsPerS), raw_big_json_points: bigJson.points, raw_big_json_bytes_per_point: f(bigJson.bytesPerPoint), raw_big_json_client_cpu_share: f(bigJson.clientCpuShare),
     raw_big_msgpack_points_per_s: r(bigMsgpack.pointsPerS), raw_big_msgpack_points: bigMsgpack.points, raw_big_msgpack_bytes_per_point: f(bigMsgpack.bytesPerPoint), raw_big_msgpack_client_cpu_share: f(bigMsgpack.clientCpuShare),
     raw_fleet_columns_points_per_s: r(fleetColumns.pointsPerS), raw_fleet_columns_points: fleetColumns.points, raw_fleet_columns_bytes_per_point: f(fleetColumns.bytesPerPoint), raw_fleet_columns_client_cpu_share: f(fleetColumns.clientCpuShare),

@@ -138,17 +138,31 @@ async function main() {
     // A bare process that only watches its own event loop meanwhile: the delay the machine
     // itself imposes (scheduling on shared cores), next to which the service's is judged.
     const floorProbe = execFileText(process.execPath, ['-e', LOOP_PROBE]);
-    const clientOut = await execFileText(process.execPath, ['--import', 'tsx', new URL('./storage-client.ts', import.meta.url).pathname, JSON.stringify(plan)]);
+    const clientRun = execFileText(process.execPath, ['--import', 'tsx', new URL('./storage-client.ts', import.meta.url).pathname, JSON.stringify(plan)]);
+    // Which phase a long delay fell in: the histogram above has no times, so each delay over
+    // STALL_MS is also kept with its epoch time and charged to the client's phase windows
+    // below (the probe does the same, so a phase's stall can be set against the machine's).
+    // Started after the two spawns: forking this process (GBs of dataset) blocked its loop
+    // 80-90 ms (profiled), the benchmark's own doing, which the histogram's first tick misses too.
+    const stalls = stallRecorder();
+    const clientOut = await clientRun;
     clearInterval(sampler);
     sampleCpu();
     loop.disable();
-    const floor = JSON.parse(await floorProbe.stopAndRead()) as { max: number; p99: number };
+    const ownStalls = stalls.stop();
+    const floor = JSON.parse(await floorProbe.stopAndRead()) as { max: number; p99: number; stalls: Stall[] };
     out.machine_loop_max_delay_ms_during_reads = floor.max;
     out.machine_loop_p99_delay_ms_during_reads = floor.p99;
     const cpuAt = (t: number) => { let k = 0; while (k < cpuSamples.length - 1 && cpuSamples[k + 1][0] <= t) k++; return cpuSamples[k][1]; };
     const client = JSON.parse(clientOut) as Record<string, number> & { phases: Record<string, [number, number]> };
+    const stallMax = (list: Stall[], a: number, b: number) => list.reduce((m, [t, ms]) => (t >= a && t - ms <= b && ms > m ? ms : m), 0);
+    const byPhase: Record<string, [number, number]> = {};
+    const windows = Object.values(client.phases);
+    const outside = (list: Stall[]) => list.filter(([t, ms]) => !windows.some(([a, b]) => t >= a && t - ms <= b));
+    for (const [name, [a, b]] of Object.entries(client.phases)) byPhase[name] = [+stallMax(ownStalls, a, b).toFixed(1), +stallMax(floor.stalls, a, b).toFixed(1)];
+    byPhase.between_phases = [+stallMax(outside(ownStalls), 0, Infinity).toFixed(1), +stallMax(outside(floor.stalls), 0, Infinity).toFixed(1)];
     for (const [name, [a, b]] of Object.entries(client.phases)) {
-      if (name === 'warm-up') continue;
+      if (!name.startsWith('raw_')) continue;
       const cpuS = (cpuAt(b) - cpuAt(a)) / 1e6;
       const points = client[`${name}_points`] ?? client[name.replace('msgpack', 'json') + '_points'];
       out[`${name}_service_cpu_cores`] = +(cpuS / ((b - a) / 1000)).toFixed(2);
@@ -158,12 +172,15 @@ async function main() {
     delete (client as Partial<typeof client>).phases;
     Object.assign(out, client);
     const fleetPoints = cols.reduce((a, c) => a + c.times.length, 0);
+    if (out.raw_fleet_json_parsed_points !== fleetPoints || out.raw_big_json_parsed_points !== bigCols.times.length) log(`WARNING: the parsing client counted ${out.raw_fleet_json_parsed_points} fleet and ${out.raw_big_json_parsed_points} big-series points`);
     if (out.raw_fleet_json_points !== fleetPoints) log(`WARNING: the client counted ${out.raw_fleet_json_points} fleet points, ${fleetPoints} were written`);
     if (out.raw_fleet_columns_points !== fleetPoints) log(`WARNING: the client counted ${out.raw_fleet_columns_points} fleet points in columns, ${fleetPoints} were written`);
     if (out.raw_big_columns_points !== bigCols.times.length) log(`WARNING: the client counted ${out.raw_big_columns_points} big-series points in columns, ${bigCols.times.length} were written`);
     if (out.raw_big_json_points !== bigCols.times.length || out.raw_big_msgpack_points !== bigCols.times.length) log(`WARNING: the client counted ${out.raw_big_json_points}/${out.raw_big_msgpack_points} points of the big series, ${bigCols.times.length} were written`);
     out.event_loop_max_delay_ms_during_reads = +(loop.max / 1e6).toFixed(1);
     out.event_loop_p99_delay_ms_during_reads = +(loop.percentile(99) / 1e6).toFixed(1);
+    // per phase: [this process's longest stall over STALL_MS, the idle probe's] (0: none over it)
+    out.event_loop_stall_ms_by_phase = JSON.stringify(byPhase);
   } finally {
     await svc.stop(2000);
     await model?.drop();
@@ -199,12 +216,31 @@ function execFileText(file: string, argv: string[]): Promise<string> & { stopAnd
   return Object.assign(done, { stopAndRead: () => { child?.kill('SIGTERM'); return done; } });
 }
 
+/** [epoch ms at the end of a stall, its length in ms] */
+type Stall = [number, number];
+/** Event-loop delays longer than this are kept with their time (ms). */
+const STALL_MS = 5;
+const TICK_MS = 2;
+
+/** Keeps every lateness of a TICK_MS timer over STALL_MS, with the epoch time it ended. */
+function stallRecorder(): { stop(): Stall[] } {
+  const list: Stall[] = [];
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now(), late = now - last - TICK_MS;
+    if (late > STALL_MS) list.push([performance.timeOrigin + now, late]);
+    last = now;
+  }, TICK_MS);
+  return { stop: () => { clearInterval(timer); return list; } };
+}
+
 /** The machine's own event-loop delay: a process doing nothing but watching its loop until SIGTERM. */
 const LOOP_PROBE = `
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 const h = monitorEventLoopDelay({ resolution: 1 }); h.enable();
-setInterval(() => {}, 1000);
-process.on('SIGTERM', () => { h.disable(); process.stdout.write(JSON.stringify({ max: +(h.max / 1e6).toFixed(1), p99: +(h.percentile(99) / 1e6).toFixed(1) })); process.exit(0); });
+const stalls = []; let last = performance.now();
+setInterval(() => { const now = performance.now(), late = now - last - ${TICK_MS}; if (late > ${STALL_MS}) stalls.push([performance.timeOrigin + now, late]); last = now; }, ${TICK_MS});
+process.on('SIGTERM', () => { h.disable(); process.stdout.write(JSON.stringify({ max: +(h.max / 1e6).toFixed(1), p99: +(h.percentile(99) / 1e6).toFixed(1), stalls })); process.exit(0); });
 `;
 
 main().catch((e) => { process.stderr.write(String(e?.stack ?? e) + '\n'); process.exit(1); });
