@@ -46,22 +46,58 @@ export function writeResponse(
   return true;
 }
 
-// Large bodies go out with backpressure: tryEnd, then onWritable with offsets relative
-// to the write offset taken before the first try. tryEnd hands uWS no copy: it writes
-// what the socket takes now (one send of at most the kernel's buffer, a few MB on
-// loopback) and leaves the rest in `body` for the next writable event, so a body of any
-// size costs the loop one bounded write per event. Returns true when all was written now.
+// Large bodies go out with backpressure, in slices, a bounded number of bytes per turn of
+// the event loop. tryEnd(slice, total) hands uWS no copy: it sends what the socket takes
+// now and leaves the rest in `body`. Handing it the whole remainder at once let one send
+// run for 10-12 ms on loopback (the kernel keeps copying while the reader drains on the
+// other core; main-thread profile of bench/storage.ts, 2026-11-21), time in which no other
+// request, timer or worker result is served. So each callback sends at most TURN_BYTES
+// (~0.3-0.5 ms of copying here, at 0.25 ms of service CPU per MB sent) in slices of
+// SLICE_BYTES; the rest continues from setImmediate (after the other I/O of this turn),
+// or from onWritable once a full socket drains. Offsets are relative to the write offset
+// taken before the first try (getWriteOffset counts what uWS wrote of this response).
+const SLICE_BYTES = 1 << 20;
+const TURN_BYTES = 2 << 20;
+type Pumped = 'done' | 'full' | 'more';
+
+/** Returns true when the whole body was written now (no later callback will read `body`). */
 function streamLarge(res: LiveResponse, body: Uint8Array, onSent?: () => void): boolean {
   const total = body.byteLength;
   const base = res.getWriteOffset();
-  const [ok, done] = res.tryEnd(body, total);
-  if (done || ok) return true;
-  res.onWritable((offset) => {
-    if (res.aborted) return true;
-    const [ok2, done2] = res.tryEnd(body.subarray(offset - base), total);
-    if (done2) onSent?.();
-    return ok2;
+  let finished = false;
+  let later = false; // a setImmediate continuation is pending
+  /** Writes up to TURN_BYTES; 'done', 'full' (onWritable will call again) or 'more'. */
+  const pump = (): Pumped => {
+    let budget = TURN_BYTES;
+    for (;;) {
+      const sent = res.getWriteOffset() - base;
+      const end = Math.min(total, sent + SLICE_BYTES);
+      const [ok, done] = res.tryEnd(body.subarray(sent, end), total);
+      if (done) { finished = true; return 'done'; }
+      if (!ok) return 'full';
+      budget -= end - sent;
+      if (budget <= 0) return 'more';
+    }
+  };
+  const resume = () => {
+    later = false;
+    if (res.aborted || finished) return;
+    let r = 'full' as Pumped;
+    res.cork(() => { r = pump(); });
+    if (r === 'done') onSent?.();
+    else if (r === 'more') schedule();
+  };
+  const schedule = () => { if (!later) { later = true; setImmediate(resume); } };
+  const first = pump();
+  if (first === 'done') return true;
+  res.onWritable(() => {
+    if (res.aborted || finished) return true;
+    const r = pump();
+    if (r === 'done') onSent?.();
+    else if (r === 'more') schedule();
+    return r !== 'full';
   });
+  if (first === 'more') schedule();
   return false;
 }
 
