@@ -42,16 +42,25 @@ export class BodySlab {
 /** The pool of one worker's slabs (not shared between workers: each thread owns its list). */
 export class BodySlabs {
   private readonly slabs: BodySlab[] = [];
+  /** Bytes of the last body lent: the guess for the next one's size. */
+  private lastBody = 0;
 
-  /** A free slab of at least `bytes` body bytes (or a new one). */
+  /**
+   * A free slab of at least `bytes` body bytes, and of the last body's size plus a quarter
+   * when one is free; else a new slab of that size. Starting a new slab at 1 MiB when the
+   * kept ones were all lent (a slow client still reading 1M-point pages) grew it through
+   * about ten slabs to a 56 MB JSON page: ~2x the body copied and ~3x allocated and faulted
+   * in, 16 regrowths in one benchmark phase (bench/storage.ts, 2026-11-21).
+   */
   acquire(bytes = INITIAL_BYTES): BodySlab {
+    const want = Math.max(bytes, Math.ceil(this.lastBody * 1.25));
     let best: BodySlab | null = null;
     for (const s of this.slabs) {
       if (!s.free) continue;
       if (best === null || s.body.byteLength > best.body.byteLength) best = s; // the largest: fewest regrowths
     }
-    if (best !== null && best.body.byteLength >= bytes) return best;
-    return this.add(new BodySlab(Math.max(bytes, INITIAL_BYTES)));
+    if (best !== null && best.body.byteLength >= want) return best;
+    return this.add(new BodySlab(Math.max(want, INITIAL_BYTES)));
   }
 
   /** A larger slab holding the first `used` bytes of `from`; `from` stays free for later tasks. */
@@ -61,8 +70,9 @@ export class BodySlabs {
     return this.add(next);
   }
 
-  /** Marks the slab lent to the HTTP thread until it stores FREE again (releaseSlab). */
-  lend(slab: BodySlab): void {
+  /** Marks the slab lent to the HTTP thread until it stores FREE again (releaseSlab); `used` is the body's length. */
+  lend(slab: BodySlab, used: number): void {
+    this.lastBody = used;
     Atomics.store(slab.state, 0, LENT);
     if (slab.body.byteLength > MAX_RETAINED_BYTES) this.drop(slab);
   }

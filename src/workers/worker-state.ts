@@ -39,7 +39,7 @@ export function runTask(contentType: string, write: (view: ReadView, sink: BodyS
     // it so every task reads the latest committed snapshot, not the one of its first task.
     e.root.resetReadTxn();
     const points = withReadView(e, (view) => write(view, sink));
-    slabs.lend(current);
+    slabs.lend(current, sink.pos);
     return { ok: true, body: current.sab, offset: SLAB_HEADER_BYTES, length: sink.pos, contentType, points };
   } catch (e) {
     if (isServiceError(e)) return { ok: false, error: e.toWire() };
