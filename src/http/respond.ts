@@ -46,58 +46,92 @@ export function writeResponse(
   return true;
 }
 
-// Large bodies go out with backpressure, in slices, a bounded number of bytes per turn of
-// the event loop. tryEnd(slice, total) hands uWS no copy: it sends what the socket takes
-// now and leaves the rest in `body`. Handing it the whole remainder at once let one send
-// run for 10-12 ms on loopback (the kernel keeps copying while the reader drains on the
-// other core; main-thread profile of bench/storage.ts, 2026-11-21), time in which no other
-// request, timer or worker result is served. So each callback sends at most TURN_BYTES
-// (~0.3-0.5 ms of copying here, at 0.25 ms of service CPU per MB sent) in slices of
-// SLICE_BYTES; the rest continues from setImmediate (after the other I/O of this turn),
-// or from onWritable once a full socket drains. Offsets are relative to the write offset
-// taken before the first try (getWriteOffset counts what uWS wrote of this response).
-const SLICE_BYTES = 1 << 20;
+// Large bodies go out with backpressure, in slices, with a bound on the bytes sent per turn
+// of the event loop across all responses. tryEnd(slice, total) hands uWS no copy: it sends
+// what the socket takes now and leaves the rest in `body`. Handing it the whole remainder
+// at once let one send run for 10-12 ms on loopback (the kernel keeps copying while the
+// reader drains on the other core), and slicing per response alone still let four large
+// responses send 2 MiB each in one turn (16-19 ms of sends back to back in the main
+// thread's profile of bench/storage.ts, 2026-11-21): time in which no other request,
+// timer or worker result is served. So a response writes its first slice when it is
+// answered; the rest goes through one queue, drained from setImmediate round-robin, at
+// most TURN_BYTES per turn in all (about 1 ms of copying here at 0.25-0.5 ms per MB);
+// a response whose socket is full leaves the queue until onWritable puts it back.
+// Offsets are relative to the write offset taken before the first try (getWriteOffset
+// counts what uWS wrote of this response).
+const SLICE_BYTES = 512 * 1024;
 const TURN_BYTES = 2 << 20;
+
 type Pumped = 'done' | 'full' | 'more';
+
+/** A large body being sent. */
+class BodyStream {
+  private readonly total: number;
+  private readonly base: number;
+  finished = false;
+  queued = false;
+
+  constructor(private readonly res: LiveResponse, private readonly body: Uint8Array, private readonly onSent: (() => void) | undefined) {
+    this.total = body.byteLength;
+    this.base = res.getWriteOffset();
+  }
+
+  /** Offers uWS up to `max` more bytes (the caller corks); returns what happened and the bytes taken. */
+  step(max: number): [Pumped, number] {
+    const res = this.res;
+    const sent = res.getWriteOffset() - this.base;
+    const end = Math.min(this.total, sent + max);
+    const [ok, done] = res.tryEnd(this.body.subarray(sent, end), this.total);
+    if (done) { this.finished = true; return ['done', end - sent]; }
+    return [ok ? 'more' : 'full', res.getWriteOffset() - this.base - sent];
+  }
+
+  get gone(): boolean {
+    return this.finished || this.res.aborted === true;
+  }
+
+  /** One corked step from outside a uWS callback; runs onSent when it finished the body. */
+  stepCorked(max: number): [Pumped, number] {
+    let r: [Pumped, number] = ['full', 0];
+    this.res.cork(() => { r = this.step(max); });
+    if (r[0] === 'done') this.onSent?.();
+    return r;
+  }
+}
+
+const sendQueue: BodyStream[] = [];
+let turnScheduled = false;
+
+function enqueue(s: BodyStream): void {
+  if (s.queued || s.gone) return;
+  s.queued = true;
+  sendQueue.push(s);
+  if (!turnScheduled) { turnScheduled = true; setImmediate(sendTurn); }
+}
+
+/** One turn: round-robin slices over the queued bodies until TURN_BYTES are sent or none can take more. */
+function sendTurn(): void {
+  turnScheduled = false;
+  let budget = TURN_BYTES;
+  while (budget > 0 && sendQueue.length > 0) {
+    const s = sendQueue.shift() as BodyStream;
+    s.queued = false;
+    if (s.gone) continue;
+    const [r, taken] = s.stepCorked(Math.min(SLICE_BYTES, budget));
+    budget -= taken;
+    if (r === 'more') { s.queued = true; sendQueue.push(s); }
+  }
+  if (sendQueue.length > 0 && !turnScheduled) { turnScheduled = true; setImmediate(sendTurn); }
+}
 
 /** Returns true when the whole body was written now (no later callback will read `body`). */
 function streamLarge(res: LiveResponse, body: Uint8Array, onSent?: () => void): boolean {
-  const total = body.byteLength;
-  const base = res.getWriteOffset();
-  let finished = false;
-  let later = false; // a setImmediate continuation is pending
-  /** Writes up to TURN_BYTES; 'done', 'full' (onWritable will call again) or 'more'. */
-  const pump = (): Pumped => {
-    let budget = TURN_BYTES;
-    for (;;) {
-      const sent = res.getWriteOffset() - base;
-      const end = Math.min(total, sent + SLICE_BYTES);
-      const [ok, done] = res.tryEnd(body.subarray(sent, end), total);
-      if (done) { finished = true; return 'done'; }
-      if (!ok) return 'full';
-      budget -= end - sent;
-      if (budget <= 0) return 'more';
-    }
-  };
-  const resume = () => {
-    later = false;
-    if (res.aborted || finished) return;
-    let r = 'full' as Pumped;
-    res.cork(() => { r = pump(); });
-    if (r === 'done') onSent?.();
-    else if (r === 'more') schedule();
-  };
-  const schedule = () => { if (!later) { later = true; setImmediate(resume); } };
-  const first = pump();
+  const s = new BodyStream(res, body, onSent);
+  const [first] = s.step(SLICE_BYTES); // inside writeResponse's cork
   if (first === 'done') return true;
-  res.onWritable(() => {
-    if (res.aborted || finished) return true;
-    const r = pump();
-    if (r === 'done') onSent?.();
-    else if (r === 'more') schedule();
-    return r !== 'full';
-  });
-  if (first === 'more') schedule();
+  // A drained socket puts the body back in the queue; the write happens in a later turn.
+  res.onWritable(() => { enqueue(s); return true; });
+  if (first === 'more') enqueue(s);
   return false;
 }
 
