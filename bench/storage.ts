@@ -10,6 +10,7 @@
 //   node --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--connections 4] [--json]
 // Engine-only figures (write path, bytes/point, render without HTTP) are in bench/storage-engine.ts.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
@@ -155,12 +156,17 @@ async function main() {
     out.machine_loop_p99_delay_ms_during_reads = floor.p99;
     const cpuAt = (t: number) => { let k = 0; while (k < cpuSamples.length - 1 && cpuSamples[k + 1][0] <= t) k++; return cpuSamples[k][1]; };
     const client = JSON.parse(clientOut) as Record<string, number> & { phases: Record<string, [number, number]> };
-    const stallMax = (list: Stall[], a: number, b: number) => list.reduce((m, [t, ms]) => (t >= a && t - ms <= b && ms > m ? ms : m), 0);
-    const byPhase: Record<string, [number, number]> = {};
+    const longest = (list: Stall[], a: number, b: number) => list.reduce<Stall | null>((m, x) => (x[0] >= a && x[0] - x[1] <= b && (m === null || x[1] > m[1]) ? x : m), null);
+    const stallMax = (list: Stall[], a: number, b: number) => longest(list, a, b)?.[1] ?? 0;
+    // [longest stall, how much of it this thread waited for a core (ran for nothing), the probe's longest]
+    const row = (a: number, b: number, own: Stall[], probe: Stall[]): number[] => { const x = longest(own, a, b); return [+(x?.[1] ?? 0).toFixed(1), +(x?.[2] ?? 0).toFixed(1), +stallMax(probe, a, b).toFixed(1)]; };
+    const byPhase: Record<string, number[]> = {};
     const windows = Object.values(client.phases);
     const outside = (list: Stall[]) => list.filter(([t, ms]) => !windows.some(([a, b]) => t >= a && t - ms <= b));
-    for (const [name, [a, b]] of Object.entries(client.phases)) byPhase[name] = [+stallMax(ownStalls, a, b).toFixed(1), +stallMax(floor.stalls, a, b).toFixed(1)];
-    byPhase.between_phases = [+stallMax(outside(ownStalls), 0, Infinity).toFixed(1), +stallMax(outside(floor.stalls), 0, Infinity).toFixed(1)];
+    for (const [name, [a, b]] of Object.entries(client.phases)) byPhase[name] = row(a, b, ownStalls, floor.stalls);
+    byPhase.between_phases = row(0, Infinity, outside(ownStalls), outside(floor.stalls));
+    out.http_thread_cpu_s_during_reads = +stalls.cpuS.toFixed(2);
+    out.http_thread_runqueue_wait_s_during_reads = +stalls.waitS.toFixed(2);
     for (const [name, [a, b]] of Object.entries(client.phases)) {
       if (!name.startsWith('raw_')) continue;
       const cpuS = (cpuAt(b) - cpuAt(a)) / 1e6;
@@ -179,7 +185,8 @@ async function main() {
     if (out.raw_big_json_points !== bigCols.times.length || out.raw_big_msgpack_points !== bigCols.times.length) log(`WARNING: the client counted ${out.raw_big_json_points}/${out.raw_big_msgpack_points} points of the big series, ${bigCols.times.length} were written`);
     out.event_loop_max_delay_ms_during_reads = +(loop.max / 1e6).toFixed(1);
     out.event_loop_p99_delay_ms_during_reads = +(loop.percentile(99) / 1e6).toFixed(1);
-    // per phase: [this process's longest stall over STALL_MS, the idle probe's] (0: none over it)
+    // per phase: [this process's longest stall over STALL_MS, of it the time the HTTP thread
+    // waited for a core (/proc schedstat; the rest it was running), the idle probe's longest] (0: none over it)
     out.event_loop_stall_ms_by_phase = JSON.stringify(byPhase);
   } finally {
     await svc.stop(2000);
@@ -216,22 +223,32 @@ function execFileText(file: string, argv: string[]): Promise<string> & { stopAnd
   return Object.assign(done, { stopAndRead: () => { child?.kill('SIGTERM'); return done; } });
 }
 
-/** [epoch ms at the end of a stall, its length in ms] */
-type Stall = [number, number];
+/** [epoch ms at the end of a stall, its length in ms, of it ms waiting on the run queue (this process only)] */
+type Stall = [number, number] | [number, number, number];
 /** Event-loop delays longer than this are kept with their time (ms). */
 const STALL_MS = 5;
 const TICK_MS = 2;
 
-/** Keeps every lateness of a TICK_MS timer over STALL_MS, with the epoch time it ended. */
-function stallRecorder(): { stop(): Stall[] } {
+/**
+ * Keeps every lateness of a TICK_MS timer over STALL_MS, with the epoch time it ended and,
+ * on Linux, how much of it this (the HTTP) thread spent waiting for a core rather than
+ * running: /proc/thread-self/schedstat gives the thread's run time and run-queue wait (ns).
+ */
+function stallRecorder(): { stop(): Stall[]; cpuS: number; waitS: number } {
   const list: Stall[] = [];
-  let last = performance.now();
+  const sched = (): [number, number] => {
+    try { const f = readFileSync('/proc/thread-self/schedstat', 'latin1').split(' '); return [Number(f[0]) / 1e6, Number(f[1]) / 1e6]; } catch { return [0, 0]; }
+  };
+  const first = sched();
+  let last = performance.now(), lastWait = first[1];
   const timer = setInterval(() => {
     const now = performance.now(), late = now - last - TICK_MS;
-    if (late > STALL_MS) list.push([performance.timeOrigin + now, late]);
-    last = now;
+    const wait = sched()[1];
+    if (late > STALL_MS) list.push([performance.timeOrigin + now, late, Math.min(late, wait - lastWait)]);
+    last = now; lastWait = wait;
   }, TICK_MS);
-  return { stop: () => { clearInterval(timer); return list; } };
+  const out = { cpuS: 0, waitS: 0, stop: () => { clearInterval(timer); const [run, wait] = sched(); out.cpuS = (run - first[0]) / 1000; out.waitS = (wait - first[1]) / 1000; return list; } };
+  return out;
 }
 
 /** The machine's own event-loop delay: a process doing nothing but watching its loop until SIGTERM. */
