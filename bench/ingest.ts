@@ -1,6 +1,6 @@
 // Collector ingest benchmark: a real server process (node --import tsx src/main.ts) and
 // several collector sessions in this process over loopback gRPC, both on this machine.
-//   node --import tsx bench/ingest.ts [--sessions 4] [--streams 1200] [--points 4000000] [--batch 1000] [--json]
+//   node --import tsx bench/ingest.ts [--sessions 4] [--streams 1200] [--points 12000000] [--batch 1000] [--json]
 //     [--no-backfill]      phase 1 only (profiles of in-order ingest alone)
 //     [--cpu-prof <dir>]   V8 CPU profiles of every server thread (node --cpu-prof), and the
 //                          split of each thread's CPU time: ingest, storage, gRPC, GC, rest
@@ -8,7 +8,10 @@
 //                          (HISTORIAN_INGEST_TRACE, src/ingest/group-trace.ts) in <dir>/server.jsonl,
 //                          every ack and this process's event-loop stalls in <dir>/acks.jsonl
 // Phase 1: every session streams its share of the streams as fast as credit allows:
-//   sustained durably acknowledged points/s, ack latency p50/p99, CPU s per million points.
+//   durably acknowledged points/s over the whole phase and after its first second (with the
+//   slowest whole second), ack latency p50/p99, CPU s per million points.
+// HISTORIAN_SEAL_THREAD=0 in the environment runs the server without its seal thread (the
+// ingest worker then encodes chunks inside its write transactions), for comparisons.
 // Phase 2: one session backfills at full speed while another sends a small live batch
 //   every 20 ms: live-lane ack latency p50/p99 during the backfill, and the backfill's own
 //   rate and server CPU per backfill point (history written before existing data).
@@ -26,7 +29,7 @@ import { printSplit, splitProfiles } from './cpu-split.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
-const SESSIONS = opt('sessions', 4), STREAMS = opt('streams', 1200), POINTS = opt('points', 4_000_000), BATCH = opt('batch', 1000);
+const SESSIONS = opt('sessions', 4), STREAMS = opt('streams', 1200), POINTS = opt('points', 12_000_000), BATCH = opt('batch', 1000);
 const JSON_OUT = args.includes('--json');
 const BACKFILL = !args.includes('--no-backfill');
 const PROF_DIR = (() => { const i = args.indexOf('--cpu-prof'); return i >= 0 ? args[i + 1] : null; })();
@@ -107,12 +110,15 @@ async function connect(address: string, id: string, names: string[]): Promise<Co
 /** Latencies of batches acknowledged WARMUP_MS or more after `steadyFromMs` (phase 1 without the server's cold start). */
 const WARMUP_MS = 1000;
 
+/** When each phase-1 ack arrived (ms, performance.now) and how many points it acknowledged. */
+const ackAt: number[] = [], ackPoints: number[] = [];
+
 async function stream(c: CollectorClient, lane: 'LIVE' | 'BACKFILL', batches: OutgoingColumns[][], lat: number[], steady: number[] = [], steadyFromMs = Infinity): Promise<number> {
   let acked = 0;
   const all: Array<Promise<void>> = [];
   for (let b = 0; b < batches[0].length; b++) {
     for (let s = 0; s < batches.length; s++) {
-      all.push(c.send(lane, s, 'float64', batches[s][b]).then((o) => { if (!o.ok) throw new Error(`rejected: ${o.reason} ${o.detail}`); acked += BATCH - o.refused; lat.push(o.ackMs); if (performance.now() >= steadyFromMs) steady.push(o.ackMs);
+      all.push(c.send(lane, s, 'float64', batches[s][b]).then((o) => { if (!o.ok) throw new Error(`rejected: ${o.reason} ${o.detail}`); acked += BATCH - o.refused; lat.push(o.ackMs); const now = performance.now(); if (now >= steadyFromMs) steady.push(o.ackMs); if (steadyFromMs !== Infinity) { ackAt.push(now); ackPoints.push(BATCH - o.refused); }
         if (TRACE_DIR && lane === 'LIVE' && steadyFromMs !== Infinity) { const t = absMs(); traceLines.push(JSON.stringify({ k: 'ack', id: `${clientIds.get(c)}/${lane}/${o.seq}`, sent: t - o.ackMs, acked: t, ms: o.ackMs })); } }));
       if (c.waitingForCredit() > 16) await new Promise((r) => setImmediate(r));
     }
@@ -157,7 +163,18 @@ async function main(): Promise<void> {
     let tick = performance.now();
     const stallTimer = TRACE_DIR ? setInterval(() => { const now = performance.now(); if (now - tick > 7) traceLines.push(JSON.stringify({ k: 'stall', t: performance.timeOrigin + tick, ms: now - tick })); tick = now; }, 2) : null;
     const acked = (await Promise.all(clients.map((c, i) => stream(c, 'LIVE', data.slice(i * perSession, (i + 1) * perSession), lat, steadyLat, t0 + WARMUP_MS)))).reduce((a, b) => a + b, 0);
-    const secs = (performance.now() - t0) / 1000;
+    const t1 = performance.now(), secs = (t1 - t0) / 1000;
+    // the rate after the warm-up, and its worst whole second: what "sustained" has to mean
+    let steadyPoints = 0;
+    const perSecond = new Array<number>(Math.max(0, Math.floor((t1 - t0 - WARMUP_MS) / 1000))).fill(0);
+    for (let i = 0; i < ackAt.length; i++) {
+      if (ackAt[i] < t0 + WARMUP_MS) continue;
+      steadyPoints += ackPoints[i];
+      const sec = Math.floor((ackAt[i] - t0 - WARMUP_MS) / 1000);
+      if (sec < perSecond.length) perSecond[sec] += ackPoints[i];
+    }
+    const steadyRate = Math.round(steadyPoints / ((t1 - t0 - WARMUP_MS) / 1000));
+    const worstSecond = perSecond.length > 0 ? Math.min(...perSecond) : null;
     if (stallTimer) clearInterval(stallTimer);
     if (TRACE_DIR) await writeFile(join(TRACE_DIR, 'acks.jsonl'), `${traceLines.join('\n')}\n`);
     const serverCpu = (await cpuSeconds(pid)) - cpu0, serverSys = (await sysSeconds(pid)) - sys0, written = (await writtenBytes(pid)) - written0;
@@ -190,6 +207,10 @@ async function main(): Promise<void> {
       sessions: SESSIONS, streams: STREAMS, batch_points: BATCH,
       points_acked: acked, seconds: Number(secs.toFixed(2)),
       acked_points_per_s: Math.round(acked / secs),
+      // after the first WARMUP_MS (the server's cold start: JIT, a new LMDB file growing)
+      acked_points_per_s_after_warmup: steadyRate,
+      // the slowest whole second after the warm-up (null: the run was under two seconds)
+      acked_points_worst_second: worstSecond,
       ack_p50_ms: Number(pct(lat, 50).toFixed(1)), ack_p99_ms: Number(pct(lat, 99).toFixed(1)),
       ack_after_warmup_p50_ms: Number(pct(steadyLat, 50).toFixed(1)), ack_after_warmup_p99_ms: Number(pct(steadyLat, 99).toFixed(1)),
       server_cpu_s_per_million: Number((serverCpu / (acked / 1e6)).toFixed(3)),
@@ -211,7 +232,9 @@ async function main(): Promise<void> {
     if (JSON_OUT) process.stdout.write(`${JSON.stringify(result)}\n`);
     else {
       const rows: Array<[string, string, string]> = [
-        ['sustained acked points/s', String(result.acked_points_per_s), '>= 2,000,000'],
+        ['acked points/s, whole phase 1', String(result.acked_points_per_s), ''],
+        [`sustained acked points/s after ${WARMUP_MS} ms`, String(result.acked_points_per_s_after_warmup), '>= 2,000,000'],
+        ['  its slowest whole second', String(result.acked_points_worst_second), ''],
         ['ack latency p50 / p99 (ms)', `${result.ack_p50_ms} / ${result.ack_p99_ms}`, 'p99 < 50'],
         [`  acked after the first ${WARMUP_MS} ms`, `${result.ack_after_warmup_p50_ms} / ${result.ack_after_warmup_p99_ms}`, ''],
         ['live p50 / p99 during backfill (ms)', `${result.live_during_backfill_p50_ms} / ${result.live_during_backfill_p99_ms}`, 'p99 < 100'],
