@@ -22,9 +22,9 @@ import type { ValueType } from './encoding/chunk-types.js';
  */
 const SMALL_SEGMENT = 512;
 /** Calibrating bytes per point from a segment needs enough points to see past the header. */
-const CALIBRATE_MIN_POINTS = 64;
+export const CALIBRATE_MIN_POINTS = 64;
 /** Points of the one sample encode that estimates a new series' bytes per point. */
-const CALIBRATE_SAMPLE_POINTS = 1024;
+export const CALIBRATE_SAMPLE_POINTS = 1024;
 
 export interface Generation {
   writer: number;
@@ -223,7 +223,8 @@ export class OpenHead {
       this.segments.push({ seq, open: p, lastTs: c.tsBase + BigInt(c.tsOffset[c.count - 1]) });
       // segments are raw now, so they say nothing about the codec's size: until a sealed
       // chunk calibrates this series, one sample encode does (once per series and cache load)
-      if (Number.isNaN(this.bytesPerPoint) && p >= CALIBRATE_MIN_POINTS) {
+      // (unless the seal thread has a copy of the head: it measures the series instead)
+      if (Number.isNaN(this.bytesPerPoint) && !this.sealPending && p >= CALIBRATE_MIN_POINTS) {
         const k = Math.min(p, CALIBRATE_SAMPLE_POINTS);
         this.calibrate(encodeChunk(slicePointColumns(c, c.count - k, k)).byteLength, k, false);
       }

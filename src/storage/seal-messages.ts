@@ -7,8 +7,10 @@ export interface SealRequest {
   /** A copy of the head's open points (the thread may keep and slice it). */
   cols: PointColumns;
   budget: SealBudget;
-  /** The series' measured bytes per point (NaN: not measured). */
+  /** The series' measured bytes per point (NaN: not measured; the thread samples the copy first). */
   bytesPerPoint: number;
+  /** Points of that sample encode (the head's newest). */
+  samplePoints: number;
 }
 
 export interface SealReply {
@@ -19,6 +21,8 @@ export interface SealReply {
   /** The last encode, for the head's calibration (0 points: none). */
   lastBytes: number;
   lastPoints: number;
+  /** That encode sealed a chunk, not a sample of a series not measured before. */
+  lastFromChunk: boolean;
   /** The encoder refused the points (the writer then seals in its own thread and reports). */
   error: string | null;
 }

@@ -10,12 +10,15 @@
 import type { Worker } from 'node:worker_threads';
 import { headIsFull, type SealBudget } from './chunk-fit.js';
 import type { PointColumns } from './encoding/chunk-types.js';
-import type { OpenHead } from './open-head.js';
+import { CALIBRATE_MIN_POINTS, CALIBRATE_SAMPLE_POINTS, type OpenHead } from './open-head.js';
 import type { SealReply, SealRequest } from './seal-messages.js';
 import { siblingEntry, startThread } from '../workers/thread-boot.js';
 
 /** Heads whose copies may be on the thread at once (~16 B per point each, at most a few chunks). */
 export const MAX_SEALS_IN_FLIGHT = 256;
+
+/** Replies one write transaction stores at most (~30 µs each: a chunk put, the head's persist). */
+export const MAX_INSTALLS_PER_TXN = 64;
 
 export interface FinishedSeal {
   series: Buffer;
@@ -81,25 +84,32 @@ export class SealOffload {
    */
   request(series: Buffer, head: OpenHead, budget: SealBudget): boolean {
     if (head.sealPending) return true;
-    if (!headIsFull(head.count, head.bytesPerPoint, budget)) return true;
+    // a series not measured yet goes too, once it has enough points: the thread samples it
+    const measure = Number.isNaN(head.bytesPerPoint) && head.count >= CALIBRATE_MIN_POINTS;
+    if (!measure && !headIsFull(head.count, head.bytesPerPoint, budget)) return true;
     if (this.closed || head.sealHere) return false;
     // Queue full: a head below the point cap waits for its next append (its points are
     // durable in head segments); one at the cap is sealed by the writer now.
     if (this.inFlight.size >= this.maxInFlight) return head.count < budget.chunkPoints;
     const { cols, transfer } = copyOpenPoints(head.cols);
     const id = this.nextId++;
-    const req: SealRequest = { id, cols, budget, bytesPerPoint: head.bytesPerPoint };
+    const req: SealRequest = { id, cols, budget, bytesPerPoint: head.bytesPerPoint, samplePoints: CALIBRATE_SAMPLE_POINTS };
     this.inFlight.set(id, { series, head, version: head.frontVersion });
     head.sealPending = true;
     this.worker.postMessage(req, transfer);
     return true;
   }
 
-  /** The replies received since the last call; their heads may be sent again from now on. */
-  take(): FinishedSeal[] {
-    const out = this.finished;
-    this.finished = [];
+  /**
+   * Up to `limit` of the replies received, oldest first; their heads may be sent again from
+   * now on. The limit spreads the stores of a burst of replies (all heads of lockstep
+   * collectors fill together) over several transactions.
+   */
+  take(limit = MAX_INSTALLS_PER_TXN): FinishedSeal[] {
+    const out = this.finished.length <= limit ? this.finished : this.finished.slice(0, limit);
+    this.finished = this.finished.length <= limit ? [] : this.finished.slice(limit);
     for (const f of out) f.head.sealPending = false;
+    if (this.finished.length > 0) this.onFinished();
     return out;
   }
 

@@ -295,7 +295,7 @@ export function installSeals(ctx: TxnContext, finished: readonly FinishedSeal[])
     if (meta === null || meta.lifecycle?.policy.swinging_door) continue;
     const head = ctx.head(f.series, meta);
     if (head !== f.head || head.frontVersion !== f.version) { if (ctx.offload !== null) ctx.offload.staleReplies++; continue; }
-    if (f.reply.lastPoints > 0) head.calibrate(f.reply.lastBytes, f.reply.lastPoints, true);
+    if (f.reply.lastPoints > 0) head.calibrate(f.reply.lastBytes, f.reply.lastPoints, f.reply.lastFromChunk);
     if (f.reply.chunks.length === 0) continue;
     for (const c of f.reply.chunks) { installChunk(ctx.env, f.series, head, c.bytes, c.n); sealed += c.n; }
     if (ctx.offload !== null) ctx.offload.installedChunks += f.reply.chunks.length;
