@@ -83,6 +83,11 @@ export class HeadCache {
 
   get size(): number { return this.heads.size; }
 
+  /** Whether `head` is the cached head of series `id` (no load, no validation). */
+  holds(id: string, head: OpenHead): boolean {
+    return this.heads.get(id) === head;
+  }
+
   /** Heads loaded from storage since the cache was made (misses: new, evicted or moved by another writer). */
   loads = 0;
 }

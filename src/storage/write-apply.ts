@@ -72,6 +72,11 @@ export class TxnContext {
     return this.heads.get(this.view, series, meta.id, meta.type);
   }
 
+  /** Whether `head` is still the cached head of the series (a cheap check before head()). */
+  holdsHead(meta: SeriesMeta, head: OpenHead): boolean {
+    return this.heads.holds(meta.id, head);
+  }
+
   /** Stores what changed in the head, stamped with a new generation of this writer. */
   persistHead(series: Buffer, head: OpenHead, lastWriteMs: number = Date.now()): void {
     head.persist(this.env, series, this.heads.nextGeneration(), lastWriteMs);
@@ -293,7 +298,8 @@ export function installSeals(ctx: TxnContext, finished: readonly FinishedSeal[])
     sealTally.encodes += f.reply.encodes;
     const meta = ctx.metaByKey(f.series);
     if (meta === null || meta.lifecycle?.policy.swinging_door) continue;
-    const head = ctx.head(f.series, meta);
+    // an evicted head is not loaded back only to find it is not the one copied
+    const head = ctx.holdsHead(meta, f.head) ? ctx.head(f.series, meta) : null;
     if (head !== f.head || head.frontVersion !== f.version) { if (ctx.offload !== null) ctx.offload.staleReplies++; continue; }
     if (f.reply.lastPoints > 0) head.calibrate(f.reply.lastBytes, f.reply.lastPoints, f.reply.lastFromChunk);
     if (f.reply.chunks.length === 0) continue;
