@@ -65,6 +65,8 @@ async function main() {
   const svc = await startService(config, pino({ level: 'silent' }));
   const parts = svc.context.parts;
   const who = { principal: 'bench' };
+  // the idle probe, stopped in `finally` too: a failed client run left it running for good
+  let floorProbe: ReturnType<typeof execFileText> | null = null;
   const out: Record<string, number | string> = { series: SERIES, points_per_series: POINTS, big_series_points: BIG, workers: config.workers, model: model ? 'postgresql' : 'pglite' };
   try {
     log(`generating ${SERIES} x ${POINTS} points and one series of ${BIG} ...`);
@@ -138,7 +140,7 @@ async function main() {
     const sampler = setInterval(sampleCpu, 20);
     // A bare process that only watches its own event loop meanwhile: the delay the machine
     // itself imposes (scheduling on shared cores), next to which the service's is judged.
-    const floorProbe = execFileText(process.execPath, ['-e', LOOP_PROBE]);
+    floorProbe = execFileText(process.execPath, ['-e', LOOP_PROBE]);
     const clientRun = execFileText(process.execPath, ['--import', 'tsx', new URL('./storage-client.ts', import.meta.url).pathname, JSON.stringify(plan)]);
     // Which phase a long delay fell in: the histogram above has no times, so each delay over
     // STALL_MS is also kept with its epoch time and charged to the client's phase windows
@@ -158,8 +160,12 @@ async function main() {
     const client = JSON.parse(clientOut) as Record<string, number> & { phases: Record<string, [number, number]> };
     const longest = (list: Stall[], a: number, b: number) => list.reduce<Stall | null>((m, x) => (x[0] >= a && x[0] - x[1] <= b && (m === null || x[1] > m[1]) ? x : m), null);
     const stallMax = (list: Stall[], a: number, b: number) => longest(list, a, b)?.[1] ?? 0;
-    // [longest stall, how much of it this thread waited for a core (ran for nothing), the probe's longest]
-    const row = (a: number, b: number, own: Stall[], probe: Stall[]): number[] => { const x = longest(own, a, b); return [+(x?.[1] ?? 0).toFixed(1), +(x?.[2] ?? 0).toFixed(1), +stallMax(probe, a, b).toFixed(1)]; };
+    // [longest stall, of it the time this thread waited for a core, of it the time it ran, the probe's longest]
+    // (the rest of the stall the thread was blocked: page faults, locks, I/O)
+    const row = (a: number, b: number, own: Stall[], probe: Stall[]): number[] => {
+      const x = longest(own, a, b);
+      return [+(x?.[1] ?? 0).toFixed(1), +(x?.[2] ?? 0).toFixed(1), +(x?.[3] ?? 0).toFixed(1), +stallMax(probe, a, b).toFixed(1)];
+    };
     const byPhase: Record<string, number[]> = {};
     const windows = Object.values(client.phases);
     const outside = (list: Stall[]) => list.filter(([t, ms]) => !windows.some(([a, b]) => t >= a && t - ms <= b));
@@ -186,9 +192,10 @@ async function main() {
     out.event_loop_max_delay_ms_during_reads = +(loop.max / 1e6).toFixed(1);
     out.event_loop_p99_delay_ms_during_reads = +(loop.percentile(99) / 1e6).toFixed(1);
     // per phase: [this process's longest stall over STALL_MS, of it the time the HTTP thread
-    // waited for a core (/proc schedstat; the rest it was running), the idle probe's longest] (0: none over it)
+    // waited for a core and the time it ran (/proc schedstat), the idle probe's longest] (0: none over it)
     out.event_loop_stall_ms_by_phase = JSON.stringify(byPhase);
   } finally {
+    floorProbe?.stopAndRead().catch(() => undefined);
     await svc.stop(2000);
     await model?.drop();
     await rm(dataDir, { recursive: true, force: true });
@@ -223,16 +230,16 @@ function execFileText(file: string, argv: string[]): Promise<string> & { stopAnd
   return Object.assign(done, { stopAndRead: () => { child?.kill('SIGTERM'); return done; } });
 }
 
-/** [epoch ms at the end of a stall, its length in ms, of it ms waiting on the run queue (this process only)] */
-type Stall = [number, number] | [number, number, number];
+/** [epoch ms at the end of a stall, its length in ms, and (this process only) of it ms waiting on the run queue, ms running] */
+type Stall = [number, number] | [number, number, number, number];
 /** Event-loop delays longer than this are kept with their time (ms). */
 const STALL_MS = 5;
 const TICK_MS = 2;
 
 /**
  * Keeps every lateness of a TICK_MS timer over STALL_MS, with the epoch time it ended and,
- * on Linux, how much of it this (the HTTP) thread spent waiting for a core rather than
- * running: /proc/thread-self/schedstat gives the thread's run time and run-queue wait (ns).
+ * on Linux, how much of it this (the HTTP) thread spent waiting for a core and running:
+ * /proc/thread-self/schedstat gives the thread's run time and run-queue wait (ns).
  */
 function stallRecorder(): { stop(): Stall[]; cpuS: number; waitS: number } {
   const list: Stall[] = [];
@@ -240,12 +247,12 @@ function stallRecorder(): { stop(): Stall[]; cpuS: number; waitS: number } {
     try { const f = readFileSync('/proc/thread-self/schedstat', 'latin1').split(' '); return [Number(f[0]) / 1e6, Number(f[1]) / 1e6]; } catch { return [0, 0]; }
   };
   const first = sched();
-  let last = performance.now(), lastWait = first[1];
+  let last = performance.now(), lastRun = first[0], lastWait = first[1];
   const timer = setInterval(() => {
     const now = performance.now(), late = now - last - TICK_MS;
-    const wait = sched()[1];
-    if (late > STALL_MS) list.push([performance.timeOrigin + now, late, Math.min(late, wait - lastWait)]);
-    last = now; lastWait = wait;
+    const [run, wait] = sched();
+    if (late > STALL_MS) list.push([performance.timeOrigin + now, late, Math.min(late, wait - lastWait), Math.min(late, run - lastRun)]);
+    last = now; lastRun = run; lastWait = wait;
   }, TICK_MS);
   const out = { cpuS: 0, waitS: 0, stop: () => { clearInterval(timer); const [run, wait] = sched(); out.cpuS = (run - first[0]) / 1000; out.waitS = (wait - first[1]) / 1000; return list; } };
   return out;
