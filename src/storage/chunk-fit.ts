@@ -36,17 +36,31 @@ export function fitState(bytesPerPoint: number): FitState {
   return { bytesPerPoint, encodes: 0, lastBytes: 0, lastPoints: 0 };
 }
 
+/** Points of the one sample encode that estimates a series' bytes per point before it has a chunk. */
+export const SAMPLE_POINTS = 1024;
+
 /** Whether a head of `count` points is worth sealing now (all: every point must go). */
 export function headIsFull(count: number, bytesPerPoint: number, budget: SealBudget): boolean {
   return count >= budget.chunkPoints || MIN_CHUNK_BYTES + count * bytesPerPoint >= budget.chunkBytes * FILL_LOW; // NaN: false
 }
 
-function encodeCounted(cols: PointColumns, n: number, st: FitState): Uint8Array {
-  const bytes = encodeChunk(slicePointColumns(cols, 0, n));
-  st.encodes++;
+/** Encodes cols[from, from+n) and learns bytes per point from it (not counted in st.encodes). */
+function measure(cols: PointColumns, from: number, n: number, st: FitState): Uint8Array {
+  const bytes = encodeChunk(slicePointColumns(cols, from, n));
   st.lastBytes = bytes.byteLength; st.lastPoints = n;
   st.bytesPerPoint = Math.max(1e-3, (bytes.byteLength - MIN_CHUNK_BYTES) / n);
   return bytes;
+}
+
+/** A series not measured yet: one encode of its newest SAMPLE_POINTS points gives the estimate. */
+export function sampleNewest(cols: PointColumns, st: FitState): void {
+  const k = Math.min(cols.count, SAMPLE_POINTS);
+  measure(cols, cols.count - k, k, st);
+}
+
+function encodeCounted(cols: PointColumns, n: number, st: FitState): Uint8Array {
+  st.encodes++;
+  return measure(cols, 0, n, st);
 }
 
 /**

@@ -3,9 +3,8 @@
 // chunks off the front, then persists only what changed: a segment for the new points
 // still open, deletions of segments sealing emptied, and the small head record.
 import type { PointColumns } from './encoding/chunk-types.js';
-import { encodeChunk } from './encoding/chunk.js';
 import { MIN_CHUNK_BYTES } from './encoding/chunk-header.js';
-import { slicePointColumns } from './encoding/point-columns.js';
+import { fitState, sampleNewest } from './chunk-fit.js';
 import { offsetsFrom } from './int64-words.js';
 import { allocColumns, copyValue, type TimedPoints } from './point-runs.js';
 import {
@@ -23,8 +22,6 @@ import type { ValueType } from './encoding/chunk-types.js';
 const SMALL_SEGMENT = 512;
 /** Calibrating bytes per point from a segment needs enough points to see past the header. */
 export const CALIBRATE_MIN_POINTS = 64;
-/** Points of the one sample encode that estimates a new series' bytes per point. */
-export const CALIBRATE_SAMPLE_POINTS = 1024;
 
 export interface Generation {
   writer: number;
@@ -225,8 +222,9 @@ export class OpenHead {
       // chunk calibrates this series, one sample encode does (once per series and cache load)
       // (unless the seal thread has a copy of the head: it measures the series instead)
       if (Number.isNaN(this.bytesPerPoint) && !this.sealPending && p >= CALIBRATE_MIN_POINTS) {
-        const k = Math.min(p, CALIBRATE_SAMPLE_POINTS);
-        this.calibrate(encodeChunk(slicePointColumns(c, c.count - k, k)).byteLength, k, false);
+        const st = fitState(NaN);
+        sampleNewest(c, st);
+        this.calibrate(st.lastBytes, st.lastPoints, false);
       }
     }
     this.pendingFrom = c.count;

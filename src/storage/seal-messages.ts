@@ -9,8 +9,6 @@ export interface SealRequest {
   budget: SealBudget;
   /** The series' measured bytes per point (NaN: not measured; the thread samples the copy first). */
   bytesPerPoint: number;
-  /** Points of that sample encode (the head's newest). */
-  samplePoints: number;
 }
 
 export interface SealReply {
@@ -23,6 +21,6 @@ export interface SealReply {
   lastPoints: number;
   /** That encode sealed a chunk, not a sample of a series not measured before. */
   lastFromChunk: boolean;
-  /** The encoder refused the points (the writer then seals in its own thread and reports). */
+  /** The encoder refused the points: the writer seals that head itself from then on (counted in sealThreadStats().failures). */
   error: string | null;
 }

@@ -10,7 +10,7 @@
 import type { Worker } from 'node:worker_threads';
 import { headIsFull, type SealBudget } from './chunk-fit.js';
 import type { PointColumns } from './encoding/chunk-types.js';
-import { CALIBRATE_MIN_POINTS, CALIBRATE_SAMPLE_POINTS, type OpenHead } from './open-head.js';
+import { CALIBRATE_MIN_POINTS, type OpenHead } from './open-head.js';
 import type { SealReply, SealRequest } from './seal-messages.js';
 import { siblingEntry, startThread } from '../workers/thread-boot.js';
 
@@ -66,7 +66,8 @@ export class SealOffload {
   /** onFinished: chunks are waiting for a write transaction to store them. */
   constructor(private readonly onFinished: () => void, private readonly maxInFlight = MAX_SEALS_IN_FLIGHT) {
     this.worker = startThread(siblingEntry(import.meta.url, 'seal-thread'), {});
-    this.worker.on('message', (m: SealReply | { ready: true } | { rpc: string; arg: string }) => {
+    // the bootstrap's start-failed note is not a reply: the thread then exits and fail() follows
+    this.worker.on('message', (m: SealReply | { rpc: string }) => {
       if ('id' in m) this.receive(m);
     });
     this.worker.on('error', () => this.fail());
@@ -93,7 +94,7 @@ export class SealOffload {
     if (this.inFlight.size >= this.maxInFlight) return head.count < budget.chunkPoints;
     const { cols, transfer } = copyOpenPoints(head.cols);
     const id = this.nextId++;
-    const req: SealRequest = { id, cols, budget, bytesPerPoint: head.bytesPerPoint, samplePoints: CALIBRATE_SAMPLE_POINTS };
+    const req: SealRequest = { id, cols, budget, bytesPerPoint: head.bytesPerPoint };
     this.inFlight.set(id, { series, head, version: head.frontVersion });
     head.sealPending = true;
     this.worker.postMessage(req, transfer);

@@ -81,9 +81,7 @@ export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, h
     if (best === null) break;
     if (meta.lifecycle?.policy.swinging_door && meta.type === 'float64') {
       out.dropped += sealRun(env, series, meta, slicePointColumns(head.cols, 0, best.n), budget, true).dropped;
-      sealTally.chunks++;
-      head.sealedEnd = timeAt(head.cols, best.n - 1);
-      head.dropFront(best.n);
+      dropSealed(head, best.n);
     } else installChunk(env, series, head, best.bytes, best.n);
     out.points += best.n;
   }
@@ -93,6 +91,11 @@ export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, h
 /** Stores a chunk of the head's first n points and drops them from the head (inside the write txn). */
 export function installChunk(env: SeriesEnv, series: Buffer, head: OpenHead, bytes: Uint8Array, n: number): void {
   putChunkInTxn(env, series, timeAt(head.cols, 0), bytes);
+  dropSealed(head, n);
+}
+
+/** The head's first n points are sealed: sealedEnd moves past them and the head forgets them. */
+function dropSealed(head: OpenHead, n: number): void {
   sealTally.chunks++;
   head.sealedEnd = timeAt(head.cols, n - 1);
   head.dropFront(n);

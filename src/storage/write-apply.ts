@@ -289,11 +289,9 @@ function fillGap(ctx: TxnContext, series: Buffer, meta: SeriesMeta, late: TimedP
 /**
  * Stores the chunks the seal thread encoded, for heads whose front is still the one it was
  * given (same cached head object, same frontVersion); others are dropped and their heads
- * sealed again later. Inside the write txn, before the transaction's batches. Returns the
- * points sealed.
+ * sealed again later. Inside the write txn, before the transaction's batches.
  */
-export function installSeals(ctx: TxnContext, finished: readonly FinishedSeal[]): number {
-  let sealed = 0;
+export function installSeals(ctx: TxnContext, finished: readonly FinishedSeal[]): void {
   for (const f of finished) {
     sealTally.encodes += f.reply.encodes;
     const meta = ctx.metaByKey(f.series);
@@ -303,11 +301,10 @@ export function installSeals(ctx: TxnContext, finished: readonly FinishedSeal[])
     if (head !== f.head || head.frontVersion !== f.version) { if (ctx.offload !== null) ctx.offload.staleReplies++; continue; }
     if (f.reply.lastPoints > 0) head.calibrate(f.reply.lastBytes, f.reply.lastPoints, f.reply.lastFromChunk);
     if (f.reply.chunks.length === 0) continue;
-    for (const c of f.reply.chunks) { installChunk(ctx.env, f.series, head, c.bytes, c.n); sealed += c.n; }
+    for (const c of f.reply.chunks) installChunk(ctx.env, f.series, head, c.bytes, c.n);
     if (ctx.offload !== null) ctx.offload.installedChunks += f.reply.chunks.length;
     ctx.persistHead(f.series, head, head.lastWriteMs);
   }
-  return sealed;
 }
 
 /** Seals a whole head now (idle heads, shutdown, benchmarks). Inside the write txn. */
