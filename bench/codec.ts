@@ -15,6 +15,7 @@ import { ChunkWriter } from '../src/storage/encoding/byte-io.js';
 import {
   CHUNK_BYTE_BUDGET, decodeChunk, decodeNumericInto, encodeChunkPrefix, MAX_CHUNK_POINTS,
 } from '../src/storage/encoding/chunk.js';
+import { sectionOffsets } from '../src/storage/encoding/chunk-header.js';
 import type { PointColumns, ValueType } from '../src/storage/encoding/chunk-types.js';
 import { encodeIntColumn } from '../src/storage/encoding/int-column.js';
 import { createPointColumns, slicePointColumns } from '../src/storage/encoding/point-columns.js';
@@ -132,14 +133,14 @@ for (const c of sealed) {
     const d = deflateRawSync(b, { level: 6 }).length + 1;
     row.chunks++;
     row.bytes += b.length;
-    // Section offsets from the header (FORMAT.md): version 2 has the summary (render's group
-    // directory) and the header CRC between byte 100 and timesAt; version 1 times at 100.
-    const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    const timesAt = b[0] === 1 ? 100 : dv.getUint32(96, true);
-    const valuesAt = dv.getUint32(88, true);
-    const qualityAt = dv.getUint32(92, true);
-    row.header += 104;
-    row.summary += timesAt - 100;
+    // Section offsets from the header (FORMAT.md). "header" is the header's fields and the
+    // trailer CRC; "summary" is render's summary, its padding and the header CRC (the same
+    // split for every version: v1/v2 header fields are the fixed 100 bytes, v3's end where
+    // its summary starts).
+    const { timesAt, valuesAt, qualityAt, summaryAt } = sectionOffsets(b);
+    const fieldsEnd = b[0] === 1 || b[0] === 2 ? 100 : summaryAt;
+    row.header += fieldsEnd + 4;
+    row.summary += timesAt - fieldsEnd;
     row.times += valuesAt - timesAt;
     row.values += qualityAt - valuesAt;
     row.quality += b.length - 4 - qualityAt;

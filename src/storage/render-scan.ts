@@ -8,11 +8,12 @@
 // with the bytes before it returns (render does: header, summary, the straddling
 // group). The header is read here into one reused object, with times as doubles
 // relative to the range start (exact below 2^53 ns, which render requires anyway).
+// Version 3 headers (varints after firstTs) go through V3Header, which allocates nothing.
 import { crc32 } from 'node:zlib';
 import type { Database } from 'lmdb';
 import { ServiceError } from '../http/errors.js';
-import { FORMAT_VERSION } from './encoding/chunk.js';
-import { headerCrcAt, MIN_CHUNK_BYTES, TRAILER_BYTES, TYPE_CODES } from './encoding/chunk-header.js';
+import { chunkVersion, headerCrcAt, HEADER_BYTES, TRAILER_BYTES, TYPE_CODES } from './encoding/chunk-header.js';
+import { FIRST_TS_AT, V3Header } from './encoding/chunk-header-v3.js';
 import type { ValueType } from './encoding/chunk-types.js';
 import { chunkKey, INT64_MIN, uuidOf } from './keys.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
@@ -58,6 +59,7 @@ export class HeaderView {
   goodCount = 0;
   /** A view of the ArrayBuffer under the last bytes: lmdb-js reuses one buffer, so this is built once. */
   private dv: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(8));
+  private readonly v3 = new V3Header();
 
   constructor(private readonly series: Buffer, base: bigint) {
     const u = BigInt.asUintN(64, base);
@@ -69,9 +71,10 @@ export class HeaderView {
 
   /** Checks what the header alone proves (length, version, header CRC, counts) and reads it. */
   read(b: Uint8Array): void {
-    if (b.length < MIN_CHUNK_BYTES) this.corrupt(b, `shorter than the ${MIN_CHUNK_BYTES}-byte minimum`);
-    const version = b[0];
-    if (version !== FORMAT_VERSION && version !== 1) this.corrupt(b, `unknown format version ${version}`);
+    const version = b.length === 0 ? 0 : chunkVersion(b);
+    if (version === 3) return this.readV3(b);
+    if (version === 0) this.corrupt(b, `unknown format version ${b[0]}`);
+    if (b.length < HEADER_BYTES + TRAILER_BYTES) this.corrupt(b, `shorter than the ${HEADER_BYTES + TRAILER_BYTES}-byte minimum`);
     // Version 2: one CRC over the header and the summary after it.
     const crcAt = headerCrcAt(b);
     if (crcAt < 0) this.corrupt(b, 'time section offset out of bounds');
@@ -91,6 +94,27 @@ export class HeaderView {
     this.minRel = this.rel(o + 24); this.maxRel = this.rel(o + 32);
     this.min = this.num(o + 40); this.max = this.num(o + 48);
     this.first = this.num(o + 56); this.last = this.num(o + 64);
+  }
+
+  /** Version 3: firstTs at byte 1, the other times as offsets from it, values from their slots. */
+  private readV3(b: Uint8Array): void {
+    const h = this.v3;
+    const why = h.read(b, true);
+    if (why !== null) this.corrupt(b, why);
+    const type = TYPE_CODES[h.typeCode];
+    this.type = type;
+    this.count = h.count;
+    this.goodCount = h.count - h.uncertain - h.bad;
+    if (this.dv.buffer !== b.buffer) this.dv = new DataView(b.buffer);
+    const first = this.rel(b.byteOffset + FIRST_TS_AT);
+    this.firstRel = first;
+    this.lastRel = first + h.lastOff; this.minRel = first + h.minOff; this.maxRel = first + h.maxOff;
+    if (type === 'string') {
+      this.min = NaN; this.max = NaN; this.first = NaN; this.last = NaN;
+    } else {
+      const dv = this.dv;
+      this.min = h.num(b, dv, 0); this.max = h.num(b, dv, 1); this.first = h.num(b, dv, 2); this.last = h.num(b, dv, 3);
+    }
   }
 
   /** i64 at `at` minus the base, as a double: exact when the difference is below 2^53. */

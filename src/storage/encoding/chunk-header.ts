@@ -1,19 +1,34 @@
-// The fixed 100-byte chunk header (format version 1): what a sealed chunk says about
-// itself, readable in O(1) and protected by its own CRC32 so a header-only reader
-// (render, rollups, chunk listings) never trusts a damaged header without paying for a
-// checksum of the whole chunk. Byte layout drawn in FORMAT.md ("Header").
+// The chunk header: what a sealed chunk says about itself, readable in O(1) and protected
+// by its own CRC32 so a header-only reader (render, rollups, chunk listings) never trusts a
+// damaged header without paying for a checksum of the whole chunk. Versions 1 and 2 have
+// the fixed 100-byte header below (still read); version 3, written since 2026-11-21, the
+// compact one of chunk-header-v3.ts. Byte layouts drawn in FORMAT.md ("Header").
 
 import { crc32 } from 'node:zlib';
 import { ChunkCorruptError, type ChunkHeader, type PointColumns, type ValueType } from './chunk-types.js';
-import type { ChunkWriter } from './byte-io.js';
+import { FIRST_TS_AT, RAW_SLOTS, V3_MIN_BYTES, V3_TAG, V3Header } from './chunk-header-v3.js';
 
-export const FORMAT_VERSION = 2;
-/** Versions parseHeader accepts: 1 (no summary section) and 2. */
+export const FORMAT_VERSION = 3;
+/** Versions parseHeader accepts: 1 (no summary section), 2 and 3. */
 export const OLDEST_VERSION = 1;
+/** The fixed header of versions 1 and 2. */
 export const HEADER_BYTES = 100;
 export const HEADER_CRC_AT = 96;
 export const TRAILER_BYTES = 4;
-export const MIN_CHUNK_BYTES = HEADER_BYTES + TRAILER_BYTES;
+/** Smallest chunk of versions 1 and 2. */
+const V2_MIN_BYTES = HEADER_BYTES + TRAILER_BYTES;
+/**
+ * The fixed bytes of a chunk as written now (version 3, before its sections): the size
+ * floor of a chunk, and the overhead chunk fitting subtracts to learn bytes per point.
+ */
+export const MIN_CHUNK_BYTES = V3_MIN_BYTES;
+
+/** The version of a chunk from byte 0: 1, 2, 3, or 0 for anything else. */
+export function chunkVersion(bytes: Uint8Array): number {
+  const b0 = bytes[0];
+  if (b0 === 1 || b0 === 2) return b0;
+  return (b0 & 0xf0) === V3_TAG ? 3 : 0;
+}
 
 export const Off = {
   version: 0, type: 1, reserved: 2, count: 4,
@@ -71,68 +86,8 @@ export function computeStats(cols: PointColumns, n: number, out: HeaderStats): v
   out.bad = n - good - uncertain;
 }
 
-function writeValueSlot(view: DataView, at: number, cols: PointColumns, i: number): void {
-  switch (cols.type) {
-    case 'float64': return view.setFloat64(at, (cols.f64 as Float64Array)[i], true);
-    case 'int64': return view.setBigInt64(at, (cols.i64 as BigInt64Array)[i], true);
-    case 'boolean': return view.setFloat64(at, (cols.u8 as Uint8Array)[i], true);
-    case 'enum': return view.setFloat64(at, (cols.ord as Int32Array)[i], true);
-    case 'string': return view.setFloat64(at, NaN, true);
-  }
-}
-
-/** Writes the header into w at offset 0; section offsets and length are patched by finishHeader. */
-export function writeHeader(w: ChunkWriter, cols: PointColumns, n: number, firstTs: bigint, s: HeaderStats): void {
-  w.ensure(HEADER_BYTES);
-  w.bytes.fill(0, 0, HEADER_BYTES);
-  const v = w.view;
-  const o = cols.tsOffset;
-  const at = (i: number): bigint => cols.tsBase + BigInt(o[i]);
-  v.setUint8(Off.version, FORMAT_VERSION);
-  v.setUint8(Off.type, typeCode(cols.type));
-  v.setUint32(Off.count, n, true);
-  v.setBigInt64(Off.firstTs, firstTs, true);
-  v.setBigInt64(Off.lastTs, at(n - 1), true);
-  // Strings have no order: their min/max times are the first time, values NaN.
-  const isString = cols.type === 'string';
-  v.setBigInt64(Off.minTs, isString ? firstTs : at(s.minIdx), true);
-  v.setBigInt64(Off.maxTs, isString ? firstTs : at(s.maxIdx), true);
-  writeValueSlot(v, Off.min, cols, s.minIdx);
-  writeValueSlot(v, Off.max, cols, s.maxIdx);
-  writeValueSlot(v, Off.first, cols, 0);
-  writeValueSlot(v, Off.last, cols, n - 1);
-  v.setUint32(Off.good, s.good, true);
-  v.setUint32(Off.uncertain, s.uncertain, true);
-  v.setUint32(Off.bad, s.bad, true);
-  w.pos = HEADER_BYTES;
-}
-
 /**
- * Assembles a version 2 chunk: the 100-byte header from w, the summary (whose length is a
- * multiple of 4, its last 4 bytes left for the header CRC), then the sections w holds
- * after its header, which move by the summary's length (a multiple of 4 keeps the
- * payload words aligned). Offsets are those of the sections inside w.
- */
-export function assembleChunk(w: ChunkWriter, summary: Uint8Array, valuesAt: number, qualityAt: number): Uint8Array {
-  const shift = summary.length;
-  const total = w.pos + shift + TRAILER_BYTES;
-  const out = new Uint8Array(total);
-  out.set(w.bytes.subarray(0, HEADER_BYTES), 0);
-  out.set(summary, HEADER_BYTES);
-  out.set(w.bytes.subarray(HEADER_BYTES, w.pos), HEADER_BYTES + shift);
-  const v = viewOf(out);
-  const timesAt = HEADER_BYTES + shift;
-  v.setUint32(Off.byteLength, total, true);
-  v.setUint32(Off.valuesAt, valuesAt + shift, true);
-  v.setUint32(Off.qualityAt, qualityAt + shift, true);
-  v.setUint32(Off.timesAt, timesAt, true);
-  v.setUint32(timesAt - 4, crc32(out.subarray(0, timesAt - 4)), true);
-  v.setUint32(total - TRAILER_BYTES, crc32(out.subarray(0, total - TRAILER_BYTES)), true);
-  return out;
-}
-
-/**
- * Where a header-only reader finds the header CRC and what it covers: version 1, bytes
+ * Versions 1 and 2: where a header-only reader finds the header CRC and what it covers: version 1, bytes
  * 0..95 with the CRC at 96; version 2, bytes 0..timesAt-5 (header and summary) with the
  * CRC at timesAt-4. Returns the CRC's offset, or -1 when timesAt is out of bounds.
  */
@@ -156,10 +111,46 @@ function viewOf(bytes: Uint8Array): DataView {
 
 /** Checks everything the header alone can prove: size, version, its CRC, internal consistency. */
 export function parseHeader(bytes: Uint8Array): ChunkHeader {
-  if (bytes.length < MIN_CHUNK_BYTES) corrupt(bytes, `shorter than the ${MIN_CHUNK_BYTES}-byte minimum`);
+  if (bytes.length === 0) corrupt(bytes, 'empty');
+  const version = chunkVersion(bytes);
+  if (version === 3) return parseV3(bytes);
+  if (version === 0) corrupt(bytes, `unknown format version ${bytes[0]}`);
+  return parseV2(bytes);
+}
+
+const v3 = new V3Header();
+
+function parseV3(bytes: Uint8Array): ChunkHeader {
+  const why = v3.read(bytes, true);
+  if (why !== null) corrupt(bytes, why);
+  const v = viewOf(bytes);
+  const type = TYPE_CODES[v3.typeCode];
+  const firstTs = v.getBigInt64(FIRST_TS_AT, true);
+  const isString = type === 'string';
+  const dv = new DataView(bytes.buffer);
+  return {
+    formatVersion: 3,
+    type,
+    count: v3.count,
+    firstTs,
+    lastTs: firstTs + BigInt(v3.lastOff),
+    min: isString ? NaN : v3.num(bytes, dv, 0),
+    max: isString ? NaN : v3.num(bytes, dv, 1),
+    minTs: firstTs + BigInt(v3.minOff),
+    maxTs: firstTs + BigInt(v3.maxOff),
+    first: isString ? NaN : v3.num(bytes, dv, 2),
+    last: isString ? NaN : v3.num(bytes, dv, 3),
+    goodCount: v3.count - v3.uncertain - v3.bad,
+    uncertainCount: v3.uncertain,
+    badCount: v3.bad,
+    byteLength: bytes.length,
+  };
+}
+
+function parseV2(bytes: Uint8Array): ChunkHeader {
+  if (bytes.length < V2_MIN_BYTES) corrupt(bytes, `shorter than the ${V2_MIN_BYTES}-byte minimum`);
   const v = viewOf(bytes);
   const version = v.getUint8(Off.version);
-  if (version !== FORMAT_VERSION && version !== OLDEST_VERSION) corrupt(bytes, `unknown format version ${version}`);
   const crcAt = headerCrcAt(bytes);
   if (crcAt < 0) corrupt(bytes, 'time section offset out of bounds');
   if (crc32(bytes.subarray(0, crcAt)) !== v.getUint32(crcAt, true)) corrupt(bytes, 'header checksum mismatch');
@@ -200,9 +191,16 @@ export function parseHeader(bytes: Uint8Array): ChunkHeader {
 
 /**
  * Section offsets of a chunk whose header parseHeader (or an equivalent check) accepted.
- * The summary is [summaryAt, summaryEnd): empty (both 0) in version 1.
+ * The summary is [summaryAt, summaryEnd): empty (both 0) in version 1. A version 3 header
+ * is parsed again (no CRC: the caller checked it); damaged bytes behind a forged checksum
+ * give ChunkCorruptError.
  */
 export function sectionOffsets(bytes: Uint8Array): { timesAt: number; valuesAt: number; qualityAt: number; summaryAt: number; summaryEnd: number; end: number } {
+  if (chunkVersion(bytes) === 3) {
+    const why = v3.read(bytes, false);
+    if (why !== null) corrupt(bytes, why);
+    return { timesAt: v3.timesAt, valuesAt: v3.valuesAt, qualityAt: v3.qualityAt, summaryAt: v3.summaryAt, summaryEnd: v3.crcAt, end: bytes.length - TRAILER_BYTES };
+  }
   const v = viewOf(bytes);
   const v1 = v.getUint8(Off.version) === 1;
   const timesAt = v1 ? HEADER_BYTES : v.getUint32(Off.timesAt, true);
@@ -223,6 +221,12 @@ export function readInt64Extremes(bytes: Uint8Array): { min: bigint; max: bigint
   const h = parseHeader(bytes);
   if (h.type !== 'int64') throw new Error(`BUG: readInt64Extremes on a ${h.type} chunk`);
   const v = viewOf(bytes);
+  if (h.formatVersion === 3) {
+    // parseHeader left v3 filled from these bytes.
+    if (v3.k !== RAW_SLOTS) return { min: BigInt(v3.xMin), max: BigInt(v3.xMax), first: BigInt(v3.xFirst), last: BigInt(v3.xLast) };
+    const at = v3.slotsAt;
+    return { min: v.getBigInt64(at, true), max: v.getBigInt64(at + 8, true), first: v.getBigInt64(at + 16, true), last: v.getBigInt64(at + 24, true) };
+  }
   return {
     min: v.getBigInt64(Off.min, true),
     max: v.getBigInt64(Off.max, true),

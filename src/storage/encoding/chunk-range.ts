@@ -1,10 +1,10 @@
-// Partial reads of a sealed chunk for render: its summary (version 2), and the points of
+// Partial reads of a sealed chunk for render: its summary (versions 2 and 3), and the points of
 // a few directory groups decoded without the rest of the chunk. Group decodes check the
 // chunk's trailing CRC first, like every decoder; the summary has its own CRC.
 
 import { ChunkReader } from './byte-io.js';
 import { openVerified, finishSection } from './chunk.js';
-import { HEADER_BYTES, Off } from './chunk-header.js';
+import { sectionOffsets } from './chunk-header.js';
 import { ChunkCorruptError, type ValueType } from './chunk-types.js';
 import { ChunkSummary } from './chunk-summary.js';
 import { invalid } from '../../http/errors.js';
@@ -22,13 +22,10 @@ const EMPTY_WORDS = new Uint32Array(0);
  */
 export function readChunkSummary(bytes: Uint8Array, count: number, out: ChunkSummary): boolean {
   if (bytes[0] === 1) return false;
+  const s = sectionOffsets(bytes);
   // The summary parser reads bytes only, never words: no aligned copy needed.
-  out.read(new ChunkReader(bytes, EMPTY_WORDS, HEADER_BYTES, u32(bytes, Off.timesAt) - 4), count);
+  out.read(new ChunkReader(bytes, EMPTY_WORDS, s.summaryAt, s.summaryEnd), count);
   return true;
-}
-
-function u32(b: Uint8Array, at: number): number {
-  return (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
 }
 
 /**
@@ -55,7 +52,7 @@ export class ChunkGroups {
     const n = count;
     this.count = n;
     this.summary = summary;
-    const timesAt = u32(c.bytes, Off.timesAt), valuesAt = u32(c.bytes, Off.valuesAt), qualityAt = u32(c.bytes, Off.qualityAt);
+    const { timesAt, valuesAt, qualityAt } = sectionOffsets(c.bytes);
     if (!(timesAt <= valuesAt && valuesAt <= qualityAt && qualityAt <= c.bytes.length - 4)) throw new ChunkCorruptError('chunk corrupt: section offsets out of order', bytes.length);
     let r = new ChunkReader(c.bytes, c.words, timesAt, valuesAt);
     this.timeColumn.parse(r, n);
@@ -102,8 +99,7 @@ export class ChunkGroups {
   openRuns(bytes: Uint8Array, count: number, type: ValueType): boolean {
     if (type === 'string') return false;
     const c = openVerified(bytes);
-    const v1 = c.bytes[0] === 1;
-    const timesAt = v1 ? HEADER_BYTES : u32(c.bytes, Off.timesAt), valuesAt = u32(c.bytes, Off.valuesAt), qualityAt = u32(c.bytes, Off.qualityAt);
+    const { timesAt, valuesAt, qualityAt } = sectionOffsets(c.bytes);
     if (!(timesAt <= valuesAt && valuesAt <= qualityAt && qualityAt <= c.bytes.length - 4)) throw new ChunkCorruptError('chunk corrupt: section offsets out of order', bytes.length);
     const r = new ChunkReader(c.bytes, c.words, valuesAt, qualityAt);
     let div = 1;

@@ -1,4 +1,4 @@
-// The chunk summary (format version 2): what render needs from a chunk without decoding
+// The chunk summary (format versions 2 and 3): what render needs from a chunk without decoding
 // its columns, beyond the fixed header. Layout in FORMAT.md ("Summary section").
 //
 // - nonGoodNs and the last point's quality class: a whole chunk's contribution to the
@@ -9,8 +9,9 @@
 //   decodes only the group around the boundary and answers the other groups from here.
 //   Written only when the value section is one integer column (decimal floats, int64
 //   within +-2^51, booleans, enums) and the chunk has more than one group.
-// The section lies right after the header and the header CRC covers both, so a header-only
-// reader checks it with one CRC of ~200 bytes, without a checksum of the whole chunk.
+// The section lies right after the header fields and the header CRC covers both, so a
+// header-only reader checks it with one CRC of ~50-300 bytes, without a checksum of the
+// whole chunk.
 
 import { ChunkReader, type ChunkWriter } from './byte-io.js';
 import { GOOD_QUALITY } from './chunk-header.js';
@@ -25,7 +26,6 @@ const MAX_GROUPS = 16384 >> 1;
  * x = the value column's integers (value = x / 10^k) when k >= 0, unit = the time column's unit.
  */
 export function encodeSummary(w: ChunkWriter, rel: Float64Array, q: ArrayLike<number>, x: Float64Array, k: number, valueRle: boolean, unit: number, n: number): void {
-  const start = w.pos;
   let nonGood = 0;
   for (let i = 0; i + 1 < n; i++) if (q[i] < GOOD_QUALITY) nonGood += rel[i + 1] - rel[i];
   w.varint(nonGood);
@@ -62,10 +62,7 @@ export function encodeSummary(w: ChunkWriter, rel: Float64Array, q: ArrayLike<nu
       if (x[maxI] !== x[s]) w.u8(maxI - s);
     }
   }
-  // Zero padding, then 4 bytes for the header CRC (assembleChunk): the summary's length
-  // is a multiple of 4 so the sections after it keep their word alignment.
-  while (((w.pos - start) & 3) !== 0) w.u8(0);
-  w.u32(0);
+  // The zero padding to a multiple of 4 and the header CRC follow (assembleV3).
 }
 
 /**

@@ -1,17 +1,17 @@
 // Sealed chunks: encode a run of points of one series into a self-describing,
 // checksummed byte string, and decode it back into caller-owned columns.
 //
-// Layout (FORMAT.md): 100-byte header with its own CRC32, then the time, value and
-// quality sections, then a CRC32 of everything before it. Decoders verify the trailing
-// CRC before reading any column, so a damaged chunk yields ChunkCorruptError and never a
-// wrong value; header-only readers verify the header CRC only.
+// Layout (FORMAT.md): a compact header (version 3) and the render summary under their own
+// CRC32, then the time, value and quality sections, then a CRC32 of everything before it.
+// Decoders verify the trailing CRC before reading any column, so a damaged chunk yields
+// ChunkCorruptError and never a wrong value; header-only readers verify the header CRC only.
 
 import { invalid } from '../../http/errors.js';
 import { ChunkReader, ChunkWriter } from './byte-io.js';
 import {
-  assembleChunk, computeStats, HEADER_BYTES, parseHeader, sectionOffsets, verifyChunkChecksum, writeHeader,
-  TRAILER_BYTES, type HeaderStats,
+  computeStats, MIN_CHUNK_BYTES, parseHeader, sectionOffsets, typeCode, verifyChunkChecksum, type HeaderStats,
 } from './chunk-header.js';
+import { assembleV3, writeV3Fields } from './chunk-header-v3.js';
 import { encodeSummary } from './chunk-summary.js';
 import type { ChunkHeader, PointColumns, ValueType } from './chunk-types.js';
 import { encodeIntColumn, IntMode } from './int-column.js';
@@ -50,7 +50,7 @@ const INT64_MAX = 2n ** 63n - 1n;
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 const writer = new ChunkWriter();
-const summaryWriter = new ChunkWriter(1024);
+const headerWriter = new ChunkWriter(1024);
 const stats: HeaderStats = { minIdx: 0, maxIdx: 0, good: 0, uncertain: 0, bad: 0 };
 
 /** Length of the value column of `type` in cols, -1 when that column is missing. */
@@ -110,10 +110,11 @@ export function encodeChunk(cols: PointColumns): Uint8Array {
   w.reset();
   computeStats(cols, n, stats);
   const o0 = cols.tsOffset[0];
-  writeHeader(w, cols, n, cols.tsBase + BigInt(o0), stats);
   const rel = scratchColumn(ScratchSlot.TimeOffsets, n);
   // Offsets relative to the first point are exact: both are safe integers less than 2^53 apart.
   for (let i = 0; i < n; i++) rel[i] = cols.tsOffset[i] - o0;
+  // The sections are written from offset 0 and land at timesAt, a multiple of 4: their
+  // payload words keep the alignment they were written with.
   const unit = encodeTimes(w, rel, n);
   const valuesAt = w.pos;
   const k = encodeValues(w, cols, n);
@@ -122,10 +123,13 @@ export function encodeChunk(cols: PointColumns): Uint8Array {
   for (let i = 0; i < n; i++) q[i] = cols.quality[i];
   encodeIntColumn(w, q, n);
   // encodeValues left the value integers in ValueNumbers when k >= 0.
+  const x = scratchColumn(ScratchSlot.ValueNumbers, n);
   const valueRle = k >= 0 && w.bytes[valuesAt + intColumnSkip(cols.type)] === IntMode.Rle;
-  summaryWriter.reset();
-  encodeSummary(summaryWriter, rel, cols.quality, scratchColumn(ScratchSlot.ValueNumbers, n), k, valueRle, unit, n);
-  return assembleChunk(w, summaryWriter.bytes.subarray(0, summaryWriter.pos), valuesAt, qualityAt);
+  const h = headerWriter;
+  h.reset();
+  writeV3Fields(h, cols, n, rel, x, k, stats, valuesAt, qualityAt - valuesAt, w.pos - qualityAt);
+  encodeSummary(h, rel, cols.quality, x, k, valueRle, unit, n);
+  return assembleV3(typeCode(cols.type), cols.tsBase + BigInt(o0), h.bytes.subarray(0, h.pos), w.bytes.subarray(0, w.pos));
 }
 
 /**
@@ -140,7 +144,7 @@ export function encodeChunkPrefix(cols: PointColumns, maxBytes: number = CHUNK_B
   // A short probe gives the bytes per point; size grows almost linearly with points, so a
   // proportional guess from it, corrected once or twice, lands near the budget.
   let bytes = encodeChunk(view);
-  const fixed = HEADER_BYTES + TRAILER_BYTES;
+  const fixed = MIN_CHUNK_BYTES;
   let count = view.count;
   let best: { bytes: Uint8Array; count: number } | null = bytes.length <= maxBytes ? { bytes, count } : null;
   if (count === total && best !== null) return best;

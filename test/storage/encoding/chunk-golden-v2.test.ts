@@ -1,13 +1,14 @@
 import t from 'tap';
-import { decodeChunk, encodeChunk, FORMAT_VERSION, readChunkHeader } from '../../../src/storage/encoding/chunk.js';
+import { decodeChunk, readChunkHeader } from '../../../src/storage/encoding/chunk.js';
 import { ChunkGroups, ChunkSummary, readChunkSummary } from '../../../src/storage/encoding/chunk-range.js';
 import { createPointColumns } from '../../../src/storage/encoding/point-columns.js';
 import { type PointRun, timeAt, toColumns } from '../../helpers/chunk-arbitraries.js';
 
-// Golden bytes pin format version 2 (a summary between the header and the time section,
-// covered by the header CRC; the time section's offset in bytes 96..99): a change to any
-// layout shows here as a diff of hex. The
-// version 1 goldens (chunk-golden.test.ts) pin that old chunks still decode.
+// Golden bytes of format version 2 (a summary between the header and the time section,
+// covered by the header CRC; the time section's offset in bytes 96..99), written until
+// 2026-11-21 and still read: these chunks must keep decoding to their points. The encoder
+// writes version 3 now (chunk-golden-v3.test.ts pins its bytes from the same runs); the
+// version 1 goldens (chunk-golden.test.ts) pin that older chunks still decode too.
 const T0 = 1_700_000_000_000_000_000n;
 /** 300 decimal points on a jittered 1 s grid, a deterministic wander: two directory groups. */
 function directoryRun(): PointRun {
@@ -89,12 +90,9 @@ const HEX: Record<string, string> = {
     ].join(''),
 };
 
-t.equal(FORMAT_VERSION, 2, 'these goldens are for format version 2');
-
 for (const { name, run } of RUNS) {
-  t.test(`a ${name} chunk encodes to its version 2 golden bytes and they decode to its points`, async (t) => {
+  t.test(`a version 2 ${name} chunk still decodes to its points`, async (t) => {
     const cols = toColumns(run);
-    t.equal(Buffer.from(encodeChunk(cols)).toString('hex'), HEX[name], 'encoding is byte for byte the golden');
     const bytes = new Uint8Array(Buffer.from(HEX[name], 'hex'));
     t.equal(readChunkHeader(bytes).formatVersion, 2);
     const out = createPointColumns(cols.type, cols.count);

@@ -1,0 +1,220 @@
+// The compact chunk header of format version 3 (FORMAT.md "Header, version 3"): the same
+// facts as the 100-byte header of versions 1 and 2 in ~25-45 bytes. Times are varint
+// offsets from firstTs in 10^e ns, min/max/first/last are integers of the value column's
+// own domain (value = x / 10^k) unless the chunk's values are float-split or wide int64,
+// section offsets are lengths, and the good count is implied.
+//
+// V3Header.read is the one parser of these bytes: parseHeader (chunk-header.ts), render's
+// HeaderView and the section/summary lookups all use it. It allocates nothing and throws
+// nothing, so render can run it over thousands of headers: it returns why the bytes are
+// refused, or null.
+
+import { crc32 } from 'node:zlib';
+import type { ChunkWriter } from './byte-io.js';
+import type { HeaderStats } from './chunk-header.js';
+import type { PointColumns } from './chunk-types.js';
+
+/** Byte 0 of a version 3 chunk is V3_TAG | type code (versions 1 and 2 have 1 or 2, raw head segments 0x80). */
+export const V3_TAG = 0x30;
+export const V3_VERSION = 3;
+/** The k nibble that says the four value slots are raw 8-byte f64 (float64) or i64 (int64). */
+export const RAW_SLOTS = 15;
+const STRING_CODE = 3;
+const INT64_CODE = 1;
+/** firstTs sits at bytes 1..8; the varint W (timesAt = 4W) follows. */
+export const FIRST_TS_AT = 1;
+const FIELDS_AT = 9;
+/**
+ * Smallest possible version 3 chunk before its sections: tag, firstTs, seven one-byte
+ * varints and the form byte (a string chunk has no min/max or slots), the 3-byte summary,
+ * padding to 24, the header CRC and the trailer.
+ */
+export const V3_MIN_BYTES = 32;
+const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+
+/** The fields of one version 3 header; refilled by read(). Times are ns offsets from firstTs. */
+export class V3Header {
+  typeCode = 0;
+  timesAt = 0; valuesAt = 0; qualityAt = 0; byteLength = 0;
+  count = 0; uncertain = 0; bad = 0;
+  /** Time fields in units of 10^e ns. */
+  e = 0;
+  /** Value slots: x / 10^k, or RAW_SLOTS (8-byte slots at slotsAt: min, max, first, last). */
+  k = 0;
+  lastOff = 0; minOff = 0; maxOff = 0;
+  xMin = 0; xMax = 0; xFirst = 0; xLast = 0;
+  slotsAt = 0;
+  /** The summary (FORMAT.md "Summary section") is [summaryAt, crcAt): its content, then 0-3 zero bytes. */
+  summaryAt = 0;
+  crcAt = 0;
+
+  private p = 0;
+  private end = 0;
+  private overrun = false;
+
+  /**
+   * Reads the header of `b` (byte 0 already known to be a version 3 tag). With checkCrc the
+   * header CRC is verified before any field is believed. Returns null, or why the bytes are
+   * refused; every read is bounded by the header, so damaged bytes cannot crash or hang it.
+   */
+  read(b: Uint8Array, checkCrc: boolean): string | null {
+    if (b.length < V3_MIN_BYTES) return `shorter than the ${V3_MIN_BYTES}-byte minimum`;
+    const typeCode = b[0] & 15;
+    if (typeCode > 4) return `unknown value type code ${typeCode}`;
+    this.typeCode = typeCode;
+    this.overrun = false;
+    this.p = FIELDS_AT;
+    this.end = b.length - 4;
+    const timesAt = this.varint(b) * 4;
+    if (this.overrun || timesAt < this.p + 4 || timesAt > b.length - 4) return 'time section offset out of bounds';
+    const crcAt = timesAt - 4;
+    this.crcAt = crcAt;
+    this.timesAt = timesAt;
+    if (checkCrc && crc32(b.subarray(0, crcAt)) !== ((b[crcAt] | (b[crcAt + 1] << 8) | (b[crcAt + 2] << 16) | (b[crcAt + 3] << 24)) >>> 0)) {
+      return 'header checksum mismatch';
+    }
+    this.end = crcAt;
+    const timesLen = this.varint(b), valuesLen = this.varint(b), qualityLen = this.varint(b);
+    this.valuesAt = timesAt + timesLen;
+    this.qualityAt = this.valuesAt + valuesLen;
+    this.byteLength = this.qualityAt + qualityLen + 4;
+    if (this.overrun) return 'header fields run past the header checksum';
+    if (this.byteLength !== b.length) return `header says ${this.byteLength} bytes (truncated or padded)`;
+    const count = this.varint(b), uncertain = this.varint(b), bad = this.varint(b);
+    if (this.overrun) return 'header fields run past the header checksum';
+    if (count === 0 || uncertain + bad > count) return `count ${count} disagrees with quality counts`;
+    this.count = count; this.uncertain = uncertain; this.bad = bad;
+    if (this.p >= this.end) return 'header fields run past the header checksum';
+    const form = b[this.p++];
+    const e = form & 15, k = form >> 4;
+    if (e > 9 || (k > 9 && k !== RAW_SLOTS) || (typeCode === STRING_CODE && k !== RAW_SLOTS) || (k !== RAW_SLOTS && k > 0 && typeCode !== 0) ||
+      (k === RAW_SLOTS && typeCode !== 0 && typeCode !== INT64_CODE && typeCode !== STRING_CODE)) {
+      return `unknown value/time scale ${form}`;
+    }
+    this.e = e; this.k = k;
+    const u = POW10[e];
+    this.lastOff = this.varint(b) * u;
+    if (typeCode === STRING_CODE) {
+      this.minOff = 0; this.maxOff = 0;
+    } else {
+      this.minOff = this.varint(b) * u;
+      this.maxOff = this.varint(b) * u;
+      if (k !== RAW_SLOTS) {
+        const first = this.svarint(b);
+        this.xFirst = first;
+        this.xMin = first - this.varint(b);
+        this.xMax = first + this.varint(b);
+        this.xLast = first + this.svarint(b);
+        if (!(this.xMin <= this.xLast && this.xLast <= this.xMax)) return 'last value outside the chunk\'s min and max';
+      } else {
+        this.slotsAt = this.p;
+        this.p += 32;
+        if (this.p > this.end) this.overrun = true;
+      }
+    }
+    if (this.overrun) return 'header fields run past the header checksum';
+    if (this.minOff > this.lastOff || this.maxOff > this.lastOff || (count === 1 && this.lastOff !== 0)) return 'times of min/max/last out of the chunk';
+    this.summaryAt = this.p;
+    return null;
+  }
+
+  /** The numeric view of a value slot (0 min, 1 max, 2 first, 3 last) of a non-string chunk. */
+  num(b: Uint8Array, dv: DataView, slot: number): number {
+    if (this.k !== RAW_SLOTS) {
+      const x = slot === 0 ? this.xMin : slot === 1 ? this.xMax : slot === 2 ? this.xFirst : this.xLast;
+      return this.k === 0 ? x : x / POW10[this.k];
+    }
+    const at = b.byteOffset + this.slotsAt + slot * 8;
+    if (this.typeCode === INT64_CODE) return dv.getInt32(at + 4, true) * 4294967296 + dv.getUint32(at, true);
+    return dv.getFloat64(at, true);
+  }
+
+  private varint(b: Uint8Array): number {
+    let r = 0, s = 1;
+    for (let i = 0; i < 8; i++) {
+      if (this.p >= this.end) { this.overrun = true; return 0; }
+      const x = b[this.p++];
+      r += (x & 127) * s;
+      if (x < 128) return r;
+      s *= 128;
+    }
+    this.overrun = true;
+    return 0;
+  }
+
+  private svarint(b: Uint8Array): number {
+    const z = this.varint(b);
+    return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+  }
+}
+
+/**
+ * Writes the header fields that follow W (section lengths to the value slots) into w.
+ * rel: time offsets from the first point; x: the value column's integers when k >= 0
+ * (value = x / 10^k), else the slots are raw f64 / i64 (strings: none).
+ */
+export function writeV3Fields(
+  w: ChunkWriter, cols: PointColumns, n: number, rel: Float64Array, x: Float64Array, k: number, s: HeaderStats,
+  timesLen: number, valuesLen: number, qualityLen: number,
+): void {
+  w.varint(timesLen); w.varint(valuesLen); w.varint(qualityLen);
+  w.varint(n); w.varint(s.uncertain); w.varint(s.bad);
+  const isString = cols.type === 'string';
+  const lastOff = rel[n - 1], minOff = isString ? 0 : rel[s.minIdx], maxOff = isString ? 0 : rel[s.maxIdx];
+  // The coarsest power of ten (<= 10^9 ns) that divides all three time offsets.
+  let e = 9;
+  while (e > 0 && (lastOff % POW10[e] !== 0 || minOff % POW10[e] !== 0 || maxOff % POW10[e] !== 0)) e--;
+  const kk = isString || k < 0 ? RAW_SLOTS : k;
+  w.u8(e | (kk << 4));
+  const u = POW10[e];
+  w.varint(lastOff / u);
+  if (isString) return;
+  w.varint(minOff / u);
+  w.varint(maxOff / u);
+  if (kk !== RAW_SLOTS) {
+    const first = x[0];
+    w.svarint(first);
+    w.varint(first - x[s.minIdx]);
+    w.varint(x[s.maxIdx] - first);
+    w.svarint(x[n - 1] - first);
+    return;
+  }
+  for (const i of [s.minIdx, s.maxIdx, 0, n - 1]) {
+    if (cols.type === 'int64') w.i64((cols.i64 as BigInt64Array)[i]);
+    else w.f64((cols.f64 as Float64Array)[i]);
+  }
+}
+
+const varintBytes = (v: number): number => (v < 128 ? 1 : v < 16384 ? 2 : 3);
+
+/**
+ * Assembles a version 3 chunk: tag, firstTs, W, the fields and summary (`fields`), zero
+ * padding to a multiple of 4, the header CRC, then the sections `body` (written from offset
+ * 0 of their writer, so at a multiple of 4 their payload words stay aligned), then the CRC
+ * of everything before it.
+ */
+export function assembleV3(typeCode: number, firstTs: bigint, fields: Uint8Array, body: Uint8Array): Uint8Array {
+  let wBytes = 1, timesAt = 0;
+  for (;;) {
+    timesAt = ((FIELDS_AT + wBytes + fields.length + 3) & ~3) + 4;
+    const need = varintBytes(timesAt / 4);
+    if (need <= wBytes) break;
+    wBytes = need;
+  }
+  const total = timesAt + body.length + 4;
+  const out = new Uint8Array(total);
+  const v = new DataView(out.buffer);
+  out[0] = V3_TAG | typeCode;
+  v.setBigInt64(FIRST_TS_AT, firstTs, true);
+  let p = FIELDS_AT, wv = timesAt / 4;
+  // W in exactly wBytes bytes (a longer form than needed only if the loop overshot: never below 2^21).
+  for (let i = 0; i < wBytes; i++) {
+    out[p++] = (wv & 127) | (i + 1 < wBytes ? 128 : 0);
+    wv = Math.floor(wv / 128);
+  }
+  out.set(fields, p);
+  v.setUint32(timesAt - 4, crc32(out.subarray(0, timesAt - 4)), true);
+  out.set(body, timesAt);
+  v.setUint32(total - 4, crc32(out.subarray(0, total - 4)), true);
+  return out;
+}
