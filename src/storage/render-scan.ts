@@ -13,12 +13,13 @@ import { crc32 } from 'node:zlib';
 import type { Database } from 'lmdb';
 import { ServiceError } from '../http/errors.js';
 import { chunkVersion, headerCrcAt, HEADER_BYTES, TRAILER_BYTES, TYPE_CODES } from './encoding/chunk-header.js';
-import { FIRST_TS_AT, V3Header } from './encoding/chunk-header-v3.js';
+import { FIRST_TS_AT, RAW_SLOTS, V3Header } from './encoding/chunk-header-v3.js';
 import type { ValueType } from './encoding/chunk-types.js';
 import { chunkKey, INT64_MIN, uuidOf } from './keys.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
 
 const TWO_32 = 4294967296;
+const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
 const tables = new WeakMap<SeriesEnv, Database<Uint8Array, Buffer>>();
 
 /** The chunks table through a decoder that hands out lmdb-js's reused read buffer (no copy). */
@@ -111,6 +112,10 @@ export class HeaderView {
     this.lastRel = first + h.lastOff; this.minRel = first + h.minOff; this.maxRel = first + h.maxOff;
     if (type === 'string') {
       this.min = NaN; this.max = NaN; this.first = NaN; this.last = NaN;
+    } else if (h.k !== RAW_SLOTS) {
+      // x / 10^k is the value exactly (the encoder checked it for every point); k = 0: x.
+      const d = POW10[h.k];
+      this.min = h.xMin / d; this.max = h.xMax / d; this.first = h.xFirst / d; this.last = h.xLast / d;
     } else {
       const dv = this.dv;
       this.min = h.num(b, dv, 0); this.max = h.num(b, dv, 1); this.first = h.num(b, dv, 2); this.last = h.num(b, dv, 3);

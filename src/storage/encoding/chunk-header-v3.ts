@@ -48,44 +48,39 @@ export class V3Header {
   summaryAt = 0;
   crcAt = 0;
 
-  private p = 0;
-  private end = 0;
-  private overrun = false;
-
   /**
    * Reads the header of `b` (byte 0 already known to be a version 3 tag). With checkCrc the
    * header CRC is verified before any field is believed. Returns null, or why the bytes are
    * refused; every read is bounded by the header, so damaged bytes cannot crash or hang it.
    */
   read(b: Uint8Array, checkCrc: boolean): string | null {
-    if (b.length < V3_MIN_BYTES) return `shorter than the ${V3_MIN_BYTES}-byte minimum`;
+    const len = b.length;
+    if (len < V3_MIN_BYTES) return `shorter than the ${V3_MIN_BYTES}-byte minimum`;
     const typeCode = b[0] & 15;
     if (typeCode > 4) return `unknown value type code ${typeCode}`;
     this.typeCode = typeCode;
-    this.overrun = false;
-    this.p = FIELDS_AT;
-    this.end = b.length - 4;
-    const timesAt = this.varint(b) * 4;
-    if (this.overrun || timesAt < this.p + 4 || timesAt > b.length - 4) return 'time section offset out of bounds';
+    pos = FIELDS_AT;
+    end = len - 4;
+    if (!varints(b, 1)) return 'time section offset out of bounds';
+    const timesAt = F[0] * 4;
+    if (timesAt < pos + 4 || timesAt > len - 4) return 'time section offset out of bounds';
     const crcAt = timesAt - 4;
     this.crcAt = crcAt;
     this.timesAt = timesAt;
     if (checkCrc && crc32(b.subarray(0, crcAt)) !== ((b[crcAt] | (b[crcAt + 1] << 8) | (b[crcAt + 2] << 16) | (b[crcAt + 3] << 24)) >>> 0)) {
       return 'header checksum mismatch';
     }
-    this.end = crcAt;
-    const timesLen = this.varint(b), valuesLen = this.varint(b), qualityLen = this.varint(b);
-    this.valuesAt = timesAt + timesLen;
-    this.qualityAt = this.valuesAt + valuesLen;
-    this.byteLength = this.qualityAt + qualityLen + 4;
-    if (this.overrun) return 'header fields run past the header checksum';
-    if (this.byteLength !== b.length) return `header says ${this.byteLength} bytes (truncated or padded)`;
-    const count = this.varint(b), uncertain = this.varint(b), bad = this.varint(b);
-    if (this.overrun) return 'header fields run past the header checksum';
+    end = crcAt;
+    // Section lengths and counts, then the form byte.
+    if (!varints(b, 6)) return 'header fields run past the header checksum';
+    const valuesAt = timesAt + F[0], qualityAt = valuesAt + F[1], byteLength = qualityAt + F[2] + 4;
+    this.valuesAt = valuesAt; this.qualityAt = qualityAt; this.byteLength = byteLength;
+    if (byteLength !== len) return `header says ${byteLength} bytes (truncated or padded)`;
+    const count = F[3], uncertain = F[4], bad = F[5];
     if (count === 0 || uncertain + bad > count) return `count ${count} disagrees with quality counts`;
     this.count = count; this.uncertain = uncertain; this.bad = bad;
-    if (this.p >= this.end) return 'header fields run past the header checksum';
-    const form = b[this.p++];
+    if (pos >= end) return 'header fields run past the header checksum';
+    const form = b[pos++];
     const e = form & 15, k = form >> 4;
     if (e > 9 || (k > 9 && k !== RAW_SLOTS) || (typeCode === STRING_CODE && k !== RAW_SLOTS) || (k !== RAW_SLOTS && k > 0 && typeCode !== 0) ||
       (k === RAW_SLOTS && typeCode !== 0 && typeCode !== INT64_CODE && typeCode !== STRING_CODE)) {
@@ -93,28 +88,28 @@ export class V3Header {
     }
     this.e = e; this.k = k;
     const u = POW10[e];
-    this.lastOff = this.varint(b) * u;
+    let lastOff = 0, minOff = 0, maxOff = 0;
     if (typeCode === STRING_CODE) {
-      this.minOff = 0; this.maxOff = 0;
+      if (!varints(b, 1)) return 'header fields run past the header checksum';
+      lastOff = F[0] * u;
+    } else if (k !== RAW_SLOTS) {
+      // Times, then first (zigzag), first - min, max - first, last - first (zigzag).
+      if (!varints(b, 7)) return 'header fields run past the header checksum';
+      lastOff = F[0] * u; minOff = F[1] * u; maxOff = F[2] * u;
+      const first = unzigzag(F[3]);
+      const lo = first - F[4], hi = first + F[5], last = first + unzigzag(F[6]);
+      this.xFirst = first; this.xMin = lo; this.xMax = hi; this.xLast = last;
+      if (!(lo <= last && last <= hi)) return 'last value outside the chunk\'s min and max';
     } else {
-      this.minOff = this.varint(b) * u;
-      this.maxOff = this.varint(b) * u;
-      if (k !== RAW_SLOTS) {
-        const first = this.svarint(b);
-        this.xFirst = first;
-        this.xMin = first - this.varint(b);
-        this.xMax = first + this.varint(b);
-        this.xLast = first + this.svarint(b);
-        if (!(this.xMin <= this.xLast && this.xLast <= this.xMax)) return 'last value outside the chunk\'s min and max';
-      } else {
-        this.slotsAt = this.p;
-        this.p += 32;
-        if (this.p > this.end) this.overrun = true;
-      }
+      if (!varints(b, 3)) return 'header fields run past the header checksum';
+      lastOff = F[0] * u; minOff = F[1] * u; maxOff = F[2] * u;
+      this.slotsAt = pos;
+      pos += 32;
+      if (pos > end) return 'header fields run past the header checksum';
     }
-    if (this.overrun) return 'header fields run past the header checksum';
-    if (this.minOff > this.lastOff || this.maxOff > this.lastOff || (count === 1 && this.lastOff !== 0)) return 'times of min/max/last out of the chunk';
-    this.summaryAt = this.p;
+    this.lastOff = lastOff; this.minOff = minOff; this.maxOff = maxOff;
+    if (minOff > lastOff || maxOff > lastOff || (count === 1 && lastOff !== 0)) return 'times of min/max/last out of the chunk';
+    this.summaryAt = pos;
     return null;
   }
 
@@ -128,25 +123,43 @@ export class V3Header {
     if (this.typeCode === INT64_CODE) return dv.getInt32(at + 4, true) * 4294967296 + dv.getUint32(at, true);
     return dv.getFloat64(at, true);
   }
-
-  private varint(b: Uint8Array): number {
-    let r = 0, s = 1;
-    for (let i = 0; i < 8; i++) {
-      if (this.p >= this.end) { this.overrun = true; return 0; }
-      const x = b[this.p++];
-      r += (x & 127) * s;
-      if (x < 128) return r;
-      s *= 128;
-    }
-    this.overrun = true;
-    return 0;
-  }
-
-  private svarint(b: Uint8Array): number {
-    const z = this.varint(b);
-    return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
-  }
 }
+
+// The parse position of V3Header.read and the varints it last decoded: module-level, not
+// fields, so the decoding loop below stays small and monomorphic (render parses thousands
+// of headers per request).
+let pos = 0;
+let end = 0;
+const F = new Float64Array(8);
+
+/**
+ * Decodes n LEB128 varints (at most 8 bytes each) from pos into F[0..n) and moves pos past
+ * them; false when one runs past `end` or is longer than 8 bytes.
+ */
+function varints(b: Uint8Array, n: number): boolean {
+  let p = pos;
+  const e = end;
+  for (let j = 0; j < n; j++) {
+    if (p >= e) return false;
+    let x = b[p++];
+    if (x >= 128) {
+      let r = x & 127, s = 128;
+      for (let i = 1; ; i++) {
+        if (p >= e || i === 8) return false;
+        x = b[p++];
+        r += (x & 127) * s;
+        if (x < 128) break;
+        s *= 128;
+      }
+      x = r;
+    }
+    F[j] = x;
+  }
+  pos = p;
+  return true;
+}
+
+const unzigzag = (z: number): number => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
 
 /**
  * Writes the header fields that follow W (section lengths to the value slots) into w.

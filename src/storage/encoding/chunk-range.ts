@@ -25,6 +25,8 @@ export function readChunkSummary(bytes: Uint8Array, count: number, out: ChunkSum
   const s = sectionOffsets(bytes);
   // The summary parser reads bytes only, never words: no aligned copy needed.
   out.read(new ChunkReader(bytes, EMPTY_WORDS, s.summaryAt, s.summaryEnd), count);
+  // Kept for ChunkGroups.open on the same bytes: a version 3 header is not parsed twice.
+  out.timesAt = s.timesAt; out.valuesAt = s.valuesAt; out.qualityAt = s.qualityAt;
   return true;
 }
 
@@ -42,7 +44,8 @@ export class ChunkGroups {
   private summary: ChunkSummary = new ChunkSummary();
 
   /**
-   * `summary` must have been read from these bytes and have a group directory; the header
+   * `summary` must have been read from these bytes by readChunkSummary (which also keeps their
+   * section offsets) and have a group directory; the header
    * (count, type) must have been checked (readChunkHeader or an equivalent).
    */
   open(bytes: Uint8Array, summary: ChunkSummary, count: number, type: ValueType): void {
@@ -52,7 +55,7 @@ export class ChunkGroups {
     const n = count;
     this.count = n;
     this.summary = summary;
-    const { timesAt, valuesAt, qualityAt } = sectionOffsets(c.bytes);
+    const { timesAt, valuesAt, qualityAt } = summary;
     if (!(timesAt <= valuesAt && valuesAt <= qualityAt && qualityAt <= c.bytes.length - 4)) throw new ChunkCorruptError('chunk corrupt: section offsets out of order', bytes.length);
     let r = new ChunkReader(c.bytes, c.words, timesAt, valuesAt);
     this.timeColumn.parse(r, n);

@@ -76,6 +76,10 @@ export class ChunkSummary {
   /** 0 when the chunk has no group directory. */
   groups = 0;
   groupShift = 0;
+  /** Section offsets of the chunk the summary was read from (readChunkSummary). */
+  timesAt = 0;
+  valuesAt = 0;
+  qualityAt = 0;
   /** Value divisor 10^k and time unit (ns) of the integer columns. */
   divisor = 1;
   unit = 1;
