@@ -12,7 +12,7 @@
 import { crc32 } from 'node:zlib';
 import type { Database } from 'lmdb';
 import { ServiceError } from '../http/errors.js';
-import { chunkVersion, headerCrcAt, HEADER_BYTES, TRAILER_BYTES, TYPE_CODES } from './encoding/chunk-header.js';
+import { chunkVersion, headerCrcAt, HEADER_BYTES, TRAILER_BYTES, TYPE_CODES, type ChunkSections } from './encoding/chunk-header.js';
 import { FIRST_TS_AT, RAW_SLOTS, V3Header } from './encoding/chunk-header-v3.js';
 import type { ValueType } from './encoding/chunk-types.js';
 import { chunkKey, INT64_MIN, uuidOf } from './keys.js';
@@ -51,13 +51,17 @@ export function forEachChunk(view: ReadView, series: Buffer, from: bigint, to: b
   }
 }
 
-/** One chunk's header, times relative to a base time; refilled by read() for each chunk. */
-export class HeaderView {
+/**
+ * One chunk's header, times relative to a base time, and where its summary and sections
+ * lie (for readChunkSummary); refilled by read() for each chunk.
+ */
+export class HeaderView implements ChunkSections {
   type: ValueType = 'float64';
   count = 0;
   firstRel = 0; lastRel = 0; minRel = 0; maxRel = 0;
   min = 0; max = 0; first = 0; last = 0;
   goodCount = 0;
+  timesAt = 0; valuesAt = 0; qualityAt = 0; summaryAt = 0; summaryEnd = 0;
   /** A view of the ArrayBuffer under the last bytes: lmdb-js reuses one buffer, so this is built once. */
   private dv: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(8));
   private readonly v3 = new V3Header();
@@ -86,6 +90,9 @@ export class HeaderView {
     const count = u32(b, 4), good = u32(b, 72);
     if (count === 0 || good + u32(b, 76) + u32(b, 80) !== count) this.corrupt(b, `count ${count} disagrees with quality counts`);
     if (!(u32(b, 92) <= b.length - TRAILER_BYTES)) this.corrupt(b, 'section offsets out of order');
+    const v1 = version === 1;
+    this.timesAt = v1 ? HEADER_BYTES : crcAt + 4; this.valuesAt = u32(b, 88); this.qualityAt = u32(b, 92);
+    this.summaryAt = v1 ? 0 : HEADER_BYTES; this.summaryEnd = v1 ? 0 : crcAt;
     this.type = type;
     this.count = count;
     this.goodCount = good;
@@ -105,6 +112,8 @@ export class HeaderView {
     const type = TYPE_CODES[h.typeCode];
     this.type = type;
     this.count = h.count;
+    this.timesAt = h.timesAt; this.valuesAt = h.valuesAt; this.qualityAt = h.qualityAt;
+    this.summaryAt = h.summaryAt; this.summaryEnd = h.crcAt;
     this.goodCount = h.count - h.uncertain - h.bad;
     if (this.dv.buffer !== b.buffer) this.dv = new DataView(b.buffer);
     const first = this.rel(b.byteOffset + FIRST_TS_AT);

@@ -151,7 +151,7 @@ function addChunk(sink: ColumnSink, h: HeaderView, bytes: Uint8Array, span: numb
     sink.addSummary(h, h.goodCount === h.count ? 0 : h.lastRel - h.firstRel, h.goodCount === h.count);
     return -1;
   }
-  const hasSummary = !perPoint && inside && readChunkSummary(bytes, h.count, summary);
+  const hasSummary = !perPoint && inside && readChunkSummary(bytes, h.count, summary, h);
   if (!perPoint && inside && (hasSummary || uniform)) {
     const nonGood = hasSummary ? summary.nonGoodNs : h.goodCount === h.count ? 0 : h.lastRel - h.firstRel;
     const lastGood = hasSummary ? summary.lastGood : h.goodCount === h.count;

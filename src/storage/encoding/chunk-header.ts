@@ -192,13 +192,23 @@ function parseV2(bytes: Uint8Array): ChunkHeader {
   };
 }
 
+/** Where a chunk's summary and sections lie (a header reader may keep them for later reads). */
+export interface ChunkSections {
+  timesAt: number;
+  valuesAt: number;
+  qualityAt: number;
+  /** The summary is [summaryAt, summaryEnd): its content and 0-3 zero bytes; empty (0, 0) in version 1. */
+  summaryAt: number;
+  summaryEnd: number;
+}
+
 /**
  * Section offsets of a chunk whose header parseHeader (or an equivalent check) accepted.
  * The summary is [summaryAt, summaryEnd): empty (both 0) in version 1. A version 3 header
  * is parsed again (no CRC: the caller checked it); damaged bytes behind a forged checksum
  * give ChunkCorruptError.
  */
-export function sectionOffsets(bytes: Uint8Array): { timesAt: number; valuesAt: number; qualityAt: number; summaryAt: number; summaryEnd: number; end: number } {
+export function sectionOffsets(bytes: Uint8Array): ChunkSections & { end: number } {
   if (chunkVersion(bytes) === 3) {
     const why = v3.read(bytes, false);
     if (why !== null) corrupt(bytes, why);

@@ -4,7 +4,7 @@
 
 import { ChunkReader } from './byte-io.js';
 import { openVerified, finishSection } from './chunk.js';
-import { sectionOffsets } from './chunk-header.js';
+import { sectionOffsets, type ChunkSections } from './chunk-header.js';
 import { ChunkCorruptError, type ValueType } from './chunk-types.js';
 import { ChunkSummary } from './chunk-summary.js';
 import { invalid } from '../../http/errors.js';
@@ -18,11 +18,12 @@ const EMPTY_WORDS = new Uint32Array(0);
 /**
  * Parses the summary of a chunk whose header the caller has already checked
  * (readChunkHeader or an equivalent: the header CRC covers the summary). Returns false
- * for a version 1 chunk (no summary).
+ * for a version 1 chunk (no summary). `known`: the sections that header check found in
+ * these bytes (render's HeaderView), so a version 3 header is not parsed again.
  */
-export function readChunkSummary(bytes: Uint8Array, count: number, out: ChunkSummary): boolean {
+export function readChunkSummary(bytes: Uint8Array, count: number, out: ChunkSummary, known?: ChunkSections): boolean {
   if (bytes[0] === 1) return false;
-  const s = sectionOffsets(bytes);
+  const s = known ?? sectionOffsets(bytes);
   // The summary parser reads bytes only, never words: no aligned copy needed.
   out.read(new ChunkReader(bytes, EMPTY_WORDS, s.summaryAt, s.summaryEnd), count);
   // Kept for ChunkGroups.open on the same bytes: a version 3 header is not parsed twice.
