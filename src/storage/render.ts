@@ -160,7 +160,7 @@ function addChunk(sink: ColumnSink, h: HeaderView, bytes: Uint8Array, span: numb
       return -1;
     }
     if (hasSummary && summary.groups > 0) return addStraddlingChunk(sink, h, summary, groups, bytes);
-    if (groups.openRuns(bytes, h.count, h.type)) {
+    if (groups.openRuns(bytes, h.count, h.type, h)) {
       addRunLengthChunk(sink, h, groups, nonGood, lastGood);
       return 0;
     }

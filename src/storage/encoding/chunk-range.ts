@@ -100,10 +100,11 @@ export class ChunkGroups {
    * without an anchor (any chunk version, no directory needed): setpoints, states and
    * enums on a sampling grid. Returns false, reading nothing more, for other layouts.
    */
-  openRuns(bytes: Uint8Array, count: number, type: ValueType): boolean {
+  openRuns(bytes: Uint8Array, count: number, type: ValueType, known?: ChunkSections): boolean {
     if (type === 'string') return false;
     const c = openVerified(bytes);
-    const { timesAt, valuesAt, qualityAt } = sectionOffsets(c.bytes);
+    // `known`: the sections the caller's header check found in these bytes (no second parse).
+    const { timesAt, valuesAt, qualityAt } = known ?? sectionOffsets(c.bytes);
     if (!(timesAt <= valuesAt && valuesAt <= qualityAt && qualityAt <= c.bytes.length - 4)) throw new ChunkCorruptError('chunk corrupt: section offsets out of order', bytes.length);
     const r = new ChunkReader(c.bytes, c.words, valuesAt, qualityAt);
     let div = 1;
