@@ -62,8 +62,12 @@ export class V3Header {
     pos = FIELDS_AT;
     end = len - 4;
     if (!varints(b, 1)) return 'time section offset out of bounds';
-    const timesAt = F[0] * 4;
-    if (timesAt < pos + 4 || timesAt > len - 4) return 'time section offset out of bounds';
+    // Offsets and counts are made int32 (| 0, after their range checks): they end in the
+    // fields of ChunkReader and render's header view, which V8 keeps as small integers only
+    // while no double is stored there (a double made every later ChunkReader slower).
+    if (F[0] * 4 > len - 4) return 'time section offset out of bounds';
+    const timesAt = (F[0] * 4) | 0;
+    if (timesAt < pos + 4) return 'time section offset out of bounds';
     const crcAt = timesAt - 4;
     this.crcAt = crcAt;
     this.timesAt = timesAt;
@@ -73,12 +77,14 @@ export class V3Header {
     end = crcAt;
     // Section lengths and counts, then the form byte.
     if (!varints(b, 6)) return 'header fields run past the header checksum';
-    const valuesAt = timesAt + F[0], qualityAt = valuesAt + F[1], byteLength = qualityAt + F[2] + 4;
-    this.valuesAt = valuesAt; this.qualityAt = qualityAt; this.byteLength = byteLength;
-    if (byteLength !== len) return `header says ${byteLength} bytes (truncated or padded)`;
-    const count = F[3], uncertain = F[4], bad = F[5];
+    const sum = timesAt + F[0] + F[1] + F[2] + 4;
+    if (sum !== len) return `header says ${sum} bytes (truncated or padded)`;
+    const valuesAt = (timesAt + F[0]) | 0, qualityAt = (valuesAt + F[1]) | 0;
+    this.valuesAt = valuesAt; this.qualityAt = qualityAt; this.byteLength = len;
+    if (F[3] > 0x7fffffff) return `count ${F[3]} out of range`;
+    const count = F[3] | 0, uncertain = F[4], bad = F[5];
     if (count === 0 || uncertain + bad > count) return `count ${count} disagrees with quality counts`;
-    this.count = count; this.uncertain = uncertain; this.bad = bad;
+    this.count = count; this.uncertain = uncertain | 0; this.bad = bad | 0;
     if (pos >= end) return 'header fields run past the header checksum';
     const form = b[pos++];
     const e = form & 15, k = form >> 4;
