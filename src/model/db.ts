@@ -1,9 +1,9 @@
-// One small query interface over node-postgres (DATABASE_URL) and embedded PGlite
-// (the default, persisted under the data directory). Both backends return int8 as
-// bigint and bytea as Buffer, so callers never see which one they run on.
+// One small query interface over node-postgres (DATABASE_URL) and embedded PGlite (the
+// default, persisted under the data directory, run on its own thread). Both backends
+// return int8 as bigint and bytea as Buffer, so callers never see which one they run on.
 import pg from 'pg';
 import { mkdir, open, readFile, unlink } from 'node:fs/promises';
-import type { PGlite } from '@electric-sql/pglite';
+import { openPGliteThread } from './pglite-client.js';
 
 export type SqlParam = string | number | bigint | boolean | null | Buffer | Uint8Array | Date | unknown[] | Record<string, unknown>;
 
@@ -52,11 +52,23 @@ export function sqlTextArray(values: ReadonlyArray<string | number | bigint | nu
 }
 
 // pg serialises bigint through toString, which is exact; JSON params need it too.
-function normaliseParams(params: SqlParam[] | undefined): unknown[] | undefined {
+// `copyBytes`: a byte parameter headed for another thread is copied to its own bytes, or
+// structured clone would copy the whole buffer under it (a Buffer's is often an 8 KiB pool).
+export function normaliseParams(params: SqlParam[] | undefined, copyBytes = false): unknown[] | undefined {
   if (!params) return params;
-  return params.map((p) => (p !== null && typeof p === 'object' && !(p instanceof Date) && !(p instanceof Uint8Array)
-    ? JSON.stringify(p, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
-    : p));
+  return params.map((p) => (p instanceof Uint8Array
+    ? (copyBytes ? new Uint8Array(p) : p)
+    : p !== null && typeof p === 'object' && !(p instanceof Date)
+      ? JSON.stringify(p, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
+      : p));
+}
+
+/** bytea columns as Buffer on both backends (PGlite and the thread's replies give Uint8Array). */
+export function bufferRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  for (const row of rows) {
+    for (const k in row) { const v = row[k]; if (v instanceof Uint8Array && !Buffer.isBuffer(v)) row[k] = Buffer.from(v.buffer, v.byteOffset, v.byteLength); }
+  }
+  return rows;
 }
 
 export function fromPool(pool: pg.Pool): Db {
@@ -90,31 +102,6 @@ export function fromPool(pool: pg.Pool): Db {
   };
 }
 
-function fromPGlite(db: PGlite, release: () => Promise<void>): Db {
-  const fixRow = (row: Record<string, unknown>) => {
-    for (const k in row) { const v = row[k]; if (v instanceof Uint8Array && !Buffer.isBuffer(v)) row[k] = Buffer.from(v.buffer, v.byteOffset, v.byteLength); }
-    return row;
-  };
-  const wrap = <T>(r: { rows: unknown[]; affectedRows?: number }): QueryResult<T> => ({
-    rows: (r.rows as Record<string, unknown>[]).map(fixRow) as T[],
-    rowCount: r.rows.length || (r.affectedRows ?? 0),
-  });
-  // PGlite is single-connection: a transaction holds it, so other queries queue behind it (as on one pg client).
-  return {
-    kind: 'pglite',
-    async query<T>(text: string, params?: SqlParam[]) { return wrap<T>(await db.query(text, normaliseParams(params))); },
-    transaction<T>(fn: (tx: Queryable) => Promise<T>) {
-      return db.transaction((tx) => fn({
-        query: async <R>(t: string, p?: SqlParam[]) => wrap<R>(await tx.query(t, normaliseParams(p))),
-        exec: async (sql: string) => { await tx.exec(sql); },
-      }));
-    },
-    async exec(sql: string) { await db.exec(sql); },
-    async ping() { await db.query('SELECT 1'); },
-    async close() { await db.close(); await release(); },
-  };
-}
-
 /**
  * PGlite has no cross-process lock on its data directory and two processes corrupt it,
  * so we hold a pid lock file; a stale lock (dead pid) is taken over.
@@ -139,19 +126,17 @@ async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   throw new Error(`could not lock the embedded model at ${dir}`);
 }
 
-/** Opens Postgres when a URL is given, else embedded PGlite under dataDir ('memory://' for tests). */
+/**
+ * Opens Postgres when a URL is given, else embedded PGlite under pgliteDir ('memory://' for
+ * tests), on a thread of its own (pglite-thread.ts).
+ */
 export async function openDb(opts: { url?: string; pgliteDir: string; poolSize?: number }): Promise<Db> {
   if (opts.url) return fromPool(new pg.Pool({ connectionString: opts.url, max: opts.poolSize ?? 10 }));
-  const { PGlite } = await import('@electric-sql/pglite');
-  if (opts.pgliteDir.startsWith('memory://')) {
-    const db = await PGlite.create(opts.pgliteDir, { parsers: { 20: (v: string) => BigInt(v) } });
-    return fromPGlite(db, async () => undefined);
-  }
+  if (opts.pgliteDir.startsWith('memory://')) return openPGliteThread(opts.pgliteDir, async () => undefined);
   await mkdir(opts.pgliteDir, { recursive: true });
   const release = await lockDataDir(opts.pgliteDir);
   try {
-    const db = await PGlite.create(opts.pgliteDir, { parsers: { 20: (v: string) => BigInt(v) } });
-    return fromPGlite(db, release);
+    return await openPGliteThread(opts.pgliteDir, release);
   } catch (e) {
     await release();
     throw e;
