@@ -59,7 +59,7 @@ const slice = (c: Columns, a: number, b: number): PointBatch => ({
 async function main() {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-storage-http-'));
   // With DATABASE_URL the model lives in a fresh PostgreSQL database (dropped at the end),
-  // as in production; unset, in embedded PGlite, whose queries run on the HTTP thread.
+  // as in production; unset, in embedded PGlite, on a thread of its own (src/model/pglite-thread.ts).
   const model = await benchDatabase();
   const config = loadConfig({ SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_DATA_DIR: dataDir, SERVICE_AUTH_MODE: 'disabled', ...(model ? { DATABASE_URL: model.url } : {}) });
   const svc = await startService(config, pino({ level: 'silent' }));
