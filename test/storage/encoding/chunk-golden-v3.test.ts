@@ -3,7 +3,7 @@ import { encodeChunk, FORMAT_VERSION, readChunkHeader, readInt64Extremes } from 
 import { ChunkSummary, readChunkSummary } from '../../../src/storage/encoding/chunk-range.js';
 import { HeaderView } from '../../../src/storage/render-scan.js';
 import { type PointRun, timeAt, toColumns } from '../../helpers/chunk-arbitraries.js';
-import { checkDecodesExactly, checkGroupDirectory, GOLDEN_RUNS, T0 } from '../../helpers/chunk-golden-runs.js';
+import { checkDecodesExactly, checkGroupDirectory, GOLDEN_HEX_V2, GOLDEN_RUNS, T0 } from '../../helpers/chunk-golden-runs.js';
 
 // Golden bytes pin format version 3 (the compact header: tag byte, firstTs, varints, value
 // slots in the column's integer domain; FORMAT.md "Header, version 3"): a change to any
@@ -98,51 +98,11 @@ t.test('the group directory golden describes its two groups exactly', async (t) 
   checkGroupDirectory(t, new Uint8Array(Buffer.from(HEX['group directory'], 'hex')), 3);
 });
 
-/** Version 2 bytes of three of the runs above (chunk-golden-v2.test.ts), for the readers' cross-check. */
-const HEX_V2: Record<string, string> = {
-  'decimal': [
-      '020000000500000000002a36fe9c971780acb324ff9c971780e218e9fe9c971780acb324ff9c97176666666666663440',
-      '3333333333b3344000000000008034403333333333b33440050000000000000000000000920000007c00000089000000',
-      '6c00000000010000add84d0200c0843de90700040001040105020101000100049a030102020301060100018003052fd1',
-      '0c0b',
-    ].join(''),
-  'split': [
-      '020000000300000000002a36fe9c971703002a36fe9c971701002a36fe9c971700002a36fe9c97170000000000000080',
-      '343333333333d33f343333333333d33f0100000000000000010000000100000001000000ae00000075000000a0000000',
-      '6c000000020000001a4afe2c0001020002000101020100030001020101010002fa0f01f90f020002e6cc1901e5cc1902',
-      '0003e8cc99b30601e7cc99b3060102010003800301ff01017f010e6d95ab',
-    ].join(''),
-  'int64': [
-      '020100000300000000000000000000800e00000000000080070000000000008000000000000000800000000000000080',
-      'ffffffffffffff7fffffffffffffff7f0000000000000000030000000000000000000000920000007300000089000000',
-      '6c000000000100007dac31000007010001000301feffffffffffffffff0102ffffffffffffffffff0100018003036857',
-      'fdc6',
-    ].join(''),
-  'string': [
-      '020300000400000000002a36fe9c971700ac4d32059d971700002a36fe9c971700002a36fe9c9717000000000000f87f',
-      '000000000000f87f000000000000f87f000000000000f87f04000000000000000000000095000000770000008c000000',
-      '6c00000000010000d3dd77c20080c8afa02501000100040303422d3106c3a9f09d849e00000300020201020100018003',
-      '041c56f4d3',
-    ].join(''),
-  'group directory': [
-      '020000002c01000000002a36fe9c971780be560c449d9717408867a8309d9717403d859dff9c971704560e2db2bd3340',
-      '894160e5d0023440cff753e3a5fb3340986e1283c0ea334022010000000000000a0000000c0200000c010000fc010000',
-      '8800000080b4e8ab25010803c0843da6d60f9eb802f2011cd80600c1010c400118000000e0fa106f00c0843deb070200',
-      '0305030003000000df49920466a7d9f7496a804992a406000060dff77ddf4d92e427000000603625499224350d807dcf',
-      '000000b0effbbeeffb3e4905b04f9224354d499224c9efb69da629c9e7fbbe4f902435c06edb194900eb25494d5392cf',
-      'd2344d499224499224f9494d53f2939aa6694af2fb3e0000000000000003029eb8020627060006020e75724a092c6432',
-      '19a5011a42f41562850ca50350c032158796a09df75cc3d995e3715e904828c8f210d1b841a1980901d3a003d13cd198',
-      '1922e12401377924445209815040b88c1c04395b711c5167788f181a89d99c1786424bc494c563885ef48544906c4515',
-      '7dd240799a2425e6a4589f811cdda8301db689daa0504e68656430890f7000e6f39ce3a661a70255dba67422f10060a6',
-      '6de0c12140182853001426a668907671584066cf806217247ecd2825483752053a66e3b921c5758ac7b865a6f07ddbf2',
-      '0d61c494878454dfd67047016a5284001b861cdf7452dd02000000000003800364ff020a8003be01c8e2d5a1',
-    ].join(''),
-};
 
 t.test('render\'s header view and readChunkHeader read the same facts from the version 2 and version 3 bytes of a chunk', async (t) => {
   const base = T0 - 5_000_000_000n;
-  for (const name of Object.keys(HEX_V2)) {
-    const v2 = new Uint8Array(Buffer.from(HEX_V2[name], 'hex'));
+  for (const name of ['decimal', 'split', 'int64', 'string', 'group directory']) {
+    const v2 = new Uint8Array(Buffer.from(GOLDEN_HEX_V2[name], 'hex'));
     const v3 = new Uint8Array(Buffer.from(HEX[name], 'hex'));
     const a = readChunkHeader(v2), b = readChunkHeader(v3);
     t.same({ ...b, formatVersion: 2, byteLength: a.byteLength }, a, `${name}: readChunkHeader`);
