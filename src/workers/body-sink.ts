@@ -71,9 +71,39 @@ export class BodySink {
   /** Any string as UTF-8. */
   utf8(s: string): void {
     this.reserve(s.length * 3);
-    this.pos += Buffer.from(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength).write(s, this.pos, 'utf8');
+    this.pos += utf8Into(this.buf, this.pos, s);
+  }
+
+  /**
+   * A string as a JSON string literal. Printable ASCII without quote or backslash (batch
+   * ids, states, units: what string series hold) is copied char by char between quotes;
+   * anything else goes through JSON.stringify. The copy costs a fraction of
+   * JSON.stringify plus a UTF-8 write per string.
+   */
+  jsonString(s: string): void {
+    const len = s.length;
+    this.reserve(len + 2);
+    const b = this.buf;
+    const p = this.pos + 1;
+    let i = 0;
+    for (; i < len; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x20 || c > 0x7e || c === 34 || c === 92) break;
+      b[p + i] = c;
+    }
+    if (i === len) {
+      b[this.pos] = 34;
+      b[p + len] = 34;
+      this.pos = p + len + 1;
+      return;
+    }
+    this.utf8(JSON.stringify(s));
   }
 }
+
+const encoder = new TextEncoder();
+/** Encodes s as UTF-8 at buf[at..] (room already reserved); returns the bytes written. */
+export const utf8Into = (buf: Uint8Array, at: number, s: string): number => encoder.encodeInto(s, buf.subarray(at)).written;
 
 /** UTF-8 bytes of a constant fragment, encoded once at module load. */
 export const fragment = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));

@@ -134,7 +134,6 @@ function putConst(b: Uint8Array, p: number, c: number[]): number {
  */
 export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, i1: number, first: boolean, enumJson: string): void {
   if (i1 <= i0) return;
-  if (cols.type === 'string') { writeStringPoints(sink, cols, i0, i1, first); return; }
   const split = splitBase(cols.tsBase);
   if (split === null) {
     // a base before 1970: the general writers (BigInt per point), rare
@@ -154,7 +153,8 @@ export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, 
     writeGeneralPoints(sink, cols, i0, i1, first, enumJson, splitFor(cols, i0));
     return;
   }
-  const valueMax = cols.type === 'enum' ? 12 + enumJson.length + 11 + 11 + 1 : cols.type === 'int64' ? INT64_MAX_DIGITS : DOUBLE_MAX;
+  // strings reserve their own room point by point (below)
+  const valueMax = cols.type === 'enum' ? 12 + enumJson.length + 11 + 11 + 1 : cols.type === 'int64' ? INT64_MAX_DIGITS : cols.type === 'string' ? 0 : DOUBLE_MAX;
   sink.reserve((i1 - i0) * (POINT_FRAME + valueMax));
   let b = sink.buf; // re-read after any sink call (none grows it: room was reserved above)
   let dv = sink.view;
@@ -165,7 +165,7 @@ export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, 
   // (packed little-endian: digits 0-3 as a word, 4-5 as a half word)
   let h03 = highDigits[0] | (highDigits[1] << 8) | (highDigits[2] << 16) | (highDigits[3] << 24), h45 = highDigits[4] | (highDigits[5] << 8);
   const type = cols.type;
-  const f64 = cols.f64, u8 = cols.u8, ord = cols.ord, i64 = cols.i64;
+  const f64 = cols.f64, u8 = cols.u8, ord = cols.ord, i64 = cols.i64, str = cols.str;
   const words = i64 ? new Int32Array(i64.buffer, i64.byteOffset, i64.length * 2) : null;
   for (let i = i0; i < i1; i++) {
     if (!first || i > i0) b[p++] = 44;
@@ -234,6 +234,16 @@ export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, 
         { const o = ord![i]; if (o < 0) { b[p++] = 45; p = putUint31(b, p, -o); } else p = putUint31(b, p, o); }
         b[p++] = 125;
         break;
+      case 'string': {
+        // JSON text of a string takes at most 6 bytes a UTF-16 unit (\uXXXX) plus quotes; the
+        // rest of the run's room is kept reserved after it
+        const v = str![i];
+        sink.pos = p;
+        sink.reserve(v.length * 6 + 2 + (i1 - i) * POINT_FRAME);
+        sink.jsonString(v);
+        b = sink.buf; dv = sink.view; p = sink.pos;
+        break;
+      }
     }
     // ,"quality":
     dv.setUint32(p, 0x7571222c, true); dv.setUint32(p + 4, 0x74696c61, true); b[p + 8] = 121; b[p + 9] = 34; b[p + 10] = 58;
@@ -253,24 +263,7 @@ function splitFor(cols: PointColumns, i0: number): [number, number] | null {
   return split !== null && split[0] * 1e9 + split[1] + cols.tsOffset[i0] >= 0 ? split : null;
 }
 
-/** String series: sizes depend on the strings, so room is reserved point by point. */
-function writeStringPoints(sink: BodySink, cols: PointColumns, i0: number, i1: number, first: boolean): void {
-  const split = splitFor(cols, i0);
-  for (let i = i0; i < i1; i++) {
-    const text = JSON.stringify(cols.str![i]);
-    sink.reserve(POINT_FRAME + text.length * 3);
-    if (!first || i > i0) sink.buf[sink.pos++] = 44;
-    sink.pos = putConst(sink.buf, sink.pos, TS);
-    writeTime(sink, split, cols.tsBase, cols.tsOffset[i]);
-    sink.pos = putConst(sink.buf, sink.pos, VALUE);
-    sink.utf8(text);
-    sink.pos = putConst(sink.buf, sink.pos, QUALITY);
-    sink.pos = putUint53(sink.buf, sink.pos, cols.quality[i]);
-    sink.buf[sink.pos++] = 125;
-  }
-}
-
-/** Any non-string type through the json-digits writers (times before 1970 or past 2^52 s). */
+/** Any type through the json-digits writers (times before 1970 or past 2^52 s). */
 function writeGeneralPoints(sink: BodySink, cols: PointColumns, i0: number, i1: number, first: boolean, enumJson: string, split: [number, number] | null): void {
   const words = cols.i64 ? new Int32Array(cols.i64.buffer, cols.i64.byteOffset, cols.i64.length * 2) : null;
   for (let i = i0; i < i1; i++) {
@@ -284,6 +277,7 @@ function writeGeneralPoints(sink: BodySink, cols: PointColumns, i0: number, i1: 
       case 'int64': writeInt64At(sink, words!, i, cols.i64!); break;
       case 'boolean': sink.ascii(cols.u8![i] === 1 ? 'true' : 'false'); break;
       case 'enum': sink.ascii(`{"enum_set":${enumJson},"ordinal":${cols.ord![i]}}`); break;
+      case 'string': sink.jsonString(cols.str![i]); break;
     }
     sink.reserve(24);
     sink.pos = putConst(sink.buf, sink.pos, QUALITY);

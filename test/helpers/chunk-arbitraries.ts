@@ -92,7 +92,7 @@ function int64Values(n: number): fc.Arbitrary<bigint[]> {
 }
 
 function stringValues(n: number): fc.Arbitrary<string[]> {
-  const str = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.string({ unit: 'binary-ascii', maxLength: 6 }), fc.constantFrom('', 'B-1042', 'é', '𝄞', '\u0000'));
+  const str = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.string({ unit: 'binary-ascii', maxLength: 6 }), fc.constantFrom('', 'B-1042', 'é', '𝄞', '\u0000', 'x'.repeat(31), 'y'.repeat(32), 'é'.repeat(20), 'a"b\\c\u007f'));
   return fc.oneof(
     fc.array(str, { minLength: n, maxLength: n }),
     fc.tuple(fc.array(str, { minLength: 1, maxLength: 4 }), fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }))
