@@ -1,6 +1,6 @@
 // Throughput of the JSON codec next to V8's JSON.parse / JSON.stringify on fixed bodies
 // generated from a seed before timing, and of the raw-read point writers (JSON, msgpack
-// rows, msgpack columns) on 1M points of the shared dataset's first float64 series, cut in
+// rows, msgpack columns, JSON columns) on 1M points of the shared dataset's first float64 series, cut in
 // chunk-sized runs as the raw task sees them: points per CPU-second of this thread.
 // Run: node --import tsx bench/json.ts [--json]
 import { parseJson, stringifyJson } from '../src/http/json.js';
@@ -10,6 +10,7 @@ import { BodySink } from '../src/workers/body-sink.js';
 import { writeJsonPoints } from '../src/workers/raw-points-json.js';
 import { writeMsgpackPoints } from '../src/workers/raw-points-msgpack.js';
 import { ColumnPage } from '../src/workers/raw-points-columns.js';
+import { JsonColumnPage } from '../src/workers/raw-columns-json.js';
 import { allocColumns } from '../src/storage/point-runs.js';
 import { MAX_CHUNK_POINTS } from '../src/storage/encoding/chunk.js';
 import type { PointColumns } from '../src/storage/encoding/chunk-types.js';
@@ -133,10 +134,12 @@ function writerRate(runs: PointColumns[], write: (sink: BodySink) => void): { po
 
 const runs = datasetRuns(1_000_000);
 const columnPage = new ColumnPage();
+const jsonColumnPage = new JsonColumnPage();
 const writers = {
   'raw points JSON': writerRate(runs, (sink) => { let first = true; for (const c of runs) { writeJsonPoints(sink, c, 0, c.count, first, '""'); first = false; } }),
   'raw points msgpack rows': writerRate(runs, (sink) => { for (const c of runs) writeMsgpackPoints(sink, c, 0, c.count, ''); }),
   'raw points msgpack columns': writerRate(runs, (sink) => { columnPage.begin('float64', 1_000_000); for (const c of runs) columnPage.append(c, 0, c.count); columnPage.writePoints(sink); }),
+  'raw points JSON columns': writerRate(runs, (sink) => { jsonColumnPage.begin(); for (const c of runs) jsonColumnPage.append(c, 0, c.count); jsonColumnPage.writePoints(sink); jsonColumnPage.end(); }),
 };
 
 if (process.argv.includes('--json')) {

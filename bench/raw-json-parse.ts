@@ -14,7 +14,7 @@
 // work cannot be skipped, and the count and the cursor the benchmark needs.
 
 export interface RawJsonBody {
-  /** Elements of the top-level `points` array. */
+  /** Elements of the top-level `points` array; of the columnar layout (`points` an object of three arrays), a third of their elements. */
   points: number;
   /** `next_cursor` of the top-level object (null when null or absent). */
   nextCursor: string | null;
@@ -50,6 +50,8 @@ export function parseRawJsonBody(b: Uint8Array): RawJsonBody {
   const end = b.length;
   let depth = 0, p = 0, sum = 0, points = 0;
   let pointsOpen = false; // the top-level `points` array is the open container at depth 2
+  let columnsOpen = false; // the top-level `points` object (layout=columns) is open: its arrays are at depth 3
+  let columnElements = 0;
   let key = 0; // at depth 1: 1 = the value being read is `points`, 2 = `next_cursor`
   let nextCursor: string | null = null;
   while (p < end && isWs(b[p])) p++;
@@ -65,7 +67,7 @@ export function parseRawJsonBody(b: Uint8Array): RawJsonBody {
       if (b[p] === (c === 123 ? 125 : 93)) { p++; }
       else {
         stack[++depth] = c === 123 ? OBJECT : ARRAY;
-        if (depth === 2 && key === 1 && c === 91) pointsOpen = true;
+        if (depth === 2 && key === 1) { if (c === 91) pointsOpen = true; else columnsOpen = true; }
         if (c === 91) continue;
         // first member name
         if (b[p] !== 34) fail('expected a member name', p);
@@ -134,9 +136,10 @@ export function parseRawJsonBody(b: Uint8Array): RawJsonBody {
       if (depth === 0) {
         while (p < end && isWs(b[p])) p++;
         if (p !== end) fail('trailing bytes', p);
-        return { points, nextCursor, checksum: sum };
+        return { points: points + columnElements / 3, nextCursor, checksum: sum };
       }
       if (depth === 2 && pointsOpen) points++;
+      else if (depth === 3 && columnsOpen) columnElements++;
       while (isWs(b[p])) p++;
       c = b[p++];
       if (c === 44) {
@@ -150,7 +153,7 @@ export function parseRawJsonBody(b: Uint8Array): RawJsonBody {
         break;
       }
       if (c === (stack[depth] === OBJECT ? 125 : 93)) {
-        if (depth === 2) pointsOpen = false;
+        if (depth === 2) { pointsOpen = false; columnsOpen = false; }
         depth--;
         if (depth === 2 && pointsOpen) continue; // a point closed: counted above on the next pass
         continue;

@@ -40,6 +40,12 @@ type Counting = 'rows' | 'columns' | 'parse';
 const COUNT_KEY = Buffer.from([0xa5, ...Buffer.from('count')]);
 const HEAD = 256;
 
+/** The `count` member of a columnar JSON body's head, or -1 when not there yet. */
+function jsonCountOf(head: Buffer): number {
+  const m = /"count":(\d+)[,}]/.exec(head.toString('latin1'));
+  return m ? Number(m[1]) : -1;
+}
+
 /** The `count` member of a columnar body's head (a msgpack uint), or -1 when not there yet. */
 function countOf(head: Buffer): number {
   const at = head.indexOf(COUNT_KEY);
@@ -58,7 +64,7 @@ interface Reply { status: number; bytes: number; points: number; tail: Buffer; /
 /** One keep-alive connection; requests run one after another on it. */
 class Connection {
   private readonly socket: Socket;
-  private pending: { resolve: (r: Reply) => void; reject: (e: Error) => void; mark: Buffer; counting: Counting } | null = null;
+  private pending: { resolve: (r: Reply) => void; reject: (e: Error) => void; mark: Buffer; counting: Counting; json: boolean } | null = null;
   /** First bytes of a columnar body, until its count is read. */
   private bodyHead: Buffer | null = null;
   private head: Buffer | null = Buffer.alloc(0);
@@ -81,7 +87,7 @@ class Connection {
 
   get(path: string, accept: string, counting: Counting = 'rows'): Promise<Reply> {
     return new Promise((resolve, reject) => {
-      this.pending = { resolve, reject, mark: accept === MSGPACK_TYPE ? MARK[MSGPACK_TYPE] : MARK[JSON_TYPE], counting };
+      this.pending = { resolve, reject, mark: accept === MSGPACK_TYPE ? MARK[MSGPACK_TYPE] : MARK[JSON_TYPE], counting, json: accept === JSON_TYPE };
       this.bodyHead = counting === 'columns' ? Buffer.alloc(0) : null;
       this.head = Buffer.alloc(0);
       this.bytes = 0; this.points = 0; this.carry = Buffer.alloc(0); this.tail = Buffer.alloc(0);
@@ -118,7 +124,7 @@ class Connection {
     this.tail = part.length >= TAIL ? Buffer.from(part.subarray(part.length - TAIL)) : Buffer.concat([this.tail, part]).subarray(-TAIL);
     if (this.left === 0) {
       this.pending = null;
-      if (this.bodyHead !== null) { const n = countOf(this.bodyHead); if (n < 0) { p.reject(new Error('columnar body without count')); return; } this.points = n; }
+      if (this.bodyHead !== null) { const n = p.json ? jsonCountOf(this.bodyHead) : countOf(this.bodyHead); if (n < 0) { p.reject(new Error('columnar body without count')); return; } this.points = n; }
       if (p.counting === 'parse' && this.status === 200) {
         let parsed;
         try { parsed = parseRawJsonBody(this.whole.subarray(0, this.bytes)); } catch (e) { p.reject(e as Error); return; }
@@ -132,7 +138,7 @@ class Connection {
   private columnsCount(part: Buffer): void {
     if (this.bodyHead === null) return;
     this.bodyHead = Buffer.concat([this.bodyHead, part.subarray(0, HEAD - this.bodyHead.length)]);
-    const n = countOf(this.bodyHead);
+    const n = this.pending!.json ? jsonCountOf(this.bodyHead) : countOf(this.bodyHead);
     if (n >= 0) { this.points = n; this.bodyHead = null; }
   }
 
@@ -192,8 +198,8 @@ async function timed(name: string, work: () => Promise<{ points: number; bytes: 
 }
 
 /** Every fleet series read whole, one request at a time per connection. */
-function fleetRead(accept: string, name: string, counting: Counting = 'rows'): Promise<Rate> {
-  const layout = counting === 'columns' ? '&layout=columns' : '';
+function fleetRead(accept: string, name: string, counting: Counting = 'rows', columns = counting === 'columns'): Promise<Rate> {
+  const layout = columns ? '&layout=columns' : '';
   return timed(name, async () => {
     const queue = [...plan.fleet];
     let points = 0, bytes = 0;
@@ -208,8 +214,8 @@ function fleetRead(accept: string, name: string, counting: Counting = 'rows'): P
 }
 
 /** The big series in one time slice per connection, each paged with its cursor. */
-function bigRead(accept: string, name: string, counting: Counting = 'rows'): Promise<Rate> {
-  const layout = counting === 'columns' ? '&layout=columns' : '';
+function bigRead(accept: string, name: string, counting: Counting = 'rows', columns = counting === 'columns'): Promise<Rate> {
+  const layout = columns ? '&layout=columns' : '';
   const a = BigInt(plan.bigStartNs), b = BigInt(plan.bigEndNs), n = BigInt(conns.length);
   const slices = conns.map((_, k) => [a + ((b - a) * BigInt(k)) / n, a + ((b - a) * BigInt(k + 1)) / n]);
   return timed(name, async () => {
@@ -266,6 +272,10 @@ async function main() {
   await bigRead(MSGPACK_TYPE, 'warm-up_big_columns', 'columns'); // the workers' column scratch grows to a page once
   const fleetColumns = await fleetRead(MSGPACK_TYPE, 'raw_fleet_columns', 'columns');
   const bigColumns = await bigRead(MSGPACK_TYPE, 'raw_big_columns', 'columns');
+  await bigRead(JSON_TYPE, 'warm-up_big_json_columns', 'columns'); // the workers' column text buffers grow to a page once
+  const fleetJsonColumns = await fleetRead(JSON_TYPE, 'raw_fleet_json_columns', 'columns');
+  const fleetJsonColumnsParsed = await fleetRead(JSON_TYPE, 'raw_fleet_json_columns_parsed', 'parse', true);
+  const bigJsonColumns = await bigRead(JSON_TYPE, 'raw_big_json_columns', 'columns');
   const onePoint = await onePointReads('raw_one_point', 4000);
   const renderPath = `/v1/series/${plan.bigSeries}/render?start_ns=${plan.bigStartNs}&end_ns=${plan.bigEndNs}&width=1000`;
   // The first renders of each worker run cold (JIT, the worker's caches): 20-50 ms each,
@@ -290,6 +300,9 @@ async function main() {
     raw_big_msgpack_points_per_s: r(bigMsgpack.pointsPerS), raw_big_msgpack_points: bigMsgpack.points, raw_big_msgpack_bytes_per_point: f(bigMsgpack.bytesPerPoint), raw_big_msgpack_client_cpu_share: f(bigMsgpack.clientCpuShare),
     raw_fleet_columns_points_per_s: r(fleetColumns.pointsPerS), raw_fleet_columns_points: fleetColumns.points, raw_fleet_columns_bytes_per_point: f(fleetColumns.bytesPerPoint), raw_fleet_columns_client_cpu_share: f(fleetColumns.clientCpuShare),
     raw_big_columns_points_per_s: r(bigColumns.pointsPerS), raw_big_columns_points: bigColumns.points, raw_big_columns_bytes_per_point: f(bigColumns.bytesPerPoint), raw_big_columns_client_cpu_share: f(bigColumns.clientCpuShare),
+    raw_fleet_json_columns_points_per_s: r(fleetJsonColumns.pointsPerS), raw_fleet_json_columns_points: fleetJsonColumns.points, raw_fleet_json_columns_bytes_per_point: f(fleetJsonColumns.bytesPerPoint), raw_fleet_json_columns_client_cpu_share: f(fleetJsonColumns.clientCpuShare),
+    raw_fleet_json_columns_parsed_points_per_s: r(fleetJsonColumnsParsed.pointsPerS), raw_fleet_json_columns_parsed_points: fleetJsonColumnsParsed.points, raw_fleet_json_columns_parsed_client_cpu_share: f(fleetJsonColumnsParsed.clientCpuShare),
+    raw_big_json_columns_points_per_s: r(bigJsonColumns.pointsPerS), raw_big_json_columns_points: bigJsonColumns.points, raw_big_json_columns_bytes_per_point: f(bigJsonColumns.bytesPerPoint), raw_big_json_columns_client_cpu_share: f(bigJsonColumns.clientCpuShare),
     raw_one_point_points: onePoint.points, raw_one_point_requests_per_s: r(onePoint.pointsPerS), raw_one_point_p50_ms: f(onePoint.p50), raw_one_point_client_cpu_share: f(onePoint.clientCpuShare),
     raw_big_page_points: plan.pageLimit, raw_connections: plan.connections,
     render_http_cold_first_ms: f(renderCold[0]), render_http_cold_max_ms: f(Math.max(...renderCold)),

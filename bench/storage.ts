@@ -3,7 +3,7 @@
 // LMDB), then a second process reads over loopback HTTP while this process watches its
 // own event loop. Raw reads: every fleet series whole (one request each, over --connections connections),
 // and the big series in pages of 1M points (one time slice per connection, each paged by cursor), in JSON and
-// msgpack (rows), and msgpack in the columnar layout (layout=columns); points are counted by the client in the bodies.
+// msgpack (rows), and both in the columnar layout (layout=columns); points are counted by the client in the bodies.
 // raw_one_point_* is a stream of 1-point reads: the fixed cost of a request (service CPU per request). The *_client_cpu_share figures
 // are the client's own CPU (cores busy) while reading: on 2 shared cores it competes with
 // the service, so it is part of the ceiling.
@@ -186,6 +186,8 @@ async function main() {
     const fleetPoints = cols.reduce((a, c) => a + c.times.length, 0);
     if (out.raw_fleet_json_parsed_points !== fleetPoints || out.raw_big_json_parsed_points !== bigCols.times.length) log(`WARNING: the parsing client counted ${out.raw_fleet_json_parsed_points} fleet and ${out.raw_big_json_parsed_points} big-series points`);
     if (out.raw_fleet_json_points !== fleetPoints) log(`WARNING: the client counted ${out.raw_fleet_json_points} fleet points, ${fleetPoints} were written`);
+    if (out.raw_fleet_json_columns_points !== fleetPoints || out.raw_fleet_json_columns_parsed_points !== fleetPoints) log(`WARNING: the client counted ${out.raw_fleet_json_columns_points} (parsed ${out.raw_fleet_json_columns_parsed_points}) fleet points in JSON columns, ${fleetPoints} were written`);
+    if (out.raw_big_json_columns_points !== bigCols.times.length) log(`WARNING: the client counted ${out.raw_big_json_columns_points} big-series points in JSON columns, ${bigCols.times.length} were written`);
     if (out.raw_fleet_columns_points !== fleetPoints) log(`WARNING: the client counted ${out.raw_fleet_columns_points} fleet points in columns, ${fleetPoints} were written`);
     if (out.raw_big_columns_points !== bigCols.times.length) log(`WARNING: the client counted ${out.raw_big_columns_points} big-series points in columns, ${bigCols.times.length} were written`);
     if (out.raw_big_json_points !== bigCols.times.length || out.raw_big_msgpack_points !== bigCols.times.length) log(`WARNING: the client counted ${out.raw_big_json_points}/${out.raw_big_msgpack_points} points of the big series, ${bigCols.times.length} were written`);

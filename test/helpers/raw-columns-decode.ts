@@ -43,3 +43,28 @@ export function columnPoints(body: ColumnsBody): ColumnPoint[] {
   }
   return out;
 }
+
+/** A JSON columns body as our lossless parser gives it: int64 beyond 2^53 as bigint. */
+export interface JsonColumnsBody {
+  series: string;
+  layout: 'columns';
+  value_type: ValueType;
+  enum_set: string | null;
+  count: number;
+  points: { ts_ns: Array<number | bigint>; value: unknown[]; quality: number[] };
+  next_cursor: string | null;
+}
+
+/** Points of a JSON columns body; throws when an array's length disagrees with `count`. */
+export function jsonColumnPoints(body: JsonColumnsBody): ColumnPoint[] {
+  const { ts_ns: ts, value, quality } = body.points;
+  if (ts.length !== body.count || value.length !== body.count || quality.length !== body.count) throw new Error('array length disagrees with count');
+  return ts.map((t, i) => {
+    const v = value[i];
+    // an integral float64 past 2^53 prints as an integer, which the lossless parser gives as a bigint
+    const typed = body.value_type === 'int64' ? BigInt(v as number | bigint)
+      : body.value_type === 'float64' ? Number(v as number | bigint)
+        : body.value_type === 'enum' ? { enum_set: body.enum_set!, ordinal: v as number } : v as ColumnPoint['value'];
+    return { ts_ns: BigInt(t), value: typed, quality: quality[i] };
+  });
+}

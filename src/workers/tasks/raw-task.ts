@@ -5,9 +5,10 @@
 //
 // Body: {series, start_ns, end_ns, points: [{ts_ns, value, quality}], next_cursor}
 // value: number (float64), int64 integer, boolean, string, or {enum_set, ordinal}.
-// With layout 'columns' (msgpack only) the points are typed columns instead
+// With layout 'columns' the points are columns instead: in msgpack typed columns
 // (raw-points-columns.ts): {series, start_ns, end_ns, layout, value_type, enum_set, count,
-// encoding, points: {ts_ns, value, quality}, next_cursor}.
+// encoding, points: {ts_ns, value, quality}, next_cursor}; in JSON the same without
+// `encoding`, points as three arrays (raw-columns-json.ts).
 import { encodeCursor } from '../../http/cursor.js';
 import type { PointColumns, ValueType } from '../../storage/encoding/chunk-types.js';
 import { MAX_CHUNK_POINTS } from '../../storage/encoding/chunk.js';
@@ -20,6 +21,7 @@ import { mpInt64Big, mpKey, mpMapHeader, mpNil, mpString, mpUint } from '../msgp
 import { writeJsonPoints } from '../raw-points-json.js';
 import { writeMsgpackPoints } from '../raw-points-msgpack.js';
 import { ColumnPage } from '../raw-points-columns.js';
+import { JsonColumnPage } from '../raw-columns-json.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type RawTask, type TaskOutcome } from '../task-protocol.js';
 import type { ReadView } from '../../storage/series-env.js';
@@ -35,6 +37,7 @@ function scratchFor(type: ValueType): PointColumns {
 
 /** Per-worker columns of a `layout=columns` page, reused by every such read. */
 const columnPage = new ColumnPage();
+const jsonColumnPage = new JsonColumnPage();
 
 /** Cursor listing name: a raw cursor is tied to its series. */
 export const rawCursorListing = (series: string) => `series-raw:${series}`;
@@ -51,8 +54,9 @@ export function rawTask(t: RawTask): TaskOutcome {
     const enumSet = meta.enumSet?.id ?? '';
     const enumJson = JSON.stringify(enumSet);
     if (t.layout === 'columns') {
-      if (t.format !== 'msgpack') throw invalid('layout', 'columns is a msgpack layout');
-      return writeColumnsPage(view, sink, t, from, endNs, meta.type, enumSet);
+      return t.format === 'msgpack'
+        ? writeColumnsPage(view, sink, t, from, endNs, meta.type, enumSet)
+        : writeJsonColumnsPage(view, sink, t, from, endNs, meta.type, enumJson);
     }
     const json = t.format === 'json';
     // msgpack needs the array length up front: reserve a 5-byte array32 header and patch it.
@@ -102,24 +106,36 @@ export function rawTask(t: RawTask): TaskOutcome {
 const nextCursor = (series: string, more: boolean, lastTs: bigint): string | null =>
   (more ? encodeCursor(rawCursorListing(series), [lastTs.toString()]) : null);
 
-/** A page in the columnar layout: gather the runs as columns, then write the body. */
+/** A page's points so far, gathered run by run (ColumnPage, JsonColumnPage). */
+interface PageGather {
+  count: number;
+  append(cols: PointColumns, i0: number, i1: number): void;
+}
+
+/** Scans [from, endNs) into `page`, at most t.limit points; says whether points remain and the last time taken. */
+function gatherPage(view: ReadView, t: RawTask, from: bigint, endNs: bigint, type: ValueType, page: PageGather): { more: boolean; lastTs: bigint } {
+  let more = false;
+  let lastTs = 0n;
+  if (from < endNs) {
+    scanRange(view, seriesKey(t.series), from, endNs, (cols, i0, i1) => {
+      const take = Math.min(t.limit - page.count, i1 - i0);
+      if (take > 0) {
+        page.append(cols, i0, i0 + take);
+        lastTs = cols.tsBase + BigInt(cols.tsOffset[i0 + take - 1]);
+      }
+      if (take < i1 - i0) { more = true; return false; }
+      return true;
+    }, scratchFor(type));
+  }
+  return { more, lastTs };
+}
+
+/** A page in the columnar layout, msgpack: gather the runs as typed columns, then write the body. */
 function writeColumnsPage(view: ReadView, sink: BodySink, t: RawTask, from: bigint, endNs: bigint, type: ValueType, enumSet: string): number {
   const page = columnPage;
   page.begin(type, t.limit);
   try {
-    let more = false;
-    let lastTs = 0n;
-    if (from < endNs) {
-      scanRange(view, seriesKey(t.series), from, endNs, (cols, i0, i1) => {
-        const take = Math.min(t.limit - page.count, i1 - i0);
-        if (take > 0) {
-          page.append(cols, i0, i0 + take);
-          lastTs = cols.tsBase + BigInt(cols.tsOffset[i0 + take - 1]);
-        }
-        if (take < i1 - i0) { more = true; return false; }
-        return true;
-      }, scratchFor(type));
-    }
+    const { more, lastTs } = gatherPage(view, t, from, endNs, type, page);
     mpMapHeader(sink, 10);
     sink.bytes(mpKey('series')); mpString(sink, t.series);
     sink.bytes(mpKey('start_ns')); mpInt64Big(sink, BigInt(t.startNs));
@@ -137,6 +153,23 @@ function writeColumnsPage(view: ReadView, sink: BodySink, t: RawTask, from: bigi
     sink.bytes(mpKey('next_cursor'));
     const cursor = nextCursor(t.series, more, lastTs);
     if (cursor === null) mpNil(sink); else mpString(sink, cursor);
+    return page.count;
+  } finally {
+    page.end();
+  }
+}
+
+/** A page in the columnar layout, JSON: three arrays (raw-columns-json.ts) after the page's facts. */
+function writeJsonColumnsPage(view: ReadView, sink: BodySink, t: RawTask, from: bigint, endNs: bigint, type: ValueType, enumJson: string): number {
+  const page = jsonColumnPage;
+  page.begin();
+  try {
+    const { more, lastTs } = gatherPage(view, t, from, endNs, type, page);
+    const cursor = nextCursor(t.series, more, lastTs);
+    sink.ascii(`{"series":"${t.series}","start_ns":${t.startNs},"end_ns":${endNs},"layout":"columns","value_type":"${type}",`
+      + `"enum_set":${type === 'enum' ? enumJson : 'null'},"count":${page.count},"points":`);
+    page.writePoints(sink);
+    sink.ascii(`,"next_cursor":${cursor === null ? 'null' : JSON.stringify(cursor)}}`);
     return page.count;
   } finally {
     page.end();

@@ -19,7 +19,7 @@ import type { ReadBody } from '../../../workers/read-pool.js';
 import type { Reply } from '../../route.js';
 import {
   SeriesParams, ListSeriesQuery, SeriesPage, ChunksQuery, ChunksResponse, FinalisedResponse, GapsQuery, GapsResponse,
-  LifecyclePolicyResponse, PutLifecyclePolicyBody, RawQuery, RawResponse, RawColumnsResponse, AuditQuery, AuditResponse, RollupsQuery,
+  LifecyclePolicyResponse, PutLifecyclePolicyBody, RawQuery, RawResponse, RawColumnsResponse, RawColumnsJsonResponse, AuditQuery, AuditResponse, RollupsQuery,
   RollupsResponse, SnapshotResponse, WritableClassBody, RenderQuery, RenderResponse, SeriesRecordSchema,
 } from './schemas.js';
 
@@ -170,12 +170,11 @@ export function seriesRoutes(): AnyRoute[] {
       operationId: 'getSeriesRaw', method: 'get', path: '/v1/series/{uuid}/raw', area: AREA,
       summary: 'Stored points in [start_ns, end_ns), exact types, paged with a cursor',
       access: read, params: SeriesParams, query: RawQuery,
-      response: { status: 200, schema: RawResponse, alsoProduces: [MSGPACK_TYPE], schemaFor: { [MSGPACK_TYPE]: Type.Union([RawResponse, RawColumnsResponse]) } },
+      response: { status: 200, schema: Type.Union([RawResponse, RawColumnsJsonResponse]), alsoProduces: [MSGPACK_TYPE], schemaFor: { [MSGPACK_TYPE]: Type.Union([RawResponse, RawColumnsResponse]) } },
       errors: [400, 404, 503],
       handler: async (ctx) => {
         const layout = ctx.query.layout ?? 'rows';
         const format = bulkFormat(ctx);
-        if (layout === 'columns' && format !== 'msgpack') throw invalid('query.layout', 'columns is a msgpack layout: send Accept: application/x-msgpack');
         const r = await seriesFor(ctx, 'read');
         const { startNs, endNs } = range(ctx.query);
         let afterNs: string | null = null;

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { Unpackr } from 'msgpackr';
 import { startTestService, request } from '../../../helpers/service.js';
-import { columnPoints, type ColumnsBody } from '../../../helpers/raw-columns-decode.js';
+import { columnPoints, jsonColumnPoints, type ColumnsBody, type JsonColumnsBody } from '../../../helpers/raw-columns-decode.js';
 
 const BASE = 1_700_000_000_123_456_789n;
 const MS = 1_000_000n;
@@ -14,7 +14,7 @@ const ENUM_SET = '0b6c5a1e-8f61-4a53-9d4a-2f1f3c4e5d6f';
 const key = (ts: bigint | number, v: unknown, q: number) =>
   JSON.stringify([String(ts), typeof v === 'number' && Object.is(v, -0) ? '-0' : v, q], (_, x) => (typeof x === 'bigint' ? String(x) : x));
 
-t.test('layout=columns over real HTTP decodes to exactly the points of the JSON layout, every value type, cursor paging included', async (t) => {
+t.test('layout=columns over real HTTP, msgpack and JSON, decodes to exactly the points of the rows layout, every value type, cursor paging included', async (t) => {
   const svc = await startTestService(t);
   const parts = svc.service.context.parts;
   const who = { principal: 'tester' };
@@ -90,6 +90,21 @@ t.test('layout=columns over real HTTP decodes to exactly the points of the JSON 
       cursor = b.next_cursor;
       pages++;
     } while (cursor !== null);
+    const jsonCols: string[] = [];
+    let jsonPages = 0;
+    cursor = null;
+    do {
+      const r = await request(`${svc.url}/v1/series/${s.id}/raw?start_ns=${BASE}&end_ns=${end}&limit=${PAGE}&layout=columns${cursor ? `&cursor=${cursor}` : ''}`);
+      t.equal(r.status, 200);
+      t.match(r.headers.get('content-type'), /^application\/json/);
+      const b = r.json as JsonColumnsBody;
+      t.same([b.series, b.layout, b.value_type, b.enum_set], [s.id, 'columns', s.valueType, s.valueType === 'enum' ? ENUM_SET : null]);
+      for (const p of jsonColumnPoints(b)) jsonCols.push(key(p.ts_ns, p.value, p.quality));
+      cursor = b.next_cursor;
+      jsonPages++;
+    } while (cursor !== null);
+    t.equal(jsonPages, pages, `${s.sourceName}: JSON columns page as msgpack columns do`);
+    t.ok(jsonCols.length === rows.length && jsonCols.every((k, i) => k === rows[i]), `${s.sourceName}: JSON columns hold exactly the rows layout's points, in order`);
     t.ok(rows.length >= N, `${s.sourceName}: ${rows.length} points`);
     t.equal(pages, Math.ceil(rows.length / PAGE) + (rows.length % PAGE === 0 ? 1 : 0), `${s.sourceName}: one page per ${PAGE} points`);
     t.ok(cols.length === rows.length && cols.every((k, i) => k === rows[i]), `${s.sourceName}: columns hold exactly the JSON layout's points, in order`);
@@ -102,10 +117,13 @@ t.test('layout=columns over real HTTP decodes to exactly the points of the JSON 
     t.equal(b.count, 0);
     t.same(columnPoints(b), []);
     t.equal(b.next_cursor, null);
+    const j = await request(`${svc.url}/v1/series/${flow.id}/raw?start_ns=1&end_ns=2&layout=columns`);
+    t.same((j.json as JsonColumnsBody).points, { ts_ns: [], value: [], quality: [] }, 'JSON: three empty arrays');
+    t.equal((j.json as JsonColumnsBody).count, 0);
   });
 
-  t.test('layout is checked: columns without msgpack, or an unknown layout, is a 400 naming query.layout', async (t) => {
-    for (const [q, accept] of [['layout=columns', undefined], ['layout=columns', 'application/json'], ['layout=grid', 'application/x-msgpack']] as const) {
+  t.test('layout is checked: an unknown layout is a 400 naming query.layout', async (t) => {
+    for (const [q, accept] of [['layout=grid', undefined], ['layout=grid', 'application/x-msgpack'], ['layout=', 'application/json']] as const) {
       const r = await request(`${svc.url}/v1/series/${flow.id}/raw?start_ns=${BASE}&end_ns=${end}&${q}`, { headers: accept ? { accept } : {} });
       t.equal(r.status, 400, `${q} with ${accept ?? 'no Accept'}`);
       t.match(JSON.stringify(r.json), /query\.layout|\/layout/, 'the envelope names the field');
@@ -120,6 +138,8 @@ t.test('layout=columns over real HTTP decodes to exactly the points of the JSON 
     const op = c.paths['/v1/series/{uuid}/raw'].get;
     t.ok(op.parameters.some((p) => p.name === 'layout'));
     t.match(JSON.stringify(op.responses['200'].content['application/x-msgpack'].schema), /RawColumns/);
+    t.match(JSON.stringify(op.responses['200'].content['application/json'].schema), /RawColumnsJson/);
     t.ok(c.components.schemas.RawColumns, 'RawColumns is a component');
+    t.ok(c.components.schemas.RawColumnsJson, 'RawColumnsJson is a component');
   });
 });

@@ -1,0 +1,217 @@
+// The columnar layout of GET /raw in JSON (`layout=columns`, Accept: application/json):
+//
+//   "points": {"ts_ns": [T, ...], "value": [V, ...], "quality": [Q, ...]}
+//
+// Times are JSON integers written digit-exact (as everywhere in our JSON: parse them with a
+// lossless int64 path), values as in the rows layout except enums, which are bare ordinals
+// (the page's enum_set names their set once). Without the per-point member names a plant
+// point takes ~31 bytes instead of ~64, which is what a JSON client pays to read it.
+//
+// The three arrays follow each other in the body but the scan yields points run by run,
+// so each column's text goes to its own per-worker buffer as the runs arrive, and the
+// buffers are copied into the body at the end (a memcpy of ~31 bytes a point, against
+// ~60 ns a point of digit writing). The time digits are the same carried-seconds scheme
+// as the rows writer (raw-points-json.ts), kept inline there: the shared object tried
+// first cost that writer ~30 % (bench:json, A/B, 2026-11-21).
+import type { PointColumns } from '../storage/encoding/chunk-types.js';
+import { BodySink } from './body-sink.js';
+import { splitBase, writeInt64At, writeTime } from './json-digits.js';
+import { putDoubleFast, putNine, putUint31, putUint53, QUADS32 } from './json-fast-digits.js';
+
+/**
+ * Column text kept between requests (bytes per column): a 1M-point page (the largest raw
+ * limit) fits, as its typed columns do in raw-points-columns.ts; larger buffers are dropped.
+ */
+const RETAIN_BYTES = 32 * 2 ** 20;
+const INITIAL_BYTES = 1 << 16;
+/** A time's text and its comma. */
+const TIME_MAX = 21;
+/** Longest value text and its comma: a double in V8's shortest form, an int64, an ordinal. */
+const VALUE_MAX = 28;
+/** A quality (uint32) and its comma. */
+const QUALITY_MAX = 11;
+
+const OPEN_TS = Buffer.from('{"ts_ns":[', 'latin1');
+const OPEN_VALUE = Buffer.from('],"value":[', 'latin1');
+const OPEN_QUALITY = Buffer.from('],"quality":[', 'latin1');
+const CLOSE = Buffer.from(']}', 'latin1');
+
+/** Gathers a page's points as three JSON arrays, run by run, then writes them into the body. */
+export class JsonColumnPage {
+  count = 0;
+  private ts = new BodySink(INITIAL_BYTES);
+  private value = new BodySink(INITIAL_BYTES);
+  private quality = new BodySink(INITIAL_BYTES);
+  /** Digits of seconds / 10^4 of the run being written. */
+  private readonly high = new Uint8Array(24);
+
+  begin(): void {
+    this.count = 0;
+    this.ts.reset();
+    this.value.reset();
+    this.quality.reset();
+  }
+
+  /** After the body is written (or the read failed): drops buffers beyond what is kept between requests. */
+  end(): void {
+    this.count = 0;
+    if (this.ts.buf.byteLength > RETAIN_BYTES) this.ts = new BodySink(INITIAL_BYTES);
+    if (this.value.buf.byteLength > RETAIN_BYTES) this.value = new BodySink(INITIAL_BYTES);
+    if (this.quality.buf.byteLength > RETAIN_BYTES) this.quality = new BodySink(INITIAL_BYTES);
+  }
+
+  /** Appends points i0..i1-1 of decoded chunk columns (of the page's type). */
+  append(cols: PointColumns, i0: number, i1: number): void {
+    if (i1 <= i0) return;
+    const first = this.count === 0;
+    this.writeTimes(cols, i0, i1, first);
+    writeValues(this.value, cols, i0, i1, first);
+    writeQualities(this.quality, cols.quality, i0, i1, first);
+    this.count += i1 - i0;
+  }
+
+  /** The `points` object: {"ts_ns":[...],"value":[...],"quality":[...]}. */
+  writePoints(sink: BodySink): void {
+    sink.bytes(OPEN_TS);
+    sink.bytes(this.ts.buf.subarray(0, this.ts.pos));
+    sink.bytes(OPEN_VALUE);
+    sink.bytes(this.value.buf.subarray(0, this.value.pos));
+    sink.bytes(OPEN_QUALITY);
+    sink.bytes(this.quality.buf.subarray(0, this.quality.pos));
+    sink.bytes(CLOSE);
+  }
+
+  /**
+   * Times of a run: seconds carried forward from the previous point (offsets ascend), their
+   * digits above the low four cached until those wrap; nanoseconds as nine digits.
+   */
+  private writeTimes(cols: PointColumns, i0: number, i1: number, first: boolean): void {
+    const sink = this.ts;
+    const split = splitBase(cols.tsBase);
+    const offs = cols.tsOffset;
+    let prevOff = offs[i0];
+    let ns = split === null ? 0 : split[1] + prevOff; // exact: |ns| < 1e9 + 2^50
+    let s = split === null ? 0 : split[0];
+    if (ns >= 1e9 || ns < 0) { const c = Math.floor(ns / 1e9); s += c; ns -= c * 1e9; }
+    if (split === null || s < 10000) {
+      // before 1970-01-01T02:46:40: the general writer (BigInt per point), rare
+      const safe = split !== null && split[0] * 1e9 + split[1] + offs[i0] >= 0 ? split : null;
+      for (let i = i0; i < i1; i++) {
+        sink.reserve(TIME_MAX);
+        if (!first || i > i0) sink.buf[sink.pos++] = 44;
+        writeTime(sink, safe, cols.tsBase, offs[i]);
+      }
+      return;
+    }
+    sink.reserve((i1 - i0) * TIME_MAX);
+    const b = sink.buf, dv = sink.view, digits = this.high;
+    let p = sink.pos;
+    let high = Math.floor(s / 10000), low = s - high * 10000;
+    let highLength = putUint53(digits, 0, high);
+    // the six high digits of today's times as two words (see raw-points-json.ts)
+    let h03 = digits[0] | (digits[1] << 8) | (digits[2] << 16) | (digits[3] << 24), h45 = digits[4] | (digits[5] << 8);
+    for (let i = i0; i < i1; i++) {
+      if (!first || i > i0) b[p++] = 44;
+      const off = offs[i];
+      ns += off - prevOff;
+      prevOff = off;
+      if (ns >= 1e9) {
+        if (ns < 2e9) { ns -= 1e9; s += 1; low += 1; } else { const c = Math.floor(ns / 1e9); ns -= c * 1e9; s += c; low += c; }
+        if (low >= 10000) {
+          high = Math.floor(s / 10000); low = s - high * 10000; highLength = putUint53(digits, 0, high);
+          h03 = digits[0] | (digits[1] << 8) | (digits[2] << 16) | (digits[3] << 24); h45 = digits[4] | (digits[5] << 8);
+        }
+      }
+      if (highLength === 6) {
+        dv.setInt32(p, h03, true); dv.setUint16(p + 4, h45, true);
+        p += 6;
+      } else {
+        for (let k = 0; k < highLength; k++) b[p + k] = digits[k];
+        p += highLength;
+      }
+      dv.setUint32(p, QUADS32[low], true);
+      p += 4;
+      const n = ns | 0;
+      const ms = (n / 1000000) | 0;
+      if (n === ms * 1000000) {
+        // whole milliseconds: three digits and six zeros (see raw-points-json.ts)
+        dv.setUint32(p, (QUADS32[ms] >>> 8) | 0x30000000, true); dv.setUint32(p + 4, 0x30303030, true); b[p + 8] = 48;
+        p += 9;
+      } else p = putNine(b, p, n);
+    }
+    sink.pos = p;
+  }
+}
+
+/** Values of a run in the JSON of their type; enums as bare ordinals. */
+function writeValues(sink: BodySink, cols: PointColumns, i0: number, i1: number, first: boolean): void {
+  if (cols.type === 'string') {
+    const str = cols.str!;
+    for (let i = i0; i < i1; i++) {
+      sink.reserve(1);
+      if (!first || i > i0) sink.buf[sink.pos++] = 44;
+      sink.jsonString(str[i]);
+    }
+    return;
+  }
+  sink.reserve((i1 - i0) * VALUE_MAX);
+  let b = sink.buf, p = sink.pos;
+  switch (cols.type) {
+    case 'float64': {
+      const f64 = cols.f64!;
+      for (let i = i0; i < i1; i++) {
+        if (!first || i > i0) b[p++] = 44;
+        const v = f64[i];
+        const q = putDoubleFast(b, p, v);
+        if (q >= 0) p = q;
+        else { sink.pos = p; sink.ascii(String(v)); b = sink.buf; p = sink.pos; }
+      }
+      break;
+    }
+    case 'int64': {
+      // below 2^53 in magnitude the two 32-bit halves give the value as an exact double
+      const i64 = cols.i64!, words = new Int32Array(i64.buffer, i64.byteOffset, i64.length * 2);
+      for (let i = i0; i < i1; i++) {
+        if (!first || i > i0) b[p++] = 44;
+        const hi = words[2 * i + 1];
+        if (hi >= -0x200000 && hi < 0x200000) {
+          const n = hi * 4294967296 + (words[2 * i] >>> 0);
+          if (n < 0) { b[p++] = 45; p = putUint53(b, p, -n); } else p = putUint53(b, p, n);
+        } else { sink.pos = p; writeInt64At(sink, words, i, i64); b = sink.buf; p = sink.pos; }
+      }
+      break;
+    }
+    case 'boolean': {
+      const u8 = cols.u8!;
+      for (let i = i0; i < i1; i++) {
+        if (!first || i > i0) b[p++] = 44;
+        if (u8[i] === 1) { b[p] = 116; b[p + 1] = 114; b[p + 2] = 117; b[p + 3] = 101; p += 4; }
+        else { b[p] = 102; b[p + 1] = 97; b[p + 2] = 108; b[p + 3] = 115; b[p + 4] = 101; p += 5; }
+      }
+      break;
+    }
+    case 'enum': {
+      const ord = cols.ord!;
+      for (let i = i0; i < i1; i++) {
+        if (!first || i > i0) b[p++] = 44;
+        const o = ord[i];
+        if (o < 0) { b[p++] = 45; p = putUint53(b, p, -o); } else p = putUint31(b, p, o); // -(-2^31) is past int32
+      }
+      break;
+    }
+  }
+  sink.pos = p;
+}
+
+function writeQualities(sink: BodySink, quality: Uint32Array, i0: number, i1: number, first: boolean): void {
+  sink.reserve((i1 - i0) * QUALITY_MAX);
+  const b = sink.buf;
+  let p = sink.pos;
+  for (let i = i0; i < i1; i++) {
+    if (!first || i > i0) b[p++] = 44;
+    const q = quality[i];
+    if (q === 192) { b[p] = 49; b[p + 1] = 57; b[p + 2] = 50; p += 3; } // good (OPC DA), most points
+    else p = putUint53(b, p, q);
+  }
+  sink.pos = p;
+}
