@@ -168,6 +168,11 @@ export class ColumnSink {
     return t;
   }
 
+  /** Where column c + 1 starts (Infinity after the last column): rel >= it exactly when columnAt(rel) > c. */
+  nextColumnStart(c: number): number {
+    return c + 1 < this.width ? this.columnStart(c + 1) : Infinity;
+  }
+
   columnAt(rel: number): number {
     return columnOf(rel, this.width, this.span);
   }
