@@ -50,6 +50,39 @@ function jArray(sink: BodySink, a: Float64Array, n: number): void {
   }
   sink.ascii(']');
 }
+/**
+ * t_ms: a whole millisecond count (times on a millisecond grid: the common case) as its
+ * digits in two int32 halves, where each digit costs an int32 division by 10 that compiles
+ * to a multiply; writeDouble's integer path divides the 13-digit double by 10 per digit
+ * in floating point (3-4 % of the worker's render task in its profile, 2026-11-21). The
+ * text is the same as writeDouble's. Anything else goes through jNum.
+ */
+function jTimes(sink: BodySink, a: Float64Array, n: number): void {
+  sink.ascii('[');
+  for (let i = 0; i < n; i++) {
+    if (i > 0) { sink.reserve(1); sink.buf[sink.pos++] = 44; }
+    const t = a[i];
+    if (t >= 1e8 && t < 1e15 && Number.isInteger(t)) writeWholeMs(sink, t);
+    else jNum(sink, t);
+  }
+  sink.ascii(']');
+}
+
+const digits = new Uint8Array(8);
+
+/** An integer in [1e8, 1e15): up to seven leading digits, then eight zero-padded. */
+function writeWholeMs(sink: BodySink, t: number): void {
+  sink.reserve(16);
+  const hi = Math.floor(t / 1e8);
+  let h = hi | 0, l = (t - hi * 1e8) | 0, k = 0;
+  while (h > 0) { const q = (h / 10) | 0; digits[k++] = 48 + h - q * 10; h = q; }
+  const buf = sink.buf;
+  let p = sink.pos;
+  while (k > 0) buf[p++] = digits[--k];
+  for (let d = 7; d >= 0; d--) { const q = (l / 10) | 0; buf[p + d] = 48 + l - q * 10; l = q; }
+  sink.pos = p + 8;
+}
+
 function jTransitions(sink: BodySink, ts: Transition[]): void {
   sink.ascii('[');
   ts.forEach((t, i) => { if (i > 0) sink.ascii(','); sink.ascii('{"t_ms":'); writeDouble(sink, t.tMs); sink.ascii(`,"kind":${JSON.stringify(t.kind)}}`); });
@@ -77,7 +110,7 @@ export function renderTask(t: RenderTask): TaskOutcome {
     const transitions = transitionsOf(readMeta(view, t.series), startNs, endNs);
     if (r.mode === 'significant-points') {
       if (json) {
-        sink.ascii('{"t_ms":'); jArray(sink, r.tMs, r.count);
+        sink.ascii('{"t_ms":'); jTimes(sink, r.tMs, r.count);
         sink.ascii(',"v":'); jArray(sink, r.v, r.count);
         sink.ascii(',"provenance":{"mode":"significant-points","percentGood":'); jNum(sink, r.percentGood);
         sink.ascii(`,"pointsScanned":${r.pointsScanned}},"transitions":`); jTransitions(sink, transitions);
@@ -96,7 +129,7 @@ export function renderTask(t: RenderTask): TaskOutcome {
     }
     const n = r.tMs.length;
     if (json) {
-      sink.ascii('{"t_ms":'); jArray(sink, r.tMs, n);
+      sink.ascii('{"t_ms":'); jTimes(sink, r.tMs, n);
       sink.ascii(',"v_min":'); jArray(sink, r.vMin, n);
       sink.ascii(',"v_max":'); jArray(sink, r.vMax, n);
       if (r.vStat) { sink.ascii(`,"stat":${JSON.stringify(r.stat)},"v_stat":`); jArray(sink, r.vStat, n); }
