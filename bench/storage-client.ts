@@ -42,7 +42,7 @@ const HEAD = 256;
 
 /** The `count` member of a columnar JSON body's head, or -1 when not there yet. */
 function jsonCountOf(head: Buffer): number {
-  const m = /"count":(\d+)[,}]/.exec(head.toString('latin1'));
+  const m = /"count": *(\d+)[,}]/.exec(head.toString('latin1'));
   return m ? Number(m[1]) : -1;
 }
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { BodySink } from '../../src/workers/body-sink.js';
-import { JsonColumnPage } from '../../src/workers/raw-columns-json.js';
+import { JsonColumnPage, putCount, reserveCount } from '../../src/workers/raw-columns-json.js';
 import { parseJson } from '../../src/http/json.js';
 import type { ValueType } from '../../src/storage/encoding/chunk-types.js';
 import { pointRunArb, timeAt, toColumns } from '../helpers/chunk-arbitraries.js';
@@ -19,11 +19,20 @@ const pageArb = (type: ValueType) => fc.tuple(fc.array(pointRunArb(type), { minL
 /** -0 stays -0; int64 compares as bigint; objects by their JSON. */
 const same = (a: unknown, b: unknown) => (typeof a === 'number' ? Object.is(a, b) : typeof a === 'object' ? JSON.stringify(a) === JSON.stringify(b) : a === b);
 
-/** The page as the raw task frames it, parsed back with the service's lossless JSON parser. */
-function parsePage(sink: BodySink, page: JsonColumnPage, type: ValueType): JsonColumnsBody {
+/** Starts a body framed as the raw task frames it; the page's times go into it. */
+function beginBody(sink: BodySink, page: JsonColumnPage, type: ValueType): number {
   sink.reset();
-  sink.ascii(`{"series":"","layout":"columns","value_type":"${type}","enum_set":${type === 'enum' ? `"${ENUM_SET}"` : 'null'},"count":${page.count},"points":`);
-  page.writePoints(sink);
+  sink.ascii(`{"series":"","layout":"columns","value_type":"${type}","enum_set":${type === 'enum' ? `"${ENUM_SET}"` : 'null'},"count":`);
+  const countAt = reserveCount(sink);
+  sink.ascii(',"points":{"ts_ns":[');
+  page.begin(sink);
+  return countAt;
+}
+
+/** Ends the body and parses it back with the service's lossless JSON parser. */
+function parseBody(sink: BodySink, page: JsonColumnPage, countAt: number): JsonColumnsBody {
+  page.finish();
+  putCount(sink, countAt, page.count);
   sink.ascii(',"next_cursor":null}');
   return parseJson(sink.buf.slice(0, sink.pos)) as JsonColumnsBody;
 }
@@ -33,14 +42,16 @@ for (const type of TYPES) {
     const sink = new BodySink(64);
     const page = new JsonColumnPage(); // reused across pages, as a worker does
     fc.assert(fc.property(pageArb(type), ([runs, cuts]) => {
-      page.begin();
+      const countAt = beginBody(sink, page, type);
       const want: Array<[bigint, unknown, number]> = [];
       for (const cols of runs.map(toColumns)) {
         const at = [...new Set([0, ...cuts.map((c) => Math.floor(c * cols.count)), cols.count])].sort((a, b) => a - b);
         for (let k = 1; k < at.length; k++) page.append(cols, at[k - 1], at[k]);
         for (let i = 0; i < cols.count; i++) want.push([timeAt(cols, i), expectedPointValue(cols, i, ENUM_SET), cols.quality[i]]);
       }
-      const got = jsonColumnPoints(parsePage(sink, page, type));
+      const body = parseBody(sink, page, countAt);
+      if (body.count !== want.length) return false;
+      const got = jsonColumnPoints(body);
       page.end();
       if (got.length !== want.length) return false;
       return got.every((p, i) => p.ts_ns === want[i][0] && same(p.value, want[i][1]) && p.quality === want[i][2]);
@@ -53,11 +64,13 @@ t.test('a plant float64 page costs about 31 bytes a point', async (t) => {
   const n = 10_000;
   const cols = toColumns({ type: 'float64', firstTs: 1_700_000_000_000_000_000n, o0: 0, deltas: Array(n - 1).fill(1_003_000_000), values: Array.from({ length: n }, (_, i) => 400 + (i % 1000) / 10), quality: Array(n).fill(192) });
   const page = new JsonColumnPage();
-  page.begin();
+  const sink = new BodySink(64);
+  const countAt = beginBody(sink, page, 'float64');
   page.append(cols, 0, 5000);
   page.append(cols, 5000, n);
-  const sink = new BodySink(64);
-  page.writePoints(sink);
+  const body = parseBody(sink, page, countAt);
+  t.equal(body.count, n);
   // 19 time digits, a value of 3 to 5 characters, "192", and three commas
   t.ok(sink.pos > 26 * n && sink.pos < 31 * n, `${(sink.pos / n).toFixed(1)} bytes a point`);
+  t.match(Buffer.from(sink.buf.subarray(0, 200)).toString('latin1'), /"count":   10000,"points":\{"ts_ns":\[1700000000000000000,/, 'the count is right-aligned in its blanks');
 });

@@ -21,7 +21,7 @@ import { mpInt64Big, mpKey, mpMapHeader, mpNil, mpString, mpUint } from '../msgp
 import { writeJsonPoints } from '../raw-points-json.js';
 import { writeMsgpackPoints } from '../raw-points-msgpack.js';
 import { ColumnPage } from '../raw-points-columns.js';
-import { JsonColumnPage } from '../raw-columns-json.js';
+import { JsonColumnPage, putCount, reserveCount } from '../raw-columns-json.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type RawTask, type TaskOutcome } from '../task-protocol.js';
 import type { ReadView } from '../../storage/series-env.js';
@@ -162,13 +162,16 @@ function writeColumnsPage(view: ReadView, sink: BodySink, t: RawTask, from: bigi
 /** A page in the columnar layout, JSON: three arrays (raw-columns-json.ts) after the page's facts. */
 function writeJsonColumnsPage(view: ReadView, sink: BodySink, t: RawTask, from: bigint, endNs: bigint, type: ValueType, enumJson: string): number {
   const page = jsonColumnPage;
-  page.begin();
+  sink.ascii(`{"series":"${t.series}","start_ns":${t.startNs},"end_ns":${endNs},"layout":"columns","value_type":"${type}",`
+    + `"enum_set":${type === 'enum' ? enumJson : 'null'},"count":`);
+  const countAt = reserveCount(sink);
+  sink.ascii(',"points":{"ts_ns":[');
+  page.begin(sink);
   try {
     const { more, lastTs } = gatherPage(view, t, from, endNs, type, page);
+    page.finish();
+    putCount(sink, countAt, page.count);
     const cursor = nextCursor(t.series, more, lastTs);
-    sink.ascii(`{"series":"${t.series}","start_ns":${t.startNs},"end_ns":${endNs},"layout":"columns","value_type":"${type}",`
-      + `"enum_set":${type === 'enum' ? enumJson : 'null'},"count":${page.count},"points":`);
-    page.writePoints(sink);
     sink.ascii(`,"next_cursor":${cursor === null ? 'null' : JSON.stringify(cursor)}}`);
     return page.count;
   } finally {
