@@ -178,8 +178,14 @@ t.test('the pipeline', async (t) => {
 
 t.test('graceful shutdown finishes in-flight requests and refuses new ones', async (t) => {
   const svc = await startTestService(t, { extraRoutes: testRoutes });
+  const before = slowRuns;
   const inflight = request(`${svc.url}/v1/test/slow`, { method: 'POST', body: { ms: 300 } });
-  await new Promise((r) => setTimeout(r, 50));
+  // stop once the handler runs, not after a fixed delay: on a loaded machine (CI with a load
+  // of 6) 50 ms was not always enough for the request to arrive, and stop() refused it
+  for (let waited = 0; slowRuns === before; waited += 5) {
+    if (waited > 10_000) throw new Error('the slow request never reached its handler');
+    await new Promise((r) => setTimeout(r, 5));
+  }
   const stopping = svc.stop();
   const r = await inflight;
   t.equal(r.status, 201, 'the in-flight request completed');
