@@ -103,6 +103,21 @@ export function numericAt(c: ValueColumns, i: number): number {
   }
 }
 
+/**
+ * out[k] = numericAt(cols, i0 + k): the type is decided once per call, not per point (the
+ * per-point numericAt loop cost ~150 ns a point in the read worker's profile, 2026-11-21).
+ */
+export function numericInto(cols: ValueColumns, i0: number, i1: number, out: Float64Array): void {
+  const n = i1 - i0;
+  switch (cols.type) {
+    case 'float64': out.set(cols.f64!.subarray(i0, i1)); return;
+    case 'int64': { const a = cols.i64!; for (let k = 0; k < n; k++) out[k] = Number(a[i0 + k]); return; }
+    case 'boolean': { const a = cols.u8!; for (let k = 0; k < n; k++) out[k] = a[i0 + k]; return; }
+    case 'enum': { const a = cols.ord!; for (let k = 0; k < n; k++) out[k] = a[i0 + k]; return; }
+    case 'string': out.fill(NaN, 0, n); return;
+  }
+}
+
 export function timeAt(c: PointColumns, i: number): bigint {
   return c.tsBase + BigInt(c.tsOffset[i]);
 }

@@ -21,6 +21,7 @@ import { forEachChunk, HeaderView } from './render-scan.js';
 import { addRunLengthChunk, addStraddlingChunk } from './render-straddle.js';
 import { readHead } from './head-record.js';
 import { seriesKey } from './keys.js';
+import { numericInto } from './point-runs.js';
 import { lowerBoundCols, pointAtOrAfter, pointBefore, type EdgePoint } from './range-scan.js';
 import { checkRange, requireMeta } from './read-raw.js';
 import { GOOD_QUALITY } from './rollup-row.js';
@@ -194,21 +195,6 @@ function addColumns(sink: ColumnSink, cols: PointColumns, startNs: bigint, i0: n
   for (let k = 0; k < n; k++) scratchTs[k] = ts[i0 + k] - o0;
   numericInto(cols, i0, i1, scratchV);
   sink.addPoints(Number(cols.tsBase + BigInt(o0) - startNs), scratchTs, scratchV, cols.quality.subarray(i0, i1), false, 0, n);
-}
-
-/**
- * out[k] = numericAt(cols, i0 + k): the type is decided once per call, not per point (the
- * per-point numericAt loop cost ~150 ns a point in the read worker's profile, 2026-11-21).
- */
-function numericInto(cols: PointColumns, i0: number, i1: number, out: Float64Array): void {
-  const n = i1 - i0;
-  switch (cols.type) {
-    case 'float64': out.set(cols.f64!.subarray(i0, i1)); return;
-    case 'int64': { const a = cols.i64!; for (let k = 0; k < n; k++) out[k] = Number(a[i0 + k]); return; }
-    case 'boolean': { const a = cols.u8!; for (let k = 0; k < n; k++) out[k] = a[i0 + k]; return; }
-    case 'enum': { const a = cols.ord!; for (let k = 0; k < n; k++) out[k] = a[i0 + k]; return; }
-    case 'string': out.fill(NaN, 0, n); return;
-  }
 }
 
 export type { EdgePoint };

@@ -138,7 +138,7 @@ export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, 
         p = putConst(b, p, ENUM_SET);
         for (let k = 0; k < enumJson.length; k++) b[p + k] = enumJson.charCodeAt(k);
         p = putConst(b, p + enumJson.length, ORDINAL);
-        { const o = ord![i]; if (o < 0) { b[p++] = 45; p = putUint31(b, p, -o); } else p = putUint31(b, p, o); }
+        { const o = ord![i]; if (o < 0) { b[p++] = 45; p = putUint53(b, p, -o); } else p = putUint31(b, p, o); } // -(-2^31) is past int32
         b[p++] = 125;
         break;
       case 'string': {
