@@ -265,14 +265,17 @@ async function main() {
   await bigRead(JSON_TYPE, 'warm-up_big_json');
   const fleetJson = await fleetRead(JSON_TYPE, 'raw_fleet_json');
   const fleetJsonParsed = await fleetRead(JSON_TYPE, 'raw_fleet_json_parsed', 'parse');
+  await fleetRead(MSGPACK_TYPE, 'warm-up_fleet_msgpack');
   const fleetMsgpack = await fleetRead(MSGPACK_TYPE, 'raw_fleet_msgpack');
   const bigJson = await bigRead(JSON_TYPE, 'raw_big_json');
   const bigJsonParsed = await bigRead(JSON_TYPE, 'raw_big_json_parsed', 'parse');
   const bigMsgpack = await bigRead(MSGPACK_TYPE, 'raw_big_msgpack');
   await bigRead(MSGPACK_TYPE, 'warm-up_big_columns', 'columns'); // the workers' column scratch grows to a page once
+  await fleetRead(MSGPACK_TYPE, 'warm-up_fleet_columns', 'columns');
   const fleetColumns = await fleetRead(MSGPACK_TYPE, 'raw_fleet_columns', 'columns');
   const bigColumns = await bigRead(MSGPACK_TYPE, 'raw_big_columns', 'columns');
   await bigRead(JSON_TYPE, 'warm-up_big_json_columns', 'columns'); // the workers' column text buffers grow to a page once
+  await fleetRead(JSON_TYPE, 'warm-up_fleet_json_columns', 'columns');
   const fleetJsonColumns = await fleetRead(JSON_TYPE, 'raw_fleet_json_columns', 'columns');
   const fleetJsonColumnsParsed = await fleetRead(JSON_TYPE, 'raw_fleet_json_columns_parsed', 'parse', true);
   const bigJsonColumns = await bigRead(JSON_TYPE, 'raw_big_json_columns', 'columns');

@@ -4,6 +4,8 @@
 // own event loop. Raw reads: every fleet series whole (one request each, over --connections connections),
 // and the big series in pages of 1M points (one time slice per connection, each paged by cursor), in JSON and
 // msgpack (rows), and both in the columnar layout (layout=columns); points are counted by the client in the bodies.
+// Each fleet read kind runs once unmeasured before its measured run (JIT of that code path for all
+// five value types, the workers' buffers): the figures are a running service's steady state, not its first minute.
 // raw_one_point_* is a stream of 1-point reads: the fixed cost of a request (service CPU per request). The *_client_cpu_share figures
 // are the client's own CPU (cores busy) while reading: on 2 shared cores it competes with
 // the service, so it is part of the ceiling.
