@@ -138,7 +138,7 @@ const jsonColumnPage = new JsonColumnPage();
 const writers = {
   'raw points JSON': writerRate(runs, (sink) => { let first = true; for (const c of runs) { writeJsonPoints(sink, c, 0, c.count, first, '""'); first = false; } }),
   'raw points msgpack rows': writerRate(runs, (sink) => { for (const c of runs) writeMsgpackPoints(sink, c, 0, c.count, ''); }),
-  'raw points msgpack columns': writerRate(runs, (sink) => { columnPage.begin('float64', 1_000_000); for (const c of runs) columnPage.append(c, 0, c.count); columnPage.writePoints(sink); }),
+  'raw points msgpack columns': writerRate(runs, (sink) => { columnPage.begin(sink, 'float64', 1_000_000); for (const c of runs) columnPage.append(c, 0, c.count); columnPage.finish(); }),
   'raw points JSON columns': writerRate(runs, (sink) => { jsonColumnPage.begin(sink); for (const c of runs) jsonColumnPage.append(c, 0, c.count); jsonColumnPage.finish(); jsonColumnPage.end(); }),
 };
 

@@ -1,6 +1,6 @@
 // Walking the points of one series over a time range, chunk by chunk then the head,
 // inside a ReadView. The building block of raw reads, rollup repair, gaps and render.
-import type { PointColumns } from './encoding/chunk-types.js';
+import type { ChunkHeader, PointColumns } from './encoding/chunk-types.js';
 import { chunksCovering, decodeColumns, floorChunk, headerOf, nextChunk } from './chunk-access.js';
 import { readHead } from './head-record.js';
 import { allocTimed, copyValue, numericAt, timeAt, type TimedPoints } from './point-runs.js';
@@ -30,21 +30,82 @@ export function lowerBoundCols(c: PointColumns, t: bigint): number {
  * columns when the caller holds them (the writer's in-memory head; null: no head), so
  * they are not reloaded and decoded from LMDB; undefined reads the stored head.
  */
-export function scanRange(view: ReadView, series: Buffer, from: bigint, to: bigint, visit: (cols: PointColumns, i0: number, i1: number) => boolean, scratch?: PointColumns, head?: HeadColumns, memo?: DecodedChunks): void {
+export function scanRange(view: ReadView, series: Buffer, from: bigint, to: bigint, visit: RunVisitor, scratch?: PointColumns, head?: HeadColumns, memo?: DecodedChunks): void {
   if (to <= from) return;
+  const edge: RangeEdge = { passed: false };
+  // a chunk starting at or past `to` means the head, after every chunk, is past it too: not read
+  if (scanChunks(series, chunksIn(view, series, from, to, edge), from, to, visit, scratch, memo) && !edge.passed) visitHead(headOf(view, series, head), from, to, visit);
+}
+
+/** Set by chunksIn when it met a chunk starting at or after the range's end. */
+export interface RangeEdge { passed: boolean }
+
+export type RunVisitor = (cols: PointColumns, i0: number, i1: number) => boolean;
+
+/** A stored chunk with its (checked) header. */
+export interface HeadedChunk {
+  start: bigint;
+  bytes: Buffer;
+  header: ChunkHeader;
+}
+
+/** The chunks holding points in [from, to), in time order, read lazily. Their bytes are copies (lmdb-js copies binary values), so they may be kept. */
+export function* chunksIn(view: ReadView, series: Buffer, from: bigint, to: bigint, edge?: RangeEdge): Generator<HeadedChunk> {
   for (const c of chunksCovering(view, series, from, to - 1n)) {
-    const h = headerOf(series, c.start, c.bytes);
-    if (h.lastTs < from) continue;
-    if (h.firstTs >= to) return;
+    const header = headerOf(series, c.start, c.bytes);
+    if (header.lastTs < from) continue;
+    if (header.firstTs >= to) { if (edge) edge.passed = true; return; }
+    yield { start: c.start, bytes: c.bytes, header };
+  }
+}
+
+/** Visits the runs of `chunks` inside [from, to) (see scanRange); false when the visitor stopped. */
+export function scanChunks(series: Buffer, chunks: Iterable<HeadedChunk>, from: bigint, to: bigint, visit: RunVisitor, scratch?: PointColumns, memo?: DecodedChunks): boolean {
+  for (const c of chunks) {
     const cols = memo?.get(c.start) ?? decodeColumns(series, c.start, c.bytes, scratch);
     const i0 = lowerBoundCols(cols, from), i1 = lowerBoundCols(cols, to);
-    if (i1 > i0 && !visit(cols, i0, i1)) return;
+    if (i1 > i0 && !visit(cols, i0, i1)) return false;
   }
-  const h = headOf(view, series, head);
-  if (h && h.count > 0) {
-    const i0 = lowerBoundCols(h, from), i1 = lowerBoundCols(h, to);
-    if (i1 > i0) visit(h, i0, i1);
+  return true;
+}
+
+/** Visits the head's run inside [from, to), if any. */
+export function visitHead(head: PointColumns | null, from: bigint, to: bigint, visit: RunVisitor): void {
+  if (!head || head.count === 0) return;
+  const i0 = lowerBoundCols(head, from), i1 = lowerBoundCols(head, to);
+  if (i1 > i0) visit(head, i0, i1);
+}
+
+/** The chunks of a range listed ahead of its scan, with a bound on the points they and the head hold there. */
+export interface RangeListing {
+  chunks: HeadedChunk[];
+  /** At most this many points in the range: whole chunk counts (exact when the range covers them whole) plus the head's points in it. */
+  bound: number;
+  /** Every chunk of the range is listed, so the head's points follow them; false: listing stopped past `enough` points. */
+  whole: boolean;
+}
+
+/**
+ * Lists the chunks of [from, to) from their headers, without decoding, for a writer that
+ * must size its output before the scan (the columnar raw layout); stops once the chunks
+ * wholly inside the range hold more than `enough` points, so a scan of the listing that
+ * takes `enough` still meets a point beyond them (and knows more remain).
+ */
+export function listRange(view: ReadView, series: Buffer, from: bigint, to: bigint, head: PointColumns | null, enough: number): RangeListing {
+  const chunks: HeadedChunk[] = [];
+  let bound = 0;
+  if (to > from) {
+    const edge: RangeEdge = { passed: false };
+    let inside = 0; // points of chunks wholly inside the range: the edge chunks' counts over-count it
+    for (const c of chunksIn(view, series, from, to, edge)) {
+      chunks.push(c);
+      bound += c.header.count;
+      if (c.header.firstTs >= from && c.header.lastTs < to) inside += c.header.count;
+      if (inside > enough) return { chunks, bound, whole: false };
+    }
+    if (!edge.passed && head && head.count > 0) bound += lowerBoundCols(head, to) - lowerBoundCols(head, from);
   }
+  return { chunks, bound, whole: true };
 }
 
 /**

@@ -2,93 +2,83 @@
 // as typed columns instead of one map per point, for clients that move millions of points.
 //
 //   points: { ts_ns: bin (int64 little-endian, 8 bytes a point),
-//             value: bin (float64le | int64le | uint8 | int32le) or array of str,
-//             quality: bin (uint8 | uint32le) }
-//   encoding: { ts_ns: 'int64le', value: <one of the names above, or 'string'>, quality: ... }
+//             value: bin (float64le | int64le | uint8 | int32le), quality: bin (uint8 | uint32le) }
+//           string series: { ts_ns, quality, value: array of str }
+//   encoding (after points): { ts_ns: 'int64le', value: <one of the names above, or 'string'>, quality: ... }
 //
-// A msgpack bin needs its length before its bytes and the page's point count is known
-// only once the range is scanned, so runs are gathered into per-worker typed columns
-// (bulk `set` copies for values, two 32-bit stores per time) and written as three bins at
-// the end: one memcpy per column. Enum ordinals and quality narrow to one byte when every
-// value of the page fits (the common case: ~17 bytes a float64 point instead of 41).
+// The columns are gathered straight into the response body. A msgpack bin needs its length
+// before its bytes and the page's point count is known only once the range is scanned, so
+// the caller first bounds the count from the chunk headers (whole chunk counts: exact when
+// the range covers its chunks whole, as a series read whole does) and the page reserves a
+// region of that many points per column in the body, behind bin32 headers patched at the
+// end. Only a page holding fewer points than its bound (a range or a limit that cuts a
+// chunk) moves its value and quality regions down, to close the gaps. The quality column
+// and enum ordinals are written one byte each while every value fits, and widened in
+// place (to u32 / i32) the first time one does not: the common page is ~17 bytes a float64
+// point, written once, where gathering into separate columns and copying them into the
+// body cost a fifth of the worker's time on fleet reads (profiled, bench/storage.ts).
+// The column stores go through the body's DataView: the regions' offsets follow the body
+// bytes before them, so they have no alignment a typed-array view would need.
 import type { PointColumns, ValueType } from '../storage/encoding/chunk-types.js';
 import type { BodySink } from './body-sink.js';
 import { mpString, splitWords } from './msgpack-bytes.js';
 
-const TWO32 = 4294967296;
-if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('BUG: the columnar layout assumes a little-endian host');
-
-/** Column sizes kept between requests (points); a larger page gets one-shot columns. */
-export const RETAIN_POINTS = 1 << 20;
+const INV_TWO32 = 1 / 4294967296;
 
 export type ValueEncoding = 'float64le' | 'int64le' | 'uint8' | 'int32le' | 'string';
 export type QualityEncoding = 'uint8' | 'uint32le';
 
-/** A msgpack bin header for n bytes, then the bytes. */
-export function mpBin(sink: BodySink, bytes: Uint8Array): void {
-  const n = bytes.byteLength;
-  sink.reserve(5 + n);
-  const b = sink.buf;
-  if (n < 256) { b[sink.pos++] = 0xc4; b[sink.pos++] = n; }
-  else if (n < 65536) { b[sink.pos++] = 0xc5; sink.view.setUint16(sink.pos, n); sink.pos += 2; }
-  else { b[sink.pos++] = 0xc6; sink.view.setUint32(sink.pos, n); sink.pos += 4; }
-  b.set(bytes, sink.pos);
-  sink.pos += n;
+/** Bytes of a fixstr key and a bin32 header in front of a column: 0xa0|len, the key, 0xc6, u32 length. */
+const keyed = (key: string) => 1 + key.length + 5;
+const TS_HEAD = keyed('ts_ns'), VALUE_HEAD = keyed('value'), QUALITY_HEAD = keyed('quality');
+
+/** Region bytes a point takes in the value column while gathering (enum: room to widen to int32). */
+function regionWidth(type: ValueType): number {
+  switch (type) {
+    case 'float64': case 'int64': return 8;
+    case 'enum': return 4;
+    case 'boolean': return 1;
+    case 'string': return 0;
+  }
 }
 
-const bytesOf = (a: Float64Array | BigInt64Array | Int32Array | Uint32Array | Uint8Array, n: number, width: number) =>
-  new Uint8Array(a.buffer, a.byteOffset, n * width);
-
-/** Gathers a page's points as columns, run by run, then writes them as msgpack. */
+/**
+ * The `points` map of one page, gathered into a body: begin (reserves the regions behind
+ * the sink's position), append run by run, finish (writes the headers, closes gaps).
+ */
 export class ColumnPage {
   type: ValueType = 'float64';
   count = 0;
-  private capacity = 0;
-  /** Time as little-endian int64: [low word, high word] per point. */
-  private ts = new Uint32Array(0);
-  private f64 = new Float64Array(0);
-  private i64 = new BigInt64Array(0);
-  private u8 = new Uint8Array(0);
-  private ord = new Int32Array(0);
-  private str: string[] = [];
-  private quality = new Uint32Array(0);
-  private qualityMax = 0;
-  private ordMin = 0;
-  private ordMax = 0;
-  /** The page's point limit: columns grow on demand, never beyond it. */
-  private limit = 0;
+  private sink: BodySink | null = null;
+  private bound = 0;
+  /** Where the `points` map starts, and where each column's bytes start while gathering. */
+  private mapAt = 0;
+  private tsAt = 0;
+  private valueAt = 0;
+  private qualityAt = 0;
+  private qualityWide = false;
+  private ordWide = false;
+  private readonly str: string[] = [];
 
-  /** Starts a page of `type` that will hold at most `limit` points. */
-  begin(type: ValueType, limit: number): void {
+  /** Starts a page of `type` at the sink's position, with room for `bound` points (the most the scan may give). */
+  begin(sink: BodySink, type: ValueType, bound: number): void {
+    this.sink = sink;
     this.type = type;
     this.count = 0;
-    this.qualityMax = 0;
-    this.ordMin = 0;
-    this.ordMax = 0;
+    this.bound = bound;
+    this.qualityWide = false;
+    this.ordWide = false;
     this.str.length = 0;
-    this.limit = limit;
-  }
-
-  /** After the body is written (or the read failed): drops string references and columns beyond what is kept between requests. */
-  end(): void {
-    this.str.length = 0;
-    this.count = 0;
-    if (this.capacity > RETAIN_POINTS) this.allocate(0);
-  }
-
-  /** Grows (or shrinks) the columns, keeping the points gathered so far. */
-  private allocate(capacity: number): void {
-    const keep = Math.min(this.count, capacity);
-    const ts = new Uint32Array(2 * capacity), quality = new Uint32Array(capacity);
-    ts.set(this.ts.subarray(0, 2 * keep));
-    quality.set(this.quality.subarray(0, keep));
-    // One page has one value type: the value views share one buffer of 8 bytes a point.
-    const values = new ArrayBuffer(8 * capacity);
-    new Uint8Array(values).set(new Uint8Array(this.f64.buffer, 0, Math.min(this.f64.byteLength, values.byteLength)));
-    this.ts = ts; this.quality = quality;
-    this.f64 = new Float64Array(values); this.i64 = new BigInt64Array(values);
-    this.ord = new Int32Array(values, 0, capacity); this.u8 = new Uint8Array(values, 0, capacity);
-    this.capacity = capacity;
+    const vw = regionWidth(type);
+    sink.reserve(1 + TS_HEAD + 8 * bound + VALUE_HEAD + vw * bound + QUALITY_HEAD + 4 * bound);
+    this.mapAt = sink.pos;
+    this.tsAt = this.mapAt + 1 + TS_HEAD;
+    if (type === 'string') {
+      this.qualityAt = this.tsAt + 8 * bound + QUALITY_HEAD;
+    } else {
+      this.valueAt = this.tsAt + 8 * bound + VALUE_HEAD;
+      this.qualityAt = this.valueAt + vw * bound + QUALITY_HEAD;
+    }
   }
 
   /** Appends points i0..i1-1 of decoded chunk columns (of the page's type). */
@@ -96,33 +86,47 @@ export class ColumnPage {
     const m = i1 - i0;
     if (m <= 0) return;
     const n = this.count;
-    if (n + m > this.capacity) this.allocate(Math.min(Math.max(n + m, 2 * this.capacity, 4096), Math.max(this.limit, n + m)));
-    const ts = this.ts, offs = cols.tsOffset;
-    const [hiBase, loBase] = splitWords(cols.tsBase);
-    for (let i = i0, k = 2 * n; i < i1; i++, k += 2) {
-      let lo = loBase + offs[i]; // < 2^32 + 2^50: exact
-      let hi = hiBase;
-      if (lo >= TWO32 || lo < 0) { const carry = Math.floor(lo / TWO32); hi += carry; lo -= carry * TWO32; }
-      ts[k] = lo; ts[k + 1] = hi; // a negative high word wraps to its two's complement
-    }
+    if (n + m > this.bound) throw new Error(`BUG: a columns page bounded at ${this.bound} points got ${n + m}`);
+    const sink = this.sink as BodySink;
+    const buf = sink.buf, view = sink.view;
+    writeTimes(view, cols, i0, i1, this.tsAt + 8 * n);
+    this.appendValues(cols, i0, i1, n, buf);
+    this.appendQuality(cols, i0, i1, n, buf, view);
+    this.count = n + m;
+  }
+
+  private appendValues(cols: PointColumns, i0: number, i1: number, n: number, buf: Uint8Array): void {
+    const m = i1 - i0;
     switch (cols.type) {
-      case 'float64': this.f64.set(cols.f64!.subarray(i0, i1), n); break;
-      case 'int64': this.i64.set(cols.i64!.subarray(i0, i1), n); break;
-      case 'boolean': this.u8.set(cols.u8!.subarray(i0, i1), n); break;
-      case 'enum': {
-        const src = cols.ord!, dst = this.ord;
-        let lo = this.ordMin, hi = this.ordMax;
-        for (let i = i0, k = n; i < i1; i++, k++) { const o = src[i]; dst[k] = o; if (o < lo) lo = o; if (o > hi) hi = o; }
-        this.ordMin = lo; this.ordMax = hi;
-        break;
-      }
+      case 'float64': { const v = cols.f64!; buf.set(new Uint8Array(v.buffer, v.byteOffset + 8 * i0, 8 * m), this.valueAt + 8 * n); break; }
+      case 'int64': { const v = cols.i64!; buf.set(new Uint8Array(v.buffer, v.byteOffset + 8 * i0, 8 * m), this.valueAt + 8 * n); break; }
+      case 'boolean': buf.set(cols.u8!.subarray(i0, i1), this.valueAt + n); break;
+      case 'enum': this.appendOrdinals(cols.ord!, i0, i1, n); break;
       case 'string': { const src = cols.str!; for (let i = i0; i < i1; i++) this.str.push(src[i]); break; }
     }
-    const q = cols.quality, dq = this.quality;
-    let qMax = this.qualityMax;
-    for (let i = i0, k = n; i < i1; i++, k++) { const v = q[i]; dq[k] = v; if (v > qMax) qMax = v; }
-    this.qualityMax = qMax;
-    this.count = n + m;
+  }
+
+  /** One byte a quality while every quality of the page fits, then four (widened in place once). */
+  private appendQuality(cols: PointColumns, i0: number, i1: number, n: number, buf: Uint8Array, view: DataView): void {
+    const q = cols.quality;
+    let i = i0, k = n;
+    if (!this.qualityWide) {
+      const at = this.qualityAt;
+      for (; i < i1; i++, k++) { const v = q[i]; if (v > 255) break; buf[at + k] = v; }
+      if (i < i1) { widenBytes(view, at, k, false); this.qualityWide = true; }
+    }
+    if (this.qualityWide) for (; i < i1; i++, k++) view.setUint32(this.qualityAt + 4 * k, q[i], true);
+  }
+
+  private appendOrdinals(src: Int32Array, i0: number, i1: number, n: number): void {
+    const sink = this.sink as BodySink;
+    const buf = sink.buf, view = sink.view, at = this.valueAt;
+    let i = i0, k = n;
+    if (!this.ordWide) {
+      for (; i < i1; i++, k++) { const o = src[i]; if (o < 0 || o > 255) break; buf[at + k] = o; }
+      if (i < i1) { widenBytes(view, at, k, true); this.ordWide = true; }
+    }
+    if (this.ordWide) for (; i < i1; i++, k++) view.setInt32(at + 4 * k, src[i], true);
   }
 
   get valueEncoding(): ValueEncoding {
@@ -130,60 +134,85 @@ export class ColumnPage {
       case 'float64': return 'float64le';
       case 'int64': return 'int64le';
       case 'boolean': return 'uint8';
-      case 'enum': return this.ordMin >= 0 && this.ordMax < 256 ? 'uint8' : 'int32le';
+      case 'enum': return this.ordWide ? 'int32le' : 'uint8';
       case 'string': return 'string';
     }
   }
 
   get qualityEncoding(): QualityEncoding {
-    return this.qualityMax < 256 ? 'uint8' : 'uint32le';
+    return this.qualityWide ? 'uint32le' : 'uint8';
   }
 
-  /** The `points` map: {ts_ns: bin, value: bin | array, quality: bin}. */
-  writePoints(sink: BodySink): void {
+  /** Writes the map and bin headers around the gathered columns, closes the gaps a short page leaves, and moves the sink past the map. */
+  finish(): void {
+    const sink = this.sink as BodySink;
     const n = this.count;
-    sink.reserve(1 + 6);
-    sink.buf[sink.pos++] = 0x83;
-    writeKey(sink, 'ts_ns');
-    mpBin(sink, bytesOf(this.ts, n, 8));
-    writeKey(sink, 'value');
-    switch (this.valueEncoding) {
-      case 'float64le': mpBin(sink, bytesOf(this.f64, n, 8)); break;
-      case 'int64le': mpBin(sink, bytesOf(this.i64, n, 8)); break;
-      case 'int32le': mpBin(sink, bytesOf(this.ord, n, 4)); break;
-      case 'uint8':
-        if (this.type === 'boolean') mpBin(sink, bytesOf(this.u8, n, 1));
-        else narrowBin(sink, this.ord, n);
-        break;
-      case 'string': {
-        sink.reserve(5);
-        sink.buf[sink.pos++] = 0xdd;
-        sink.view.setUint32(sink.pos, n);
-        sink.pos += 4;
-        for (let i = 0; i < n; i++) mpString(sink, this.str[i]);
-        break;
-      }
+    const buf = sink.buf;
+    buf[this.mapAt] = 0x83;
+    let p = columnHead(sink, this.mapAt + 1, 'ts_ns', 8 * n);
+    p += 8 * n;
+    const qBytes = (this.qualityWide ? 4 : 1) * n;
+    if (this.type === 'string') {
+      p = columnHead(sink, p, 'quality', qBytes);
+      if (p !== this.qualityAt) buf.copyWithin(p, this.qualityAt, this.qualityAt + qBytes);
+      sink.pos = p + qBytes;
+      sink.reserve(1 + 5 + 5);
+      sink.buf[sink.pos++] = 0xa0 | 5;
+      sink.ascii('value');
+      sink.buf[sink.pos++] = 0xdd;
+      sink.view.setUint32(sink.pos, n);
+      sink.pos += 4;
+      for (let i = 0; i < n; i++) mpString(sink, this.str[i]);
+      this.str.length = 0;
+    } else {
+      const vBytes = (this.type === 'boolean' || (this.type === 'enum' && !this.ordWide) ? 1 : this.type === 'enum' ? 4 : 8) * n;
+      p = columnHead(sink, p, 'value', vBytes);
+      if (p !== this.valueAt) buf.copyWithin(p, this.valueAt, this.valueAt + vBytes);
+      p += vBytes;
+      p = columnHead(sink, p, 'quality', qBytes);
+      if (p !== this.qualityAt) buf.copyWithin(p, this.qualityAt, this.qualityAt + qBytes);
+      sink.pos = p + qBytes;
     }
-    writeKey(sink, 'quality');
-    if (this.qualityEncoding === 'uint8') narrowBin(sink, this.quality, n);
-    else mpBin(sink, bytesOf(this.quality, n, 4));
+    this.sink = null;
+  }
+
+  /** After a failed scan: lets go of the body and the strings gathered so far. */
+  release(): void {
+    this.sink = null;
+    this.str.length = 0;
   }
 }
 
-/** A bin of n bytes, each the low byte of a column element known to fit in it. */
-function narrowBin(sink: BodySink, col: Int32Array | Uint32Array, n: number): void {
-  sink.reserve(5 + n);
-  const b = sink.buf;
-  let p = sink.pos;
-  if (n < 256) { b[p++] = 0xc4; b[p++] = n; }
-  else if (n < 65536) { b[p++] = 0xc5; b[p++] = n >>> 8; b[p++] = n & 0xff; }
-  else { b[p++] = 0xc6; sink.view.setUint32(p, n); p += 4; }
-  for (let i = 0; i < n; i++) b[p + i] = col[i];
-  sink.pos = p + n;
+/** Times i0..i1-1 as little-endian int64 from `at`: two 32-bit stores a point, no BigInt on the common path. */
+function writeTimes(view: DataView, cols: PointColumns, i0: number, i1: number, at: number): void {
+  const offs = cols.tsOffset;
+  const [hiBase, loBase] = splitWords(cols.tsBase);
+  if (loBase + offs[i1 - 1] >= 2 ** 53) { // beyond what the writer makes (spans < 2^50): exact through BigInt
+    for (let i = i0, p = at; i < i1; i++, p += 8) view.setBigInt64(p, BigInt.asIntN(64, cols.tsBase + BigInt(offs[i])), true);
+    return;
+  }
+  for (let i = i0, p = at; i < i1; i++, p += 8) {
+    const x = loBase + offs[i]; // >= 0 and < 2^53 (offsets ascend): exact
+    const lo = x >>> 0; // x mod 2^32, exact for an integral double
+    view.setUint32(p, lo, true);
+    view.setInt32(p + 4, hiBase + (x - lo) * INV_TWO32, true);
+  }
 }
 
-function writeKey(sink: BodySink, key: string): void {
-  sink.reserve(1 + key.length);
-  sink.buf[sink.pos++] = 0xa0 | key.length;
-  for (let i = 0; i < key.length; i++) sink.buf[sink.pos++] = key.charCodeAt(i);
+/** Writes a fixstr key and a bin32 header for `bytes` at `at`; returns where the column's bytes go. */
+function columnHead(sink: BodySink, at: number, key: string, bytes: number): number {
+  const buf = sink.buf;
+  buf[at++] = 0xa0 | key.length;
+  for (let i = 0; i < key.length; i++) buf[at++] = key.charCodeAt(i);
+  buf[at++] = 0xc6;
+  sink.view.setUint32(at, bytes);
+  return at + 4;
+}
+
+/** Rewrites n one-byte entries at `at` as four-byte little-endian ones (u32, or i32 when signed), in place, last first. */
+function widenBytes(view: DataView, at: number, n: number, signed: boolean): void {
+  for (let k = n - 1; k >= 0; k--) {
+    const v = view.getUint8(at + k);
+    if (signed) view.setInt32(at + 4 * k, v, true); else view.setUint32(at + 4 * k, v, true);
+  }
 }

@@ -7,14 +7,15 @@
 // value: number (float64), int64 integer, boolean, string, or {enum_set, ordinal}.
 // With layout 'columns' the points are columns instead: in msgpack typed columns
 // (raw-points-columns.ts): {series, start_ns, end_ns, layout, value_type, enum_set, count,
-// encoding, points: {ts_ns, value, quality}, next_cursor}; in JSON the same without
+// points: {ts_ns, value, quality}, encoding, next_cursor}; in JSON the same without
 // `encoding`, points as three arrays (raw-columns-json.ts).
 import { encodeCursor } from '../../http/cursor.js';
 import type { PointColumns, ValueType } from '../../storage/encoding/chunk-types.js';
 import { MAX_CHUNK_POINTS } from '../../storage/encoding/chunk.js';
 import { allocColumns } from '../../storage/point-runs.js';
 import { checkRange, MAX_RAW_LIMIT, requireMeta } from '../../storage/read-raw.js';
-import { scanRange } from '../../storage/range-scan.js';
+import { listRange, scanChunks, scanRange, visitHead, type RunVisitor } from '../../storage/range-scan.js';
+import { readHead } from '../../storage/head-record.js';
 import { seriesKey } from '../../storage/keys.js';
 import { invalid } from '../../http/errors.js';
 import { mpInt64Big, mpKey, mpMapHeader, mpNil, mpString, mpUint } from '../msgpack-bytes.js';
@@ -112,51 +113,73 @@ interface PageGather {
   append(cols: PointColumns, i0: number, i1: number): void;
 }
 
-/** Scans [from, endNs) into `page`, at most t.limit points; says whether points remain and the last time taken. */
-function gatherPage(view: ReadView, t: RawTask, from: bigint, endNs: bigint, type: ValueType, page: PageGather): { more: boolean; lastTs: bigint } {
-  let more = false;
-  let lastTs = 0n;
-  if (from < endNs) {
-    scanRange(view, seriesKey(t.series), from, endNs, (cols, i0, i1) => {
-      const take = Math.min(t.limit - page.count, i1 - i0);
-      if (take > 0) {
-        page.append(cols, i0, i0 + take);
-        lastTs = cols.tsBase + BigInt(cols.tsOffset[i0 + take - 1]);
-      }
-      if (take < i1 - i0) { more = true; return false; }
-      return true;
-    }, scratchFor(type));
-  }
-  return { more, lastTs };
+interface Gathered { more: boolean; lastTs: bigint }
+
+/** The visitor that takes runs into `page` up to t.limit points, noting whether points remain and the last time taken. */
+function gatherInto(page: PageGather, limit: number, got: Gathered): RunVisitor {
+  return (cols, i0, i1) => {
+    const take = Math.min(limit - page.count, i1 - i0);
+    if (take > 0) {
+      page.append(cols, i0, i0 + take);
+      got.lastTs = cols.tsBase + BigInt(cols.tsOffset[i0 + take - 1]);
+    }
+    if (take < i1 - i0) { got.more = true; return false; }
+    return true;
+  };
 }
 
-/** A page in the columnar layout, msgpack: gather the runs as typed columns, then write the body. */
+/** Scans [from, endNs) into `page`, at most t.limit points. */
+function gatherPage(view: ReadView, t: RawTask, from: bigint, endNs: bigint, type: ValueType, page: PageGather): Gathered {
+  const got: Gathered = { more: false, lastTs: 0n };
+  if (from < endNs) scanRange(view, seriesKey(t.series), from, endNs, gatherInto(page, t.limit, got), scratchFor(type));
+  return got;
+}
+
+/**
+ * A page in the columnar layout, msgpack: the columns are gathered into the body itself
+ * (raw-points-columns.ts), sized by the bound the chunk headers give on the page's points
+ * (the chunks are listed first, then scanned from the listing). `count` goes before the
+ * columns as a uint32 patched after the scan; `encoding` follows them (the narrow widths
+ * are known only then).
+ */
 function writeColumnsPage(view: ReadView, sink: BodySink, t: RawTask, from: bigint, endNs: bigint, type: ValueType, enumSet: string): number {
   const page = columnPage;
-  page.begin(type, t.limit);
+  const series = seriesKey(t.series);
+  const head = from < endNs ? readHead(view, series).cols : null;
+  const listing = listRange(view, series, from, endNs, head, t.limit);
+  mpMapHeader(sink, 10);
+  sink.bytes(mpKey('series')); mpString(sink, t.series);
+  sink.bytes(mpKey('start_ns')); mpInt64Big(sink, BigInt(t.startNs));
+  sink.bytes(mpKey('end_ns')); mpInt64Big(sink, endNs);
+  sink.bytes(mpKey('layout')); mpString(sink, 'columns');
+  sink.bytes(mpKey('value_type')); mpString(sink, type);
+  sink.bytes(mpKey('enum_set')); if (type === 'enum') mpString(sink, enumSet); else mpNil(sink);
+  sink.bytes(mpKey('count'));
+  sink.reserve(5);
+  sink.buf[sink.pos] = 0xce;
+  const countAt = sink.pos + 1;
+  sink.pos += 5;
+  sink.bytes(mpKey('points'));
+  page.begin(sink, type, Math.min(listing.bound, t.limit));
+  const got: Gathered = { more: false, lastTs: 0n };
   try {
-    const { more, lastTs } = gatherPage(view, t, from, endNs, type, page);
-    mpMapHeader(sink, 10);
-    sink.bytes(mpKey('series')); mpString(sink, t.series);
-    sink.bytes(mpKey('start_ns')); mpInt64Big(sink, BigInt(t.startNs));
-    sink.bytes(mpKey('end_ns')); mpInt64Big(sink, endNs);
-    sink.bytes(mpKey('layout')); mpString(sink, 'columns');
-    sink.bytes(mpKey('value_type')); mpString(sink, type);
-    sink.bytes(mpKey('enum_set')); if (type === 'enum') mpString(sink, enumSet); else mpNil(sink);
-    sink.bytes(mpKey('count')); mpUint(sink, page.count);
-    sink.bytes(mpKey('encoding'));
-    mpMapHeader(sink, 3);
-    sink.bytes(mpKey('ts_ns')); mpString(sink, 'int64le');
-    sink.bytes(mpKey('value')); mpString(sink, page.valueEncoding);
-    sink.bytes(mpKey('quality')); mpString(sink, page.qualityEncoding);
-    sink.bytes(mpKey('points')); page.writePoints(sink);
-    sink.bytes(mpKey('next_cursor'));
-    const cursor = nextCursor(t.series, more, lastTs);
-    if (cursor === null) mpNil(sink); else mpString(sink, cursor);
-    return page.count;
-  } finally {
-    page.end();
+    const visit = gatherInto(page, t.limit, got);
+    if (scanChunks(series, listing.chunks, from, endNs, visit, scratchFor(type)) && listing.whole) visitHead(head, from, endNs, visit);
+  } catch (e) {
+    page.release();
+    throw e;
   }
+  page.finish();
+  sink.view.setUint32(countAt, page.count);
+  sink.bytes(mpKey('encoding'));
+  mpMapHeader(sink, 3);
+  sink.bytes(mpKey('ts_ns')); mpString(sink, 'int64le');
+  sink.bytes(mpKey('value')); mpString(sink, page.valueEncoding);
+  sink.bytes(mpKey('quality')); mpString(sink, page.qualityEncoding);
+  sink.bytes(mpKey('next_cursor'));
+  const cursor = nextCursor(t.series, got.more, got.lastTs);
+  if (cursor === null) mpNil(sink); else mpString(sink, cursor);
+  return page.count;
 }
 
 /** A page in the columnar layout, JSON: three arrays (raw-columns-json.ts) after the page's facts. */
