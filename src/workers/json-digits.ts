@@ -97,8 +97,9 @@ export function splitBase(base: bigint): [number, number] | null {
 /** Writes base + offset as int64 decimal digits; `split` comes from splitBase(base). */
 export function writeTime(sink: BodySink, split: [number, number] | null, base: bigint, offset: number): void {
   sink.reserve(21);
-  if (split === null) { sink.ascii((base + BigInt(offset)).toString()); return; }
-  let ns = split[1] + offset; // < 1e9 + 2^50: exact
+  // offsets past 2^53 - 1e9 (spans the writer never makes, < 2^50, but the codec allows) through BigInt
+  if (split === null || split[1] + offset >= 2 ** 53) { sink.ascii((base + BigInt(offset)).toString()); return; }
+  let ns = split[1] + offset; // < 2^53: exact
   const carry = Math.floor(ns / NS_PER_S);
   ns -= carry * NS_PER_S;
   const s = split[0] + carry; // < 9.3e9: exact

@@ -107,6 +107,7 @@ export function splitWords(base: bigint): [number, number] {
 export function mpTime(sink: BodySink, words: [number, number], offset: number): void {
   sink.reserve(9);
   const lo = words[1] + offset;
+  if (lo >= 2 ** 53) { mpInt64Big(sink, BigInt.asIntN(64, ((BigInt(words[0]) << 32n) | BigInt(words[1])) + BigInt(offset))); return; } // would round: exact through BigInt
   const carry = Math.floor(lo / TWO32);
   sink.buf[sink.pos++] = 0xd3;
   sink.view.setInt32(sink.pos, words[0] + carry);

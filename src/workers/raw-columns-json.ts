@@ -109,10 +109,12 @@ export class JsonColumnPage {
    */
   private writeTimes(cols: PointColumns, i0: number, i1: number, first: boolean): void {
     const sink = this.ts!;
-    const split = splitBase(cols.tsBase);
     const offs = cols.tsOffset;
+    // offsets past what the writer makes (< 2^50) would round in the carried sum: the general path
+    const base = splitBase(cols.tsBase);
+    const split = base !== null && base[1] + offs[i1 - 1] < 2 ** 53 ? base : null;
     let prevOff = offs[i0];
-    let ns = split === null ? 0 : split[1] + prevOff; // exact: |ns| < 1e9 + 2^50
+    let ns = split === null ? 0 : split[1] + prevOff; // exact: < 2^53 (checked above)
     let s = split === null ? 0 : split[0];
     if (ns >= 1e9 || ns < 0) { const c = Math.floor(ns / 1e9); s += c; ns -= c * 1e9; }
     if (split === null || s < 10000) {

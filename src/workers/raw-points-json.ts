@@ -42,9 +42,10 @@ const highDigits = new Uint8Array(24);
 export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, i1: number, first: boolean, enumJson: string): void {
   if (i1 <= i0) return;
   const split = splitBase(cols.tsBase);
-  if (split === null) {
-    // a base before 1970: the general writers (BigInt per point), rare
-    writeGeneralPoints(sink, cols, i0, i1, first, enumJson, split);
+  if (split === null || split[1] + cols.tsOffset[i1 - 1] >= 2 ** 53) {
+    // a base before 1970, or offsets past what the writer makes (< 2^50) that would round
+    // in the carried sum below: the general writers (BigInt per point), rare
+    writeGeneralPoints(sink, cols, i0, i1, first, enumJson, null);
     return;
   }
   // The time of point i is s seconds + ns nanoseconds, carried forward from point i - 1
@@ -52,7 +53,7 @@ export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, 
   // seconds print as highDigits (cached) then `low` as four digits from QUADS.
   const offs = cols.tsOffset, quality = cols.quality;
   let prevOff = offs[i0];
-  let ns = split[1] + prevOff; // exact: |ns| < 1e9 + 2^50
+  let ns = split[1] + prevOff; // exact: < 2^53 (checked above)
   let s = split[0];
   if (ns >= 1e9 || ns < 0) { const c = Math.floor(ns / 1e9); s += c; ns -= c * 1e9; }
   if (s < 10000) {

@@ -63,6 +63,8 @@ export function writeMsgpackPoints(sink: BodySink, cols: PointColumns, i0: numbe
   const words = splitWords(cols.tsBase);
   const hiBase = words[0], loBase = words[1];
   const offs = cols.tsOffset, quality = cols.quality;
+  // offsets past what the writer makes (< 2^50) would round in loBase + offset: BigInt then
+  const exact = loBase + offs[i1 - 1] < 2 ** 53;
   const type = cols.type;
   const f64 = cols.f64, u8 = cols.u8, ord = cols.ord, i64 = cols.i64;
   // little-endian host: word 2k + 1 of the element k is its high half
@@ -73,10 +75,12 @@ export function writeMsgpackPoints(sink: BodySink, cols: PointColumns, i0: numbe
     // (bench:json writers, A/B alternated, 2026-11-21; loops over fragments were slower still).
     // fixmap(3) fixstr "ts_ns" 0xd3: two little-endian words of those bytes
     dv.setUint32(p, 0x7374a583, true); dv.setUint32(p + 4, 0xd3736e5f, true);
-    let lo = loBase + offs[i]; // < 2^32 + 2^50: exact
-    let hi = hiBase;
-    if (lo >= TWO32 || lo < 0) { const carry = Math.floor(lo / TWO32); hi += carry; lo -= carry * TWO32; }
-    dv.setInt32(p + 8, hi); dv.setUint32(p + 12, lo); // big-endian
+    if (exact) {
+      let lo = loBase + offs[i]; // < 2^53: exact
+      let hi = hiBase;
+      if (lo >= TWO32 || lo < 0) { const carry = Math.floor(lo / TWO32); hi += carry; lo -= carry * TWO32; }
+      dv.setInt32(p + 8, hi); dv.setUint32(p + 12, lo); // big-endian
+    } else dv.setBigInt64(p + 8, BigInt.asIntN(64, cols.tsBase + BigInt(offs[i])));
     dv.setUint32(p + 16, 0x6c6176a5, true); b[p + 20] = 117; b[p + 21] = 101; // fixstr "value"
     p += 22;
     switch (type) {
@@ -117,9 +121,11 @@ function writeStringPoints(sink: BodySink, cols: PointColumns, i0: number, i1: n
     sink.reserve(POINT_FRAME + 9);
     let p = putConst(sink.buf, sink.pos, TS);
     const lo = words[1] + cols.tsOffset[i];
-    const carry = Math.floor(lo / TWO32);
-    sink.view.setInt32(p, words[0] + carry);
-    sink.view.setUint32(p + 4, lo - carry * TWO32);
+    if (lo < 2 ** 53) {
+      const carry = Math.floor(lo / TWO32);
+      sink.view.setInt32(p, words[0] + carry);
+      sink.view.setUint32(p + 4, lo - carry * TWO32);
+    } else sink.view.setBigInt64(p, BigInt.asIntN(64, cols.tsBase + BigInt(cols.tsOffset[i]))); // past what the writer makes: exact through BigInt
     sink.pos = putConst(sink.buf, p + 8, VALUE);
     mpString(sink, cols.str![i]);
     sink.reserve(13);

@@ -96,3 +96,23 @@ t.test('plant-like runs take the fast paths and give the exact text', async (t) 
   const want = Array.from({ length: n }, (_, i) => `{"ts_ns":${timeAt(cols, i)},"value":${cols.f64![i]},"quality":${cols.quality[i]}}`).join(',');
   t.equal(text, want, 'identical to BigInt and V8 number formatting');
 });
+
+t.test('rows keep times exact when base + offset passes 2^53 ns (offsets the writer never makes, the codec allows)', async (t) => {
+  const unpackr = new Unpackr({ int64AsType: 'bigint', useRecords: false, mapsAsObjects: true });
+  const cases: Array<[bigint, number[]]> = [[9214364837999999999n, [9007198854775808]], [(1n << 62n) + 0xffff_ff00n, [1, 2 ** 53 - 2]]];
+  for (const type of ['float64', 'string'] as const) {
+    for (const [firstTs, deltas] of cases) {
+      const n = deltas.length + 1;
+      const cols = toColumns({ type, firstTs, o0: 0, deltas, values: Array.from({ length: n }, (_, i) => (type === 'string' ? `s${i}` : i / 4)), quality: Array(n).fill(192) });
+      const want = Array.from({ length: n }, (_, i) => timeAt(cols, i));
+      const sink = new BodySink(64);
+      writeJsonPoints(sink, cols, 0, n, true, '""');
+      t.same(parseJsonPoints(Buffer.from(sink.buf.subarray(0, sink.pos)).toString('utf8'), type).map((p) => p.ts_ns), want, `JSON ${type}, base ${firstTs}`);
+      sink.reset();
+      sink.reserve(5); sink.buf[0] = 0xdd; sink.view.setUint32(1, n); sink.pos = 5;
+      writeMsgpackPoints(sink, cols, 0, n, '');
+      const points = unpackr.unpack(sink.buf.slice(0, sink.pos)) as Array<{ ts_ns: bigint | number }>;
+      t.same(points.map((p) => BigInt(p.ts_ns)), want, `msgpack ${type}, base ${firstTs}`);
+    }
+  }
+});
