@@ -8,7 +8,7 @@
 // with the bytes before it returns (render does: header, summary, the straddling
 // group). The header is read here into one reused object, with times as doubles
 // relative to the range start (exact below 2^53 ns, which render requires anyway).
-// Version 3 headers (varints after firstTs) go through V3Header, which allocates nothing.
+// Version 3 and 4 headers (varints after firstTs) go through V3Header, which allocates nothing.
 import { crc32 } from 'node:zlib';
 import type { Database } from 'lmdb';
 import { ServiceError } from '../http/errors.js';
@@ -77,7 +77,7 @@ export class HeaderView implements ChunkSections {
   /** Checks what the header alone proves (length, version, header CRC, counts) and reads it. */
   read(b: Uint8Array): void {
     const version = b.length === 0 ? 0 : chunkVersion(b);
-    if (version === 3) return this.readV3(b);
+    if (version >= 3) return this.readV3(b);
     if (version === 0) this.corrupt(b, `unknown format version ${b[0]}`);
     if (b.length < HEADER_BYTES + TRAILER_BYTES) this.corrupt(b, `shorter than the ${HEADER_BYTES + TRAILER_BYTES}-byte minimum`);
     // Version 2: one CRC over the header and the summary after it.
@@ -104,7 +104,7 @@ export class HeaderView implements ChunkSections {
     this.first = this.num(o + 56); this.last = this.num(o + 64);
   }
 
-  /** Version 3: firstTs at byte 1, the other times as offsets from it, values from their slots. */
+  /** Versions 3 and 4: firstTs at byte 1, the other times as offsets from it, values from their slots. */
   private readV3(b: Uint8Array): void {
     const h = this.v3;
     const why = h.read(b, true);

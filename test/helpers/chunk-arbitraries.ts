@@ -52,6 +52,9 @@ function floatValues(n: number): fc.Arbitrary<number[]> {
       let m = start;
       return steps.map((s) => (m += s) / 10 ** k);
     });
+  // Full-precision noise spread evenly around zero (vibration): exponents fall geometrically
+  // below the largest, which format version 4 stores in RICE.
+  const noise = fc.tuple(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.constantFrom(1, 8, 1e-3, 3e5)).map(([u, a]) => (u / 2 ** 32 - 0.5) * a);
   const special = fc.constantFrom(0, -0, Number.MIN_VALUE, -Number.MIN_VALUE, 2.2250738585072014e-308, Number.MAX_VALUE, -Number.MAX_VALUE, 1e-300, 2 ** 52, 2 ** 53 + 2, 0.1, 1 / 3);
   return fc.oneof(
     exact(fc.double({ noNaN: true, noDefaultInfinity: true })),
@@ -59,6 +62,7 @@ function floatValues(n: number): fc.Arbitrary<number[]> {
     oneK,
     walk,
     exact(fc.oneof(special, decimal)),
+    exact(noise),
     fc.tuple(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 1, maxLength: n }))
       .map(([v, runs]) => runsOf([v, v + 1, -v], runs, n)),
   );

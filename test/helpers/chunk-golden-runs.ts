@@ -1,6 +1,6 @@
-// The point runs that the golden-byte tests of every chunk format version pin (v2 and v3
-// encode the same runs, so their files show what each version spends on one chunk), and
-// the checks both versions' goldens must pass: exact decode, and the group directory.
+// The point runs that the golden-byte tests of every chunk format version pin (v2, v3 and
+// v4 encode the same runs, so their files show what each version spends on one chunk), and
+// the checks every version's goldens must pass: exact decode, and the group directory.
 import type { Test } from 'tap';
 import { decodeChunk } from '../../src/storage/encoding/chunk.js';
 import { ChunkGroups, ChunkSummary, readChunkSummary } from '../../src/storage/encoding/chunk-range.js';
@@ -24,6 +24,52 @@ function directoryRun(): PointRun {
   }
   return { type: 'float64', firstTs: T0, o0: 0, deltas, values, quality };
 }
+
+/** A deterministic linear congruential sequence in [0, 2^31), for runs that must look random. */
+function lcg(seed: number): () => number {
+  return () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+}
+
+/**
+ * 160 full-precision doubles around zero (a sine plus noise, like the dataset's vibration)
+ * on a jittered 100 ms grid: float split with its exponents in RICE and signs, mantissas
+ * and time residuals in one FRAME each (format version 4).
+ */
+function noiseRun(): PointRun {
+  const next = lcg(11);
+  const deltas: number[] = [], values: number[] = [], quality: number[] = [];
+  let prevJitter = 0;
+  for (let i = 0; i < 160; i++) {
+    values.push(Math.sin(i * 0.7) * 3 + (next() / 2147483648 - 0.5) * 0.8);
+    quality.push(192);
+    const jitter = (next() >> 12) % 8;
+    if (i > 0) deltas.push(100_000_000 + (jitter - prevJitter) * 1_000_000);
+    prevJitter = jitter;
+  }
+  return { type: 'float64', firstTs: T0, o0: 0, deltas, values, quality };
+}
+
+/** A 400-point counter (steps 0..5) on a jittered 1 s grid: FRAME over its differences (format version 4). */
+function counterRun(): PointRun {
+  const next = lcg(5);
+  const deltas: number[] = [], values: bigint[] = [], quality: number[] = [];
+  let v = 1_000_000n, prevJitter = 0;
+  for (let i = 0; i < 400; i++) {
+    v += BigInt((next() >> 8) % 6);
+    values.push(v);
+    quality.push(192);
+    const jitter = (next() >> 12) % 8;
+    if (i > 0) deltas.push(1_000_000_000 + (jitter - prevJitter) * 1_000_000);
+    prevJitter = jitter;
+  }
+  return { type: 'int64', firstTs: T0, o0: 0, deltas, values, quality };
+}
+
+/** Runs pinned from format version 4 on, for the layouts it added. */
+export const V4_RUNS: Array<{ name: string; run: PointRun }> = [
+  { name: 'noise split', run: noiseRun() },
+  { name: 'counter walk', run: counterRun() },
+];
 
 export const GOLDEN_RUNS: Array<{ name: string; run: PointRun }> = [
   { name: 'decimal', run: { type: 'float64', firstTs: T0, o0: 0, deltas: [1_003_000_000, 998_000_000, 1_001_000_000, 1_000_000_000], values: [20.5, 20.6, 20.6, 20.4, 20.7], quality: [192, 192, 192, 192, 192] } },
@@ -90,6 +136,52 @@ export const GOLDEN_HEX_V2: Record<string, string> = {
       '7dd240799a2425e6a4589f811cdda8301db689daa0504e68656430890f7000e6f39ce3a661a70255dba67422f10060a6',
       '6de0c12140182853001426a668907671584066cf806217247ecd2825483752053a66e3b921c5758ac7b865a6f07ddbf2',
       '0d61c494878454dfd67047016a5284001b861cdf7452dd02000000000003800364ff020a8003be01c8e2d5a1',
+    ].join(''),
+};
+
+/** Version 3 bytes of every golden run, as the encoder wrote them until 2026-11-21 (still read). */
+export const GOLDEN_HEX_V3: Record<string, string> = {
+  'decimal': [
+      '3000002a36fe9c971709100d0505000016a21fba17a21f9a03010204000100007cbc60ca00c0843de907000400010401',
+      '05020101000100049a030102020301060100018003052fd10c0b',
+    ].join(''),
+  'split': [
+      '3000002a36fe9c97170f092b0a030101f00301000000000000000080343333333333d33f343333333333d33f01000000',
+      '0000000002000000e81da94f0001020002000101020100030001020101010002fa0f01f90f020002e6cc1901e5cc1902',
+      '0003e8cc99b30601e7cc99b3060102010003800301ff01017f010e6d95ab',
+    ].join(''),
+  'int64': [
+      '3100000000000000800f071605030000f00e07000000000000000080ffffffffffffff7fffffffffffffff7f00000000',
+      '000000000001000055945e240007010001000301feffffffffffffffff0102ffffffffffffffffff0100018003036857',
+      'fdc6',
+    ].join(''),
+  'boolean': [
+      '3200002a36fe9c9717090b080806000209050003000001008094ebdc03000000f72beffe008094ebdc03010001000600',
+      '030003020201010002800304ff0202248b4530',
+    ].join(''),
+  'enum': [
+      '3400000000000000000807080e040000020303020604020700010000f96b3473006401000100040003060204010b0100',
+      '02feffffff1f01fdfcffff1f0336c7ae64',
+    ].join(''),
+  'string': [
+      '3300002a36fe9c9717070b1505040000f91e000100000000df0949910080c8afa02501000100040303422d3106c3a9f0',
+      '9d849e00000300020201020100018003041c56f4d3',
+    ].join(''),
+  'gapped time': [
+      '3100002a36fe9c97170a160c0b05000206c53e00c53ec801000a14808af7ae1601000000c8353eb002c0843de8070002',
+      '0003080200040001040101010802000004c80101020208010a010003800302ff02028003010c7d3415',
+    ].join(''),
+  'group directory': [
+      '3000002a36fe9c9717128401f0010cac02000a36aaa712d99c0d8d2f9eb802f2011c830180b4e8ab25010803c0843da6',
+      'd60f9eb802f2011cd80600c1010c400118000000760c442e00c0843deb0702000305030003000000df49920466a7d9f7',
+      '496a804992a406000060dff77ddf4d92e427000000603625499224350d807dcf000000b0effbbeeffb3e4905b04f9224',
+      '354d499224c9efb69da629c9e7fbbe4f902435c06edb194900eb25494d5392cfd2344d499224499224f9494d53f2939a',
+      'a6694af2fb3e0000000000000003029eb8020627060006020e75724a092c643219a5011a42f41562850ca50350c03215',
+      '8796a09df75cc3d995e3715e904828c8f210d1b841a1980901d3a003d13cd1981922e12401377924445209815040b88c',
+      '1c04395b711c5167788f181a89d99c1786424bc494c563885ef48544906c45157dd240799a2425e6a4589f811cdda830',
+      '1db689daa0504e68656430890f7000e6f39ce3a661a70255dba67422f10060a66de0c12140182853001426a668907671',
+      '584066cf806217247ecd2825483752053a66e3b921c5758ac7b865a6f07ddbf20d61c494878454dfd67047016a528400',
+      '1b861cdf7452dd02000000000003800364ff020a8003be01c8e2d5a1',
     ].join(''),
 };
 

@@ -1,4 +1,5 @@
-// The compact chunk header of format version 3 (FORMAT.md "Header, version 3"): the same
+// The compact chunk header of format versions 3 and 4 (FORMAT.md "Header, version 3"; version
+// 4 has the same header and differs only in the column layouts it may hold): the same
 // facts as the 100-byte header of versions 1 and 2 in ~25-45 bytes. Times are varint
 // offsets from firstTs in 10^e ns, min/max/first/last are integers of the value column's
 // own domain (value = x / 10^k) unless the chunk's values are float-split or wide int64,
@@ -16,7 +17,8 @@ import type { PointColumns } from './chunk-types.js';
 
 /** Byte 0 of a version 3 chunk is V3_TAG | type code (versions 1 and 2 have 1 or 2, raw head segments 0x80). */
 export const V3_TAG = 0x30;
-export const V3_VERSION = 3;
+/** Byte 0 of a version 4 chunk (written since 2026-11-21): the version 3 header, more column layouts. */
+export const V4_TAG = 0x40;
 /** The k nibble that says the four value slots are raw 8-byte f64 (float64) or i64 (int64). */
 export const RAW_SLOTS = 15;
 const STRING_CODE = 3;
@@ -49,7 +51,7 @@ export class V3Header {
   crcAt = 0;
 
   /**
-   * Reads the header of `b` (byte 0 already known to be a version 3 tag). With checkCrc the
+   * Reads the header of `b` (byte 0 already known to be a version 3 or 4 tag). With checkCrc the
    * header CRC is verified before any field is believed. Returns null, or why the bytes are
    * refused; every read is bounded by the header, so damaged bytes cannot crash or hang it.
    */
@@ -207,12 +209,12 @@ export function writeV3Fields(
 const varintBytes = (v: number): number => (v < 128 ? 1 : v < 16384 ? 2 : 3);
 
 /**
- * Assembles a version 3 chunk: tag, firstTs, W, the fields and summary (`fields`), zero
+ * Assembles a version 4 chunk (the version 3 header): tag, firstTs, W, the fields and summary (`fields`), zero
  * padding to a multiple of 4, the header CRC, then the sections `body` (written from offset
  * 0 of their writer, so at a multiple of 4 their payload words stay aligned), then the CRC
  * of everything before it.
  */
-export function assembleV3(typeCode: number, firstTs: bigint, fields: Uint8Array, body: Uint8Array): Uint8Array {
+export function assembleV3(typeCode: number, firstTs: bigint, fields: Uint8Array, body: Uint8Array, tag: number = V4_TAG): Uint8Array {
   let wBytes = 1, timesAt = 0;
   for (;;) {
     timesAt = ((FIELDS_AT + wBytes + fields.length + 3) & ~3) + 4;
@@ -223,7 +225,7 @@ export function assembleV3(typeCode: number, firstTs: bigint, fields: Uint8Array
   const total = timesAt + body.length + 4;
   const out = new Uint8Array(total);
   const v = new DataView(out.buffer);
-  out[0] = V3_TAG | typeCode;
+  out[0] = tag | typeCode;
   v.setBigInt64(FIRST_TS_AT, firstTs, true);
   let p = FIELDS_AT, wv = timesAt / 4;
   // W in exactly wBytes bytes (a longer form than needed only if the loop overshot: never below 2^21).

@@ -1,15 +1,16 @@
 // The chunk header: what a sealed chunk says about itself, readable in O(1) and protected
 // by its own CRC32 so a header-only reader (render, rollups, chunk listings) never trusts a
 // damaged header without paying for a checksum of the whole chunk. Versions 1 and 2 have
-// the fixed 100-byte header below (still read); version 3, written since 2026-11-21, the
-// compact one of chunk-header-v3.ts. Byte layouts drawn in FORMAT.md ("Header").
+// the fixed 100-byte header below (still read); versions 3 and 4 the compact one of
+// chunk-header-v3.ts (version 4, written since 2026-11-21, has the same header and more
+// integer-column and float layouts). Byte layouts drawn in FORMAT.md ("Header").
 
 import { crc32 } from 'node:zlib';
 import { ChunkCorruptError, type ChunkHeader, type PointColumns, type ValueType } from './chunk-types.js';
-import { FIRST_TS_AT, RAW_SLOTS, V3_TAG, V3Header } from './chunk-header-v3.js';
+import { FIRST_TS_AT, RAW_SLOTS, V3_TAG, V3Header, V4_TAG } from './chunk-header-v3.js';
 
-export const FORMAT_VERSION = 3;
-/** Versions parseHeader accepts: 1 (no summary section), 2 and 3. */
+export const FORMAT_VERSION = 4;
+/** Versions parseHeader accepts: 1 (no summary section), 2, 3 and 4. */
 export const OLDEST_VERSION = 1;
 /** The fixed header of versions 1 and 2. */
 export const HEADER_BYTES = 100;
@@ -26,11 +27,12 @@ const V2_MIN_BYTES = HEADER_BYTES + TRAILER_BYTES;
  */
 export const MIN_CHUNK_BYTES = 60;
 
-/** The version of a chunk from byte 0: 1, 2, 3, or 0 for anything else. */
+/** The version of a chunk from byte 0: 1, 2, 3, 4, or 0 for anything else. Versions 3 and 4 share the compact header. */
 export function chunkVersion(bytes: Uint8Array): number {
   const b0 = bytes[0];
   if (b0 === 1 || b0 === 2) return b0;
-  return (b0 & 0xf0) === V3_TAG ? 3 : 0;
+  const tag = b0 & 0xf0;
+  return tag === V4_TAG ? 4 : tag === V3_TAG ? 3 : 0;
 }
 
 export const Off = {
@@ -116,14 +118,14 @@ function viewOf(bytes: Uint8Array): DataView {
 export function parseHeader(bytes: Uint8Array): ChunkHeader {
   if (bytes.length === 0) corrupt(bytes, 'empty');
   const version = chunkVersion(bytes);
-  if (version === 3) return parseV3(bytes);
+  if (version >= 3) return parseV3(bytes, version);
   if (version === 0) corrupt(bytes, `unknown format version ${bytes[0]}`);
   return parseV2(bytes);
 }
 
 const v3 = new V3Header();
 
-function parseV3(bytes: Uint8Array): ChunkHeader {
+function parseV3(bytes: Uint8Array, version: number): ChunkHeader {
   const why = v3.read(bytes, true);
   if (why !== null) corrupt(bytes, why);
   const v = viewOf(bytes);
@@ -132,7 +134,7 @@ function parseV3(bytes: Uint8Array): ChunkHeader {
   const isString = type === 'string';
   const dv = new DataView(bytes.buffer);
   return {
-    formatVersion: 3,
+    formatVersion: version,
     type,
     count: v3.count,
     firstTs,
@@ -209,7 +211,7 @@ export interface ChunkSections {
  * give ChunkCorruptError.
  */
 export function sectionOffsets(bytes: Uint8Array): ChunkSections & { end: number } {
-  if (chunkVersion(bytes) === 3) {
+  if (chunkVersion(bytes) >= 3) {
     const why = v3.read(bytes, false);
     if (why !== null) corrupt(bytes, why);
     return { timesAt: v3.timesAt, valuesAt: v3.valuesAt, qualityAt: v3.qualityAt, summaryAt: v3.summaryAt, summaryEnd: v3.crcAt, end: bytes.length - TRAILER_BYTES };
@@ -234,7 +236,7 @@ export function readInt64Extremes(bytes: Uint8Array): { min: bigint; max: bigint
   const h = parseHeader(bytes);
   if (h.type !== 'int64') throw new Error(`BUG: readInt64Extremes on a ${h.type} chunk`);
   const v = viewOf(bytes);
-  if (h.formatVersion === 3) {
+  if (h.formatVersion >= 3) {
     // parseHeader left v3 filled from these bytes.
     if (v3.k !== RAW_SLOTS) return { min: BigInt(v3.xMin), max: BigInt(v3.xMax), first: BigInt(v3.xFirst), last: BigInt(v3.xLast) };
     const at = v3.slotsAt;

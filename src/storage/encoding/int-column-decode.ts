@@ -9,7 +9,8 @@
 // than unpack-then-transform (bench/codec.ts, 2026-11-21).
 
 import type { ChunkReader } from './byte-io.js';
-import { BLOCK, IntMode, wordsFor } from './int-column.js';
+import { BLOCK, FRAME_MAX_WIDTH, IntMode, wordsFor } from './int-column.js';
+import { readRice } from './int-column-rice.js';
 import { scratchColumn, ScratchSlot } from './scratch.js';
 
 /** 2^32, local to the module: a constant imported across modules can cost a getter per use. */
@@ -36,8 +37,15 @@ function decodeInto(r: ChunkReader, n: number, out: Float64Array, sink: Sink, a:
     if (sink !== Sink.Plain) finish(out, 0, n, sink, a, b);
   } else if (mode === IntMode.For) {
     readFor(r, n, out, sink, a, b);
+  } else if (mode === IntMode.Frame) {
+    readFrame(r, n, out, sink, a, b);
   } else if (mode === IntMode.ForDelta) {
     readForDelta(r, n, out, sink, a, b);
+  } else if (mode === IntMode.FrameDelta) {
+    readFrameDelta(r, n, out, sink, a, b);
+  } else if (mode === IntMode.Rice) {
+    readRice(r, n, out);
+    if (sink !== Sink.Plain) finish(out, 0, n, sink, a, b);
   } else r.fail(`unknown integer column mode ${mode}`);
 }
 
@@ -108,6 +116,55 @@ function readFor(r: ChunkReader, n: number, out: Float64Array, sink: Sink, a: nu
     else unpackScale(words, at, out, s, len, min, width, a);
     at += wordsFor(len, width);
   }
+}
+
+// The frame readFrameHeader last read (module-level: the decoders are synchronous).
+let frameMin = 0;
+let frameWidth = 0;
+
+/** Reads a frame's width and minimum (into frameWidth, frameMin); returns the word index of its payload. */
+function readFrameHeader(r: ChunkReader, n: number): number {
+  const width = r.u8('frame width');
+  if (width > FRAME_MAX_WIDTH) r.fail(`frame width ${width} > ${FRAME_MAX_WIDTH}`);
+  frameMin = r.svarint('frame minimum');
+  frameWidth = width;
+  return r.takeWords(wordsFor(n, width), 'packed frame words');
+}
+
+/** One FOR block as long as the column: a single kernel call over all n values. */
+function readFrame(r: ChunkReader, n: number, out: Float64Array, sink: Sink, a: number, b: number): void {
+  const at = readFrameHeader(r, n);
+  const min = frameMin;
+  const width = frameWidth;
+  const words = r.words;
+  if (width === 0 || width === 32) {
+    if (width === 0) out.fill(min, 0, n);
+    else for (let j = 0; j < n; j++) out[j] = min + words[at + j];
+    finish(out, 0, n, sink, a, b);
+  } else if (sink === Sink.Plain) unpackPlain(words, at, out, 0, n, min, width);
+  else if (sink === Sink.Grid) unpackGrid(words, at, out, 0, n, min, width, a, b);
+  else unpackScale(words, at, out, 0, n, min, width, a);
+}
+
+function readFrameDelta(r: ChunkReader, n: number, out: Float64Array, sink: Sink, a: number, b: number): void {
+  let acc = r.svarint('first value');
+  out[0] = acc;
+  const m = n - 1;
+  const at = readFrameHeader(r, m);
+  const min = frameMin;
+  const width = frameWidth;
+  const words = r.words;
+  if (m > 0) {
+    if (width === 0 || width === 32) {
+      for (let i = 1; i < n; i++) {
+        acc += width === 0 ? min : min + words[at + i - 1];
+        out[i] = sink === Sink.Scale ? acc / a : acc;
+      }
+    } else if (sink === Sink.Scale) unpackSumScale(words, at, out, 1, m, min, width, acc, a);
+    else unpackSum(words, at, out, 1, m, min, width, acc);
+  }
+  if (sink === Sink.Grid) finish(out, 0, n, sink, a, b);
+  else if (sink === Sink.Scale) out[0] = out[0] / a;
 }
 
 function readForDelta(r: ChunkReader, n: number, out: Float64Array, sink: Sink, a: number, b: number): void {

@@ -7,14 +7,18 @@
 // range() unpacks only the blocks that overlap [from, to), and at() reads one value:
 // O(1) bit extraction for FOR, a binary search of runs for RLE. FOR_DELTA needs one known
 // value x[accIndex] at or before the range (the summary's group first value) and sums
-// the differences from there (at most one group).
+// the differences from there (at most one group). A FRAME is read as FOR blocks that
+// share one minimum and width: block k's 128 values start at word 4 * width * k. A RICE
+// column has no random access (its codes have no fixed width): parse() decodes it whole.
 
 import type { ChunkReader } from './byte-io.js';
-import { BLOCK, IntMode, wordsFor } from './int-column.js';
+import { BLOCK, FRAME_MAX_WIDTH, IntMode, wordsFor } from './int-column.js';
+import { readRice } from './int-column-rice.js';
 
 const TWO_32 = 4294967296;
 
 export class IntColumnIndex {
+  /** RLE, FOR, FOR_DELTA or RICE: FRAME columns are parsed into FOR's block tables. */
   private mode = 0;
   private n = 0;
   private words: Uint32Array = new Uint32Array(0);
@@ -27,6 +31,8 @@ export class IntColumnIndex {
   private runs = 0;
   private runStart = new Int32Array(128);
   private runValue = new Float64Array(128);
+  /** RICE: every value, decoded at parse(). */
+  private all = new Float64Array(0);
   private readonly tmp = new Float64Array(BLOCK);
 
   /** Reads the layout of an n-value column at r (leaving r at its end). */
@@ -34,13 +40,34 @@ export class IntColumnIndex {
     this.n = n;
     this.words = r.words;
     const mode = r.u8('integer column mode');
-    this.mode = mode;
+    this.mode = mode === IntMode.Frame ? IntMode.For : mode === IntMode.FrameDelta ? IntMode.ForDelta : mode;
     if (mode === IntMode.Rle) this.parseRuns(r, n);
     else if (mode === IntMode.For) this.parseBlocks(r, n);
-    else if (mode === IntMode.ForDelta) {
+    else if (mode === IntMode.Frame) this.parseFrame(r, n);
+    else if (mode === IntMode.Rice) {
+      if (this.all.length < n) this.all = new Float64Array(n);
+      readRice(r, n, this.all);
+    } else if (mode === IntMode.ForDelta || mode === IntMode.FrameDelta) {
       r.svarint('first value');
-      this.parseBlocks(r, n - 1);
+      if (mode === IntMode.ForDelta) this.parseBlocks(r, n - 1);
+      else this.parseFrame(r, n - 1);
     } else r.fail(`unknown integer column mode ${mode}`);
+  }
+
+  /** A FRAME of m values as FOR blocks of 128 with one minimum and width (128 * width bits = 4 * width words each). */
+  private parseFrame(r: ChunkReader, m: number): void {
+    const width = r.u8('frame width');
+    if (width > FRAME_MAX_WIDTH) r.fail(`frame width ${width} > ${FRAME_MAX_WIDTH}`);
+    const min = r.svarint('frame minimum');
+    const at = r.takeWords(wordsFor(m, width), 'packed frame words');
+    const blocks = m > 0 ? Math.ceil(m / BLOCK) : 0;
+    if (this.mins.length < blocks) { this.mins = new Float64Array(blocks); this.widths = new Uint8Array(blocks); this.wordAt = new Int32Array(blocks); }
+    for (let k = 0; k < blocks; k++) {
+      this.mins[k] = min;
+      this.widths[k] = width;
+      this.wordAt[k] = at + 4 * width * k;
+    }
+    this.blocks = blocks;
   }
 
   private parseRuns(r: ChunkReader, n: number): void {
@@ -81,7 +108,9 @@ export class IntColumnIndex {
 
   /** out[j - from] = x[j] for j in [from, to); x[accIndex] = accValue (accIndex <= from) anchors FOR_DELTA. */
   range(from: number, to: number, out: Float64Array, accIndex: number, accValue: number): void {
-    if (this.mode === IntMode.Rle) {
+    if (this.mode === IntMode.Rice) {
+      for (let j = from; j < to; j++) out[j - from] = this.all[j];
+    } else if (this.mode === IntMode.Rle) {
       for (let k = this.runAt(from), j = from; j < to; k++) {
         const e = this.runStart[k + 1] < to ? this.runStart[k + 1] : to, v = this.runValue[k];
         for (; j < e; j++) out[j - from] = v;
@@ -134,6 +163,7 @@ export class IntColumnIndex {
 
   /** x[i], anchored like range(). */
   at(i: number, accIndex: number, accValue: number): number {
+    if (this.mode === IntMode.Rice) return this.all[i];
     if (this.mode === IntMode.Rle) return this.runValue[this.runAt(i)];
     if (this.mode === IntMode.For) {
       const k = i >> 7, width = this.widths[k];

@@ -2,16 +2,23 @@
 // fast path, booleans, enum ordinals, string dictionary indexes and quality.
 //
 // Input: integers held in a Float64Array, |x| < 2^52 (so every intermediate below stays
-// an exact double). The encoder measures the exact size of three layouts and writes the
+// an exact double). The encoder measures the exact size of every layout and writes the
 // smallest:
-//   RLE        runs of equal values: cheap for setpoints, states, enums, quality.
-//   FOR        blocks of 128 values, each stored as (value - block min) bit-packed at
-//              the block's width: cheap for jittered timestamps around a grid, noise.
-//   FOR_DELTA  the same over first differences: cheap for wandering analog values and
-//              counters. Allowed only when |x| < 2^51 so differences stay exact.
+//   RLE          runs of equal values: cheap for setpoints, states, enums, quality.
+//   FOR          blocks of 128 values, each stored as (value - block min) bit-packed at
+//                the block's width: values whose spread changes along the column.
+//   FRAME        one block for the whole column (one width, one min, widths up to 32):
+//                jittered timestamps around a grid, steady noise, where FOR's 2-3 bytes
+//                of header per 128 values buy nothing (format version 4).
+//   FOR_DELTA    FOR over first differences: cheap for wandering analog values and
+//   FRAME_DELTA  counters (and FRAME over them). Allowed only when |x| < 2^51 so
+//                differences stay exact.
+//   RICE         Golomb-Rice codes of the distance from the minimum or the maximum, for
+//                columns crowded at one end (float exponents; int-column-rice.ts).
 // Layouts are drawn in FORMAT.md ("Integer column"); decoding is in int-column-decode.ts.
 
 import { ChunkWriter } from './byte-io.js';
+import { riceChoice, sizeRice, writeRice } from './int-column-rice.js';
 import { scratchColumn, ScratchSlot } from './scratch.js';
 
 /** 2^32, local to the module: a constant imported across modules can cost a getter per use. */
@@ -21,7 +28,10 @@ export const INT_COLUMN_LIMIT = 2 ** 52;
 const DELTA_LIMIT = 2 ** 51;
 export const BLOCK = 128;
 
-export const IntMode = { Rle: 0, For: 1, ForDelta: 2 } as const;
+export const IntMode = { Rle: 0, For: 1, ForDelta: 2, Frame: 3, FrameDelta: 4, Rice: 5 } as const;
+
+/** Widest FRAME: its payload is one plane of words (FOR's wide split is not worth a second form). */
+export const FRAME_MAX_WIDTH = 32;
 
 function bitWidth(range: number): number {
   if (range < TWO_32) return 32 - Math.clz32(range);
@@ -41,6 +51,12 @@ const svarintLen = (v: number): number => varintLen(v >= 0 ? v * 2 : -v * 2 - 1)
 
 export function wordsFor(len: number, w: number): number {
   return w <= 32 ? Math.ceil((len * w) / 32) : len + Math.ceil((len * (w - 32)) / 32);
+}
+
+/** Bytes of a FRAME of n values within [min, max] (width byte, min, payload; padding excluded), or Infinity above 32 bits. */
+function frameSize(min: number, max: number, n: number): number {
+  const width = bitWidth(max - min);
+  return width > FRAME_MAX_WIDTH ? Infinity : 1 + svarintLen(min) + 4 * wordsFor(n, width);
 }
 
 /** Bytes of the FOR block headers and payload for src[s..s+n), excluding padding. */
@@ -79,18 +95,29 @@ function rleSize(x: Float64Array, n: number): number {
   return size + varintLen(runs);
 }
 
-/** Encodes x[0..n) (n >= 1) as the smallest of the three layouts. */
+/** Encodes x[0..n) (n >= 1) as the smallest layout (ties: RLE, FRAME, FOR, FRAME_DELTA, FOR_DELTA, RICE). */
 export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): void {
   let maxAbs = 0;
+  let min = x[0];
+  let max = min;
+  let sum = 0;
   for (let i = 0; i < n; i++) {
-    const a = Math.abs(x[i]);
+    const v = x[i];
+    const a = Math.abs(v);
     if (a > maxAbs) maxAbs = a;
+    if (v < min) min = v;
+    else if (v > max) max = v;
+    sum += v;
   }
   if (!(maxAbs < INT_COLUMN_LIMIT)) throw new Error(`BUG: integer column value ${maxAbs} outside +-2^52`);
   // Padding before the payload words is at most 3 bytes; count it fully so ties favour RLE.
+  let best: number = IntMode.Frame;
+  let bestSize = frameSize(min, max, n) + 3;
   const forBytes = forSize(x, 0, n) + 3;
-  let best: number = IntMode.For;
-  let bestSize = forBytes;
+  if (forBytes < bestSize) {
+    best = IntMode.For;
+    bestSize = forBytes;
+  }
   let deltas: Float64Array | null = null;
   if (maxAbs < DELTA_LIMIT) {
     const rle = rleSize(x, n);
@@ -100,21 +127,58 @@ export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): voi
     }
     if (n > 1) {
       deltas = scratchColumn(ScratchSlot.IntDeltas, n);
-      for (let i = 1; i < n; i++) deltas[i - 1] = x[i] - x[i - 1];
-      const d = svarintLen(x[0]) + forSize(deltas, 0, n - 1) + 3;
+      let dMin = x[1] - x[0];
+      let dMax = dMin;
+      for (let i = 1; i < n; i++) {
+        const d = x[i] - x[i - 1];
+        deltas[i - 1] = d;
+        if (d < dMin) dMin = d;
+        else if (d > dMax) dMax = d;
+      }
+      const first = svarintLen(x[0]) + 3;
+      const f = first + frameSize(dMin, dMax, n - 1);
+      if (f < bestSize) {
+        best = IntMode.FrameDelta;
+        bestSize = f;
+      }
+      const d = first + forSize(deltas, 0, n - 1);
       if (d < bestSize) {
         best = IntMode.ForDelta;
         bestSize = d;
       }
     }
+    sizeRice(x, n, min, max, sum);
+    if (riceChoice.size + 3 < bestSize) {
+      best = IntMode.Rice;
+      bestSize = riceChoice.size + 3;
+    }
   }
   w.u8(best);
   if (best === IntMode.Rle) writeRle(w, x, n);
+  else if (best === IntMode.Rice) writeRice(w, x, n, min, max);
+  else if (best === IntMode.Frame) writeFrame(w, x, n);
   else if (best === IntMode.For) writeFor(w, x, n);
   else {
     w.svarint(x[0]);
-    writeFor(w, deltas as Float64Array, n - 1);
+    if (best === IntMode.FrameDelta) writeFrame(w, deltas as Float64Array, n - 1);
+    else writeFor(w, deltas as Float64Array, n - 1);
   }
+}
+
+/** One frame: width, min, then the payload words of all n values (the FOR block bit layout). */
+function writeFrame(w: ChunkWriter, src: Float64Array, n: number): void {
+  let min = src[0];
+  let max = min;
+  for (let i = 1; i < n; i++) {
+    const v = src[i];
+    if (v < min) min = v;
+    else if (v > max) max = v;
+  }
+  const width = bitWidth(max - min);
+  w.u8(width);
+  w.svarint(min);
+  const at = w.reserveWords(wordsFor(n, width));
+  packBlock(w.words, at, src, 0, n, min, width);
 }
 
 function writeRle(w: ChunkWriter, x: Float64Array, n: number): void {
