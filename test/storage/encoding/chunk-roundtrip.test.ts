@@ -5,7 +5,7 @@ import {
 } from '../../../src/storage/encoding/chunk.js';
 import type { PointColumns, ValueType } from '../../../src/storage/encoding/chunk-types.js';
 import { createPointColumns } from '../../../src/storage/encoding/point-columns.js';
-import { pointRunArb, timeAt, toColumns } from '../../helpers/chunk-arbitraries.js';
+import { noiseRunArb, type PointRun, pointRunArb, timeAt, toColumns } from '../../helpers/chunk-arbitraries.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261121);
 t.comment(`fast-check seed ${SEED} (FC_SEED=<n> replays another)`);
@@ -94,38 +94,47 @@ function assertHeaderAgrees(bytes: Uint8Array, c: PointColumns): void {
   }
 }
 
+/** Encodes a run, decodes it with every decoder and compares points and header; throws on any difference. */
+function checkRun(run: PointRun, out: PointColumns, ts: Float64Array, f64: Float64Array): void {
+  const type = run.type;
+  const cols = toColumns(run);
+  const bytes = encodeChunk(cols);
+  out.tsOffset.fill(NaN);
+  const n = decodeChunk(bytes, out);
+  if (n !== cols.count) throw new Error(`decodeChunk returned ${n} for ${cols.count} points`);
+  assertSamePoints(cols, out);
+  assertHeaderAgrees(bytes, cols);
+  // The partial decoders agree with the full one.
+  if (decodeTimesOnly(bytes, ts) !== n) throw new Error('decodeTimesOnly count');
+  for (let i = 0; i < n; i++) if (ts[i] !== out.tsOffset[i]) throw new Error(`decodeTimesOnly time ${i}`);
+  if (type !== 'string') {
+    if (decodeNumericInto(bytes, ts, f64) !== n) throw new Error('decodeNumericInto count');
+    for (let i = 0; i < n; i++) {
+      if (ts[i] !== out.tsOffset[i]) throw new Error(`decodeNumericInto time ${i}`);
+      if (!Object.is(f64[i], numericAt(out, i))) throw new Error(`decodeNumericInto value ${i}: ${f64[i]} != ${numericAt(out, i)}`);
+    }
+  }
+}
+
 for (const type of TYPES) {
   t.test(`any run of ${type} points round-trips exactly and the header agrees with the points`, async (t) => {
     const out = createPointColumns(type, 1200);
     const ts = new Float64Array(1200);
     const f64 = new Float64Array(1200);
     let checked = 0;
-    fc.assert(
-      fc.property(pointRunArb(type), (run) => {
-        const cols = toColumns(run);
-        const bytes = encodeChunk(cols);
-        out.tsOffset.fill(NaN);
-        const n = decodeChunk(bytes, out);
-        if (n !== cols.count) throw new Error(`decodeChunk returned ${n} for ${cols.count} points`);
-        assertSamePoints(cols, out);
-        assertHeaderAgrees(bytes, cols);
-        // The partial decoders agree with the full one.
-        if (decodeTimesOnly(bytes, ts) !== n) throw new Error('decodeTimesOnly count');
-        for (let i = 0; i < n; i++) if (ts[i] !== out.tsOffset[i]) throw new Error(`decodeTimesOnly time ${i}`);
-        if (type !== 'string') {
-          if (decodeNumericInto(bytes, ts, f64) !== n) throw new Error('decodeNumericInto count');
-          for (let i = 0; i < n; i++) {
-            if (ts[i] !== out.tsOffset[i]) throw new Error(`decodeNumericInto time ${i}`);
-            if (!Object.is(f64[i], numericAt(out, i))) throw new Error(`decodeNumericInto value ${i}: ${f64[i]} != ${numericAt(out, i)}`);
-          }
-        }
-        checked++;
-      }),
-      { seed: SEED, numRuns: 400 },
-    );
+    fc.assert(fc.property(pointRunArb(type), (run) => { checkRun(run, out, ts, f64); checked++; }), { seed: SEED, numRuns: 400 });
     t.equal(checked, 400, 'every generated run was encoded, decoded and compared');
   });
 }
+
+t.test('any run of float64 noise around zero (float split, exponents in RICE) round-trips exactly', async (t) => {
+  const out = createPointColumns('float64', 1200);
+  const ts = new Float64Array(1200);
+  const f64 = new Float64Array(1200);
+  let checked = 0;
+  fc.assert(fc.property(noiseRunArb(), (run) => { checkRun(run, out, ts, f64); checked++; }), { seed: SEED, numRuns: 300 });
+  t.equal(checked, 300, 'every generated run was encoded, decoded and compared');
+});
 
 t.test('decoding into unaligned bytes gives the same points as aligned bytes', async (t) => {
   const cols = toColumns({ type: 'float64', firstTs: 1_700_000_000_000_000_000n, o0: 0, deltas: [1000, 1001, 999, 1000], values: [1.5, 2.25, -0, 1e-310, 7], quality: [192, 192, 0, 64, 192] });
