@@ -5,7 +5,7 @@
 import { Piscina } from 'piscina';
 import { ServiceError } from '../http/errors.js';
 import type { TaskArgs, TaskName, TaskOutcome } from './task-protocol.js';
-import { releaseSlab } from './body-slabs.js';
+import { releaseSlab, SlabDirectory } from './body-slabs.js';
 
 /** A finished response body: a view over a slab the worker lent (body-slabs.ts). */
 export interface ReadBody {
@@ -30,6 +30,7 @@ const WORKER_FILE = new URL(import.meta.url.endsWith('.ts') ? './read-worker-boo
 
 export class ReadPool {
   private readonly pool: Piscina;
+  private readonly slabs = new SlabDirectory();
   readonly threads: number;
 
   constructor(seriesDir: string, threads: number) {
@@ -63,7 +64,7 @@ export class ReadPool {
       throw new ServiceError('internal', `read task ${name} failed: ${message}`);
     }
     if (!out.ok) throw ServiceError.fromWire(out.error);
-    const sab = out.body;
+    const sab = this.slabs.resolve(out);
     return { bytes: new Uint8Array(sab, out.offset, out.length), contentType: out.contentType, points: out.points, release: () => releaseSlab(sab) };
   }
 

@@ -7,6 +7,7 @@
 // cannot reuse it. Errors travel as WireError and are rebuilt into ServiceError by code.
 import type { WireError } from '../http/errors.js';
 import type { Continuity, RollupInterval } from '../storage/rollups.js';
+import type { SlabHandOff } from './body-slabs.js';
 
 export type BodyFormat = 'json' | 'msgpack';
 /** Raw page layouts: a map per point (JSON and msgpack), or typed columns (msgpack only). */
@@ -74,7 +75,7 @@ export interface TaskArgs {
 export type TaskName = keyof TaskArgs;
 
 export type TaskOutcome =
-  | { ok: true; body: SharedArrayBuffer; offset: number; length: number; contentType: string; points: number }
+  | ({ ok: true; offset: number; length: number; contentType: string; points: number } & SlabHandOff)
   | { ok: false; error: WireError };
 
 export const JSON_TYPE = 'application/json';

@@ -1,7 +1,7 @@
 // Per-worker state: the series LMDB env, opened once on the first task with exactly the
 // options every other thread uses (openSeriesEnv), and the reusable body slabs that tasks
 // serialise into (body-slabs.ts).
-import { workerData } from 'node:worker_threads';
+import { threadId, workerData } from 'node:worker_threads';
 import { ServiceError, isServiceError } from '../http/errors.js';
 import { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from '../storage/series-env.js';
 import { BodySink } from './body-sink.js';
@@ -9,7 +9,7 @@ import { BodySlabs, SLAB_HEADER_BYTES, type BodySlab } from './body-slabs.js';
 import type { TaskOutcome } from './task-protocol.js';
 
 let env: SeriesEnv | null = null;
-const slabs = new BodySlabs();
+const slabs = new BodySlabs(threadId * 2 ** 20);
 /** The slab the running task writes into; replaced when the body outgrows it. */
 let current: BodySlab | null = null;
 const sink = new BodySink(0, (used, need) => {
@@ -40,7 +40,7 @@ export function runTask(contentType: string, write: (view: ReadView, sink: BodyS
     e.root.resetReadTxn();
     const points = withReadView(e, (view) => write(view, sink));
     slabs.lend(current, sink.pos);
-    return { ok: true, body: current.sab, offset: SLAB_HEADER_BYTES, length: sink.pos, contentType, points };
+    return { ok: true, ...slabs.handOff(current), offset: SLAB_HEADER_BYTES, length: sink.pos, contentType, points };
   } catch (e) {
     if (isServiceError(e)) return { ok: false, error: e.toWire() };
     const err = new ServiceError('internal', `read worker: ${(e as Error)?.message ?? String(e)}`);

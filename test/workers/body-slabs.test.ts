@@ -1,7 +1,7 @@
 // The slabs a read worker serialises bodies into (body-slabs.ts), driven directly: which
 // slab a task gets, and what size a new one starts at.
 import t from 'tap';
-import { BodySlabs, releaseSlab } from '../../src/workers/body-slabs.js';
+import { BodySlabs, releaseSlab, SlabDirectory } from '../../src/workers/body-slabs.js';
 
 const MiB = 2 ** 20;
 
@@ -48,4 +48,50 @@ t.test('small bodies after large ones still reuse the large free slab', async (t
   releaseSlab(a.sab);
   t.equal(slabs.acquire(), s, 'still the same slab: nothing new allocated');
   t.ok(slabs.size <= 3, 'at most three kept');
+});
+
+t.test('a kept slab crosses to the HTTP thread once, then by id; slabs the worker stops keeping are forgotten', async (t) => {
+  const slabs = new BodySlabs(7 * 2 ** 20);
+  const directory = new SlabDirectory();
+  const a = slabs.acquire();
+  slabs.lend(a, 100);
+  const first = slabs.handOff(a);
+  t.equal(first.body, a.sab, 'the first hand-off carries the slab');
+  t.ok(first.keep, 'kept by the worker');
+  t.equal(first.slab, 7 * 2 ** 20, 'ids start at the worker base');
+  t.equal(directory.resolve(first), a.sab);
+  releaseSlab(a.sab);
+  t.equal(slabs.acquire(), a, 'the same slab again');
+  slabs.lend(a, 100);
+  const second = slabs.handOff(a);
+  t.equal(second.body, null, 'the second carries only the id');
+  t.equal(directory.resolve(second), a.sab, 'the directory gives the slab it holds');
+  t.equal(directory.size, 1);
+
+  // three more, larger, while `a` is free: the pool (3 kept) replaces its smallest free slab
+  const lent = [];
+  for (let k = 0; k < 3; k++) {
+    releaseSlab(a.sab);
+    const s = slabs.grow(slabs.acquire(), 0, (k + 2) * MiB);
+    slabs.lend(s, (k + 2) * MiB);
+    const h = slabs.handOff(s);
+    directory.resolve(h);
+    lent.push(h);
+  }
+  const retired = lent.flatMap((h) => h.retired);
+  t.ok(retired.includes(a.id), `the replaced slab is reported retired (${retired})`);
+  t.ok(directory.size <= 3, `the directory holds what the worker keeps (${directory.size})`);
+  t.throws(() => directory.resolve({ slab: a.id, body: null, keep: true, retired: [] }), /never sent/, 'a retired id is no longer resolved');
+});
+
+t.test('a slab used once (larger than the worker keeps) is carried every time and never held', async (t) => {
+  const slabs = new BodySlabs();
+  const directory = new SlabDirectory();
+  const huge = slabs.grow(slabs.acquire(), 0, 100 * MiB);
+  slabs.lend(huge, 100 * MiB);
+  const h = slabs.handOff(huge);
+  t.equal(h.body, huge.sab);
+  t.notOk(h.keep);
+  t.equal(directory.resolve(h), huge.sab);
+  t.equal(directory.size, 0, 'not held');
 });
