@@ -2,7 +2,7 @@
 // v4 encode the same runs, so their files show what each version spends on one chunk), and
 // the checks every version's goldens must pass: exact decode, and the group directory.
 import type { Test } from 'tap';
-import { decodeChunk } from '../../src/storage/encoding/chunk.js';
+import { decodeChunk, readChunkHeader, readInt64Extremes } from '../../src/storage/encoding/chunk.js';
 import { ChunkGroups, ChunkSummary, readChunkSummary } from '../../src/storage/encoding/chunk-range.js';
 import { createPointColumns } from '../../src/storage/encoding/point-columns.js';
 import type { PointColumns } from '../../src/storage/encoding/chunk-types.js';
@@ -184,6 +184,40 @@ export const GOLDEN_HEX_V3: Record<string, string> = {
       '1b861cdf7452dd02000000000003800364ff020a8003be01c8e2d5a1',
     ].join(''),
 };
+
+/** The header an encoder of format `version` must state for the points of `run`. */
+export function expectedHeader(run: PointRun, version: number): Record<string, unknown> {
+  const cols = toColumns(run);
+  const n = cols.count;
+  const num = (i: number): number => run.type === 'string' ? NaN : Number(run.values[i]);
+  let lo = 0, hi = 0;
+  for (let i = 1; i < n; i++) {
+    if (run.type === 'string') break;
+    if ((run.values[i] as number) < (run.values[lo] as number)) lo = i;
+    if ((run.values[i] as number) > (run.values[hi] as number)) hi = i;
+  }
+  const good = cols.quality.subarray(0, n).filter((q) => q >= 192).length;
+  const uncertain = cols.quality.subarray(0, n).filter((q) => q >= 64 && q < 192).length;
+  return {
+    formatVersion: version, type: run.type, count: n, firstTs: timeAt(cols, 0), lastTs: timeAt(cols, n - 1),
+    min: num(lo), max: num(hi), minTs: timeAt(cols, lo), maxTs: timeAt(cols, hi), first: num(0), last: num(n - 1),
+    goodCount: good, uncertainCount: uncertain, badCount: n - good - uncertain,
+  };
+}
+
+/** Golden `bytes` of `run` in format `version`: the header states its points (int64: exact extremes) and the bytes decode to them. */
+export function checkGoldenChunk(t: Test, bytes: Uint8Array, run: PointRun, version: number): void {
+  const h = readChunkHeader(bytes);
+  for (const [k, v] of Object.entries(expectedHeader(run, version))) t.ok(Object.is(h[k as keyof typeof h], v), `header ${k}: ${String(h[k as keyof typeof h])}`);
+  t.equal(h.byteLength, bytes.length);
+  if (run.type === 'int64') {
+    const x = readInt64Extremes(bytes);
+    const vals = run.values as bigint[];
+    const sorted = [...vals].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    t.same([x.min, x.max, x.first, x.last], [sorted[0], sorted[sorted.length - 1], vals[0], vals[vals.length - 1]], 'exact int64 extremes');
+  }
+  checkDecodesExactly(t, bytes, toColumns(run));
+}
 
 /** `bytes` decode to exactly the points of `cols`: times, quality and every value bit. */
 export function checkDecodesExactly(t: Test, bytes: Uint8Array, cols: PointColumns): void {

@@ -209,3 +209,15 @@ export class ChunkReader {
   }
 }
 
+/** Bytes of x (an integer, 0 <= x < 2^53) as a varint (LEB128, 7 bits a byte): what the encoders size their layouts with. */
+export function varintLen(x: number): number {
+  let n = 1;
+  while (x >= 128) {
+    x = Math.floor(x / 128);
+    n++;
+  }
+  return n;
+}
+
+/** Bytes of x as an svarint (zigzag, then varint). */
+export const svarintLen = (x: number): number => varintLen(x >= 0 ? x * 2 : -x * 2 - 1);

@@ -9,22 +9,13 @@
 // ~1.9 bits in unary (vibration: entropy 1.9 bits) where FOR pays the block's width, 4-5
 // bits whenever the signal passes near zero.
 
-import type { ChunkReader, ChunkWriter } from './byte-io.js';
+import { svarintLen, varintLen, type ChunkReader, type ChunkWriter } from './byte-io.js';
 
 /** Largest k: the low bits go through 32-bit integer operations. */
 const MAX_K = 31;
 /** The form byte's flag: distances are measured down from the base (the column's maximum). */
 const DESCENDING = 128;
 
-const varintLen = (v: number): number => {
-  let n = 1;
-  while (v >= 128) {
-    v = Math.floor(v / 128);
-    n++;
-  }
-  return n;
-};
-const svarintLen = (v: number): number => varintLen(v >= 0 ? v * 2 : -v * 2 - 1);
 
 /** The best RICE coding of a column found by riceChoice: size in bytes (Infinity: none), k, direction, payload words. */
 export const riceChoice = { size: Infinity, k: 0, descending: false, words: 0 };

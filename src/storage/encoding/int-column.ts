@@ -17,7 +17,7 @@
 //                columns crowded at one end (float exponents; int-column-rice.ts).
 // Layouts are drawn in FORMAT.md ("Integer column"); decoding is in int-column-decode.ts.
 
-import { ChunkWriter } from './byte-io.js';
+import { ChunkWriter, svarintLen, varintLen } from './byte-io.js';
 import { riceChoice, sizeRice, writeRice } from './int-column-rice.js';
 import { scratchColumn, ScratchSlot } from './scratch.js';
 
@@ -37,17 +37,6 @@ function bitWidth(range: number): number {
   if (range < TWO_32) return 32 - Math.clz32(range);
   return 64 - Math.clz32(Math.floor(range / TWO_32));
 }
-
-function varintLen(v: number): number {
-  let n = 1;
-  while (v >= 128) {
-    v = Math.floor(v / 128);
-    n++;
-  }
-  return n;
-}
-
-const svarintLen = (v: number): number => varintLen(v >= 0 ? v * 2 : -v * 2 - 1);
 
 export function wordsFor(len: number, w: number): number {
   return w <= 32 ? Math.ceil((len * w) / 32) : len + Math.ceil((len * (w - 32)) / 32);
