@@ -1,6 +1,7 @@
 // Engine-level figures of src/storage on the shared industrial dataset.
 //   node --import tsx bench/storage-engine.ts [--series 1000] [--points 10000] [--big-points 10000000]
-//        [--in-flight 2] [--render-runs 50] [--cpu-profile fleet-write.cpuprofile] [--json]
+//        [--in-flight 2] [--render-runs 50] [--idle-series 200] [--idle-periods 300]
+//        [--cpu-profile fleet-write.cpuprofile] [--json]
 // --in-flight: write calls outstanding at once (1 = each call awaits the previous one's
 // durability; 2 = like the ingest pipeline's commitsInFlight: the next group is applied
 // while the previous one is synced). Every call still resolves only once durable.
@@ -11,7 +12,10 @@
 // high-water mark), the live pages (file minus LMDB free pages), a compacted copy
 // (`compactCopy`, what a maintenance compaction leaves), a repacked copy (`repackCopy`: every
 // table rewritten in key order, leaf pages full), and the sum of chunk bytes;
-// render p50/p99 of the big series at width 1000, rollup read latency.
+// render p50/p99 of the big series at width 1000, rollup read latency; and idle seals:
+// --idle-series tags that report one point per 15 minutes (report by exception, manual
+// entries), each head sealed by an idle seal between two of its points, for --idle-periods
+// periods: chunks per series and bytes per point of that store.
 // "Everything included" = every table (chunks, head records and segments, rollups, audit,
 // meta), LMDB's branch/leaf pages, overflow-page rounding and its own free-list tree.
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
@@ -34,6 +38,7 @@ const SERIES = opt('series', 1000), POINTS = opt('points', 10_000), BIG = opt('b
 const JSON_OUT = args.includes('--json');
 const IN_FLIGHT = opt('in-flight', 2);
 const RENDER_RUNS = opt('render-runs', 50);
+const IDLE_SERIES = opt('idle-series', 200), IDLE_PERIODS = opt('idle-periods', 300);
 const PROFILE = (() => { const i = args.indexOf('--cpu-profile'); return i >= 0 ? args[i + 1] : null; })();
 /** Largest chunk LMDB keeps inside a leaf page (measured: 2,000 B inline, 2,020 B overflow). */
 const INLINE_MAX = 2010;
@@ -97,6 +102,30 @@ async function disk(store: SeriesStore, root: string, name: string, points: numb
 
 async function create(store: SeriesStore, c: Columns) {
   await store.createSeries({ id: c.id, type: c.type, writableClass: 'collector', ...(c.type === 'enum' ? { enumSet: { id: 'machine-state', ordinals: [0, 1, 2, 3, 4, 5] } } : {}) });
+}
+
+/** Tags writing one point per idle period: every head is sealed whole between two of its points. */
+async function idleSeals(root: string, out: Record<string, number | string>): Promise<void> {
+  log(`idle seals: ${IDLE_SERIES} tags x ${IDLE_PERIODS} periods of 15 min ...`);
+  const PERIOD_NS = 900_000_000_000n;
+  const tags = (datasetSeries({ series: IDLE_SERIES, points: IDLE_PERIODS }) as DatasetSeries[]).map((s) => columnsOf(s, IDLE_PERIODS));
+  // the dataset's values and jitter, one period apart (its outages leave some tags shorter)
+  for (const c of tags) { const t0 = c.times[0]; for (let i = 0; i < c.times.length; i++) c.times[i] = t0 + BigInt(i) * PERIOD_NS + (c.times[i] - t0) % 1_000_000_000n; }
+  const store = SeriesStore.open(join(root, 'idle'));
+  for (const c of tags) await create(store, c);
+  const s0 = performance.now();
+  for (let i = 0; i < IDLE_PERIODS; i++) {
+    await store.write(tags.filter((c) => i < c.times.length).map((c) => slice(c, i, i + 1)), { principal: 'bench' });
+    await store.sealHeads(0);
+  }
+  out.idle_seal_period_ms = +((performance.now() - s0) / IDLE_PERIODS).toFixed(2);
+  const points = tags.reduce((a, c) => a + c.times.length, 0);
+  let chunks = 0;
+  for (const c of tags) chunks += store.read((v) => listChunks(v, c.id, { startNs: c.times[0], endNs: c.times[c.times.length - 1] + 1n })).length;
+  out.idle_points = points;
+  out.idle_chunks_per_series = +(chunks / tags.length).toFixed(2);
+  await disk(store, root, 'idle', points, out, 'idle_sealed_');
+  await store.close();
 }
 
 async function main() {
@@ -173,6 +202,7 @@ async function main() {
     out.rollup_read_p99_ms = +pct(lat, 0.99).toFixed(3);
     await store.close();
 
+    if (IDLE_SERIES > 0 && IDLE_PERIODS > 0) await idleSeals(root, out);
     if (BIG > 0) {
       log(`generating one series of ${BIG} points ...`);
       const big = columnsOf((datasetSeries({ series: 1, points: BIG }) as DatasetSeries[])[0], BIG);

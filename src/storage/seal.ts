@@ -5,10 +5,11 @@
 // encodeChunkPrefix (sealRun). Optionally swinging-door first.
 import type { PointColumns } from './encoding/chunk-types.js';
 import { CHUNK_BYTE_BUDGET, MAX_CHUNK_POINTS, encodeChunkPrefix } from './encoding/chunk.js';
-import { fitChunk, fitState, type SealBudget } from './chunk-fit.js';
+import { fitChunk, fitState, headIsFull, type SealBudget } from './chunk-fit.js';
 import { slicePointColumns } from './encoding/point-columns.js';
-import { putChunkInTxn } from './chunk-access.js';
-import { timeAt } from './point-runs.js';
+import { decodeColumns, floorChunk, headerOf, putChunkInTxn, type StoredChunk } from './chunk-access.js';
+import { MAX_CHUNK_SPAN_NS, appendTimed, timeAt, toTimed } from './point-runs.js';
+import { INT64_MIN } from './keys.js';
 import type { SeriesMeta } from './series-meta.js';
 import type { SeriesEnv } from './series-env.js';
 import { swingingDoor } from './swinging-door.js';
@@ -73,6 +74,11 @@ export const sealTally = { chunks: 0, encodes: 0 };
  */
 export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, head: OpenHead, budget: SealBudget, all: boolean): { points: number; dropped: number } {
   const out = { points: 0, dropped: 0 };
+  const sd = meta.lifecycle?.policy.swinging_door && meta.type === 'float64';
+  if (!sd && head.count > 0 && (all || headIsFull(head.count, head.bytesPerPoint, budget))) {
+    const tail = partialTail(env, series, head, budget);
+    if (tail !== null) absorbTail(env, series, head, tail);
+  }
   while (head.count > 0) {
     const st = fitState(head.bytesPerPoint);
     const best = fitChunk(head.cols, budget, all, st);
@@ -86,6 +92,41 @@ export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, h
     out.points += best.n;
   }
   return out;
+}
+
+/** A chunk below this share of the byte budget is partial: re-encoded with the points that follow it. */
+export const PARTIAL_CHUNK_SHARE = 0.9;
+
+const MAX_SPAN_BIG = BigInt(MAX_CHUNK_SPAN_NS);
+
+/**
+ * The series' last chunk when the head continues it and it is partial: sealed short by an
+ * idle seal (a report-by-exception tag sealed after each of its rare points, a collector
+ * outage) and able to take the head's points within one chunk's span. Else null.
+ */
+export function partialTail(env: SeriesEnv, series: Buffer, head: OpenHead, budget: SealBudget): StoredChunk | null {
+  const sealedEnd = head.sealedEnd, last = head.lastTs();
+  if (sealedEnd === null || last === null) return null;
+  const tail = floorChunk({ env, txn: undefined }, series, sealedEnd);
+  if (tail === null || last - tail.start >= MAX_SPAN_BIG) return null;
+  const h = headerOf(series, tail.start, tail.bytes);
+  if (h.lastTs !== sealedEnd || h.count >= budget.chunkPoints || tail.bytes.byteLength >= PARTIAL_CHUNK_SHARE * budget.chunkBytes) return null;
+  return tail;
+}
+
+/**
+ * Takes a partial last chunk back into the head (inside the write txn), so the seal that
+ * follows re-encodes its points with the head's into full chunks. Without it every idle seal
+ * left a chunk of its own: a tag writing one point per idle period paid a chunk header, a key
+ * and a node per point (~100 B/pt), and a series resuming after an outage kept a half-empty
+ * 4 KiB page. The head's segments are rewritten at the next persist (they do not hold the
+ * chunk's points); sealedEnd steps back to the chunk before.
+ */
+function absorbTail(env: SeriesEnv, series: Buffer, head: OpenHead, tail: StoredChunk): void {
+  const before = tail.start === INT64_MIN ? null : floorChunk({ env, txn: undefined }, series, tail.start - 1n);
+  env.chunks.removeSync(tail.key);
+  head.replace(appendTimed(decodeColumns(series, tail.start, tail.bytes), toTimed(head.cols)));
+  head.sealedEnd = before === null ? null : headerOf(series, before.start, before.bytes).lastTs;
 }
 
 /** Stores a chunk of the head's first n points and drops them from the head (inside the write txn). */

@@ -15,7 +15,8 @@ import {
   type PointValue, type Supersession, type TimedPoints,
 } from './point-runs.js';
 import { appendRollups, repairRollups } from './rollups.js';
-import { installChunk, sealFromHead, sealRun, sealTally, type SealBudget } from './seal.js';
+import { headIsFull } from './chunk-fit.js';
+import { PARTIAL_CHUNK_SHARE, installChunk, partialTail, sealFromHead, sealRun, sealTally, type SealBudget } from './seal.js';
 import type { FinishedSeal, SealOffload } from './seal-offload.js';
 import { decodeMeta, putMetaInTxn, recordPackr, type SeriesMeta } from './series-meta.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
@@ -218,12 +219,18 @@ function mergeIntoHead(ctx: TxnContext, series: Buffer, meta: SeriesMeta, head: 
  */
 function sealAppended(ctx: TxnContext, series: Buffer, meta: SeriesMeta, head: OpenHead, appended: number): void {
   ctx.sealAllowance += SEAL_RATE * appended;
-  // swinging-door series seal through sealRun's compression, in this thread
-  if (ctx.offload !== null && !meta.lifecycle?.policy.swinging_door && ctx.offload.request(series, head, ctx.budget)) return;
+  // swinging-door series seal through sealRun's compression, in this thread; so does a
+  // full head after a partial chunk, which sealFromHead takes back and re-encodes with it
+  if (ctx.offload !== null && !meta.lifecycle?.policy.swinging_door && !(fullAfterPartial(ctx, series, head)) && ctx.offload.request(series, head, ctx.budget)) return;
   if (ctx.sealAllowance <= 0 && head.count < ctx.budget.chunkPoints) return;
   const r = sealFromHead(ctx.env, series, meta, head, ctx.budget, false);
   ctx.sealAllowance -= r.points;
   if (r.dropped > 0) ctx.touchMeta(meta.id);
+}
+
+/** A head the seal thread would take now, continuing a partial chunk (an LMDB lookup once per full head). */
+function fullAfterPartial(ctx: TxnContext, series: Buffer, head: OpenHead): boolean {
+  return !head.sealPending && headIsFull(head.count, head.bytesPerPoint, ctx.budget) && partialTail(ctx.env, series, head, ctx.budget) !== null;
 }
 
 /**
@@ -258,9 +265,6 @@ function mergeLate(ctx: TxnContext, series: Buffer, meta: SeriesMeta, late: Time
     idx = end;
   }
 }
-
-/** A chunk below this share of the byte budget is re-encoded with gap points that follow it. */
-const PARTIAL_CHUNK_SHARE = 0.9;
 
 /**
  * Seals points [from, end) that lie after `floor`'s last point (or before the first chunk)
