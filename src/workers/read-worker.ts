@@ -1,5 +1,9 @@
 // The read worker's entry: Piscina calls the export named by the task (one file per
 // task under tasks/). The series env opens on the first task (worker-state.ts).
+import { READ_WORKER_NICE, lowerThreadPriority } from './thread-priority.js';
+
+lowerThreadPriority(READ_WORKER_NICE);
+
 export { rawTask as raw } from './tasks/raw-task.js';
 export { rollupsTask as rollups } from './tasks/rollups-task.js';
 export { gapsTask as gaps } from './tasks/gaps-task.js';

@@ -121,3 +121,30 @@ t.test('a worker writes its next body into the same shared memory only after the
   t.ok(reused, 'once released, a later body is written into the same shared memory');
   for (const p of packs) p.release();
 });
+
+t.test('read workers run at a lower scheduling priority than the HTTP thread (Linux: a nice value per thread)', { skip: process.platform !== 'linux' && 'nice values are per thread on Linux only' }, async (t) => {
+  const { ReadPool } = await import('../../src/workers/read-pool.js');
+  const { READ_WORKER_NICE } = await import('../../src/workers/thread-priority.js');
+  const { mkdtemp, rm, readdir, readFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { SeriesStore } = await import('../../src/storage/series-store.js');
+  const dir = await mkdtemp(join(tmpdir(), 'pool-nice-'));
+  const store = SeriesStore.open(dir);
+  const id = '44444444-4444-4444-8444-444444444444';
+  await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+  const pool = new ReadPool(dir, 2);
+  t.teardown(async () => { await pool.close(); await store.close(); await rm(dir, { recursive: true, force: true }); });
+  const args = { series: id, startNs: '0', endNs: '10', limit: 10, afterNs: null, format: 'json' as const };
+  await Promise.all([pool.run('raw', args), pool.run('raw', args)].map((p) => p.then((r) => r.release())));
+  // field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value
+  const nices: number[] = [];
+  for (const tid of await readdir('/proc/self/task')) {
+    const stat = await readFile(`/proc/self/task/${tid}/stat`, 'utf8').catch(() => null);
+    if (stat !== null) nices.push(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+  }
+  t.ok(nices.filter((n) => n === READ_WORKER_NICE).length >= 2, `both workers at nice ${READ_WORKER_NICE} (threads: ${nices.join(' ')})`);
+  const own = await readFile(`/proc/self/task/${process.pid}/stat`, 'utf8');
+  const mainNice = Number(own.slice(own.lastIndexOf(')') + 2).split(' ')[16]);
+  t.ok(mainNice < READ_WORKER_NICE, `the main thread is not lowered (nice ${mainNice})`);
+});
