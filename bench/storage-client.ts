@@ -29,6 +29,8 @@ interface Plan {
   rollupSeries: string[];
   /** Parallel connections (and parallel page streams of the big series). */
   connections: number;
+  /** Measured runs of each raw read kind; its figures are those of the median run. */
+  repeat: number;
 }
 
 const plan = JSON.parse(process.argv[2]) as Plan;
@@ -191,7 +193,8 @@ async function timed(name: string, work: () => Promise<{ points: number; bytes: 
   const t0 = performance.now();
   const e0 = epochMs();
   const { points, bytes } = await work();
-  phases[name] = [e0, epochMs()];
+  // repeated runs of one kind share its window
+  phases[name] = [phases[name]?.[0] ?? e0, epochMs()];
   const s = (performance.now() - t0) / 1000;
   const c = process.cpuUsage(c0);
   return { pointsPerS: points / s, bytesPerPoint: bytes / points, points, clientCpuShare: (c.user + c.system) / 1e6 / s, seconds: s };
@@ -260,25 +263,41 @@ async function latencies(paths: string[]): Promise<number[]> {
   return out;
 }
 
+/** The run of median throughput among plan.repeat runs of `read`, with every run's rate. */
+async function median(read: () => Promise<Rate>): Promise<Rate & { runs: number[] }> {
+  const rates: Rate[] = [];
+  for (let i = 0; i < Math.max(1, plan.repeat); i++) rates.push(await read());
+  const sorted = [...rates].sort((a, b) => a.pointsPerS - b.pointsPerS);
+  return { ...sorted[(sorted.length - 1) >> 1], runs: rates.map((r) => r.pointsPerS) };
+}
+
+/** A read kind's figures under its output prefix: the median run's, and every run's rate (M points/s). */
+function figures(prefix: string, m: Rate & { runs: number[] }): Record<string, number | string> {
+  return {
+    [`${prefix}_points_per_s`]: Math.round(m.pointsPerS), [`${prefix}_points`]: m.points, [`${prefix}_bytes_per_point`]: +m.bytesPerPoint.toFixed(2),
+    [`${prefix}_client_cpu_share`]: +m.clientCpuShare.toFixed(2), [`${prefix}_runs_m_points_per_s`]: m.runs.map((x) => (x / 1e6).toFixed(1)).join('/'),
+  };
+}
+
 async function main() {
   await fleetRead(JSON_TYPE, 'warm-up_fleet_json'); // warm-up: worker code, body slabs (grown to the largest body), page cache
   await bigRead(JSON_TYPE, 'warm-up_big_json');
-  const fleetJson = await fleetRead(JSON_TYPE, 'raw_fleet_json');
-  const fleetJsonParsed = await fleetRead(JSON_TYPE, 'raw_fleet_json_parsed', 'parse');
+  const fleetJson = await median(() => fleetRead(JSON_TYPE, 'raw_fleet_json'));
+  const fleetJsonParsed = await median(() => fleetRead(JSON_TYPE, 'raw_fleet_json_parsed', 'parse'));
   await fleetRead(MSGPACK_TYPE, 'warm-up_fleet_msgpack');
-  const fleetMsgpack = await fleetRead(MSGPACK_TYPE, 'raw_fleet_msgpack');
-  const bigJson = await bigRead(JSON_TYPE, 'raw_big_json');
-  const bigJsonParsed = await bigRead(JSON_TYPE, 'raw_big_json_parsed', 'parse');
-  const bigMsgpack = await bigRead(MSGPACK_TYPE, 'raw_big_msgpack');
+  const fleetMsgpack = await median(() => fleetRead(MSGPACK_TYPE, 'raw_fleet_msgpack'));
+  const bigJson = await median(() => bigRead(JSON_TYPE, 'raw_big_json'));
+  const bigJsonParsed = await median(() => bigRead(JSON_TYPE, 'raw_big_json_parsed', 'parse'));
+  const bigMsgpack = await median(() => bigRead(MSGPACK_TYPE, 'raw_big_msgpack'));
   await bigRead(MSGPACK_TYPE, 'warm-up_big_columns', 'columns'); // the workers' column scratch grows to a page once
   await fleetRead(MSGPACK_TYPE, 'warm-up_fleet_columns', 'columns');
-  const fleetColumns = await fleetRead(MSGPACK_TYPE, 'raw_fleet_columns', 'columns');
-  const bigColumns = await bigRead(MSGPACK_TYPE, 'raw_big_columns', 'columns');
+  const fleetColumns = await median(() => fleetRead(MSGPACK_TYPE, 'raw_fleet_columns', 'columns'));
+  const bigColumns = await median(() => bigRead(MSGPACK_TYPE, 'raw_big_columns', 'columns'));
   await bigRead(JSON_TYPE, 'warm-up_big_json_columns', 'columns'); // the workers' column text buffers grow to a page once
   await fleetRead(JSON_TYPE, 'warm-up_fleet_json_columns', 'columns');
-  const fleetJsonColumns = await fleetRead(JSON_TYPE, 'raw_fleet_json_columns', 'columns');
-  const fleetJsonColumnsParsed = await fleetRead(JSON_TYPE, 'raw_fleet_json_columns_parsed', 'parse', true);
-  const bigJsonColumns = await bigRead(JSON_TYPE, 'raw_big_json_columns', 'columns');
+  const fleetJsonColumns = await median(() => fleetRead(JSON_TYPE, 'raw_fleet_json_columns', 'columns'));
+  const fleetJsonColumnsParsed = await median(() => fleetRead(JSON_TYPE, 'raw_fleet_json_columns_parsed', 'parse', true));
+  const bigJsonColumns = await median(() => bigRead(JSON_TYPE, 'raw_big_json_columns', 'columns'));
   const onePoint = await onePointReads('raw_one_point', 4000);
   const renderPath = `/v1/series/${plan.bigSeries}/render?start_ns=${plan.bigStartNs}&end_ns=${plan.bigEndNs}&width=1000`;
   // The first renders of each worker run cold (JIT, the worker's caches): 20-50 ms each,
@@ -295,17 +314,10 @@ async function main() {
   const r = (x: number) => Math.round(x);
   const f = (x: number) => +x.toFixed(2);
   process.stdout.write(JSON.stringify({
-    raw_fleet_json_points_per_s: r(fleetJson.pointsPerS), raw_fleet_json_points: fleetJson.points, raw_fleet_json_bytes_per_point: f(fleetJson.bytesPerPoint), raw_fleet_json_client_cpu_share: f(fleetJson.clientCpuShare),
-    raw_fleet_msgpack_points_per_s: r(fleetMsgpack.pointsPerS), raw_fleet_msgpack_bytes_per_point: f(fleetMsgpack.bytesPerPoint), raw_fleet_msgpack_client_cpu_share: f(fleetMsgpack.clientCpuShare),
-    raw_fleet_json_parsed_points_per_s: r(fleetJsonParsed.pointsPerS), raw_fleet_json_parsed_points: fleetJsonParsed.points, raw_fleet_json_parsed_client_cpu_share: f(fleetJsonParsed.clientCpuShare),
-    raw_big_json_parsed_points_per_s: r(bigJsonParsed.pointsPerS), raw_big_json_parsed_points: bigJsonParsed.points, raw_big_json_parsed_client_cpu_share: f(bigJsonParsed.clientCpuShare),
-    raw_big_json_points_per_s: r(bigJson.pointsPerS), raw_big_json_points: bigJson.points, raw_big_json_bytes_per_point: f(bigJson.bytesPerPoint), raw_big_json_client_cpu_share: f(bigJson.clientCpuShare),
-    raw_big_msgpack_points_per_s: r(bigMsgpack.pointsPerS), raw_big_msgpack_points: bigMsgpack.points, raw_big_msgpack_bytes_per_point: f(bigMsgpack.bytesPerPoint), raw_big_msgpack_client_cpu_share: f(bigMsgpack.clientCpuShare),
-    raw_fleet_columns_points_per_s: r(fleetColumns.pointsPerS), raw_fleet_columns_points: fleetColumns.points, raw_fleet_columns_bytes_per_point: f(fleetColumns.bytesPerPoint), raw_fleet_columns_client_cpu_share: f(fleetColumns.clientCpuShare),
-    raw_big_columns_points_per_s: r(bigColumns.pointsPerS), raw_big_columns_points: bigColumns.points, raw_big_columns_bytes_per_point: f(bigColumns.bytesPerPoint), raw_big_columns_client_cpu_share: f(bigColumns.clientCpuShare),
-    raw_fleet_json_columns_points_per_s: r(fleetJsonColumns.pointsPerS), raw_fleet_json_columns_points: fleetJsonColumns.points, raw_fleet_json_columns_bytes_per_point: f(fleetJsonColumns.bytesPerPoint), raw_fleet_json_columns_client_cpu_share: f(fleetJsonColumns.clientCpuShare),
-    raw_fleet_json_columns_parsed_points_per_s: r(fleetJsonColumnsParsed.pointsPerS), raw_fleet_json_columns_parsed_points: fleetJsonColumnsParsed.points, raw_fleet_json_columns_parsed_client_cpu_share: f(fleetJsonColumnsParsed.clientCpuShare),
-    raw_big_json_columns_points_per_s: r(bigJsonColumns.pointsPerS), raw_big_json_columns_points: bigJsonColumns.points, raw_big_json_columns_bytes_per_point: f(bigJsonColumns.bytesPerPoint), raw_big_json_columns_client_cpu_share: f(bigJsonColumns.clientCpuShare),
+    ...figures('raw_fleet_json', fleetJson), ...figures('raw_fleet_json_parsed', fleetJsonParsed), ...figures('raw_fleet_msgpack', fleetMsgpack),
+    ...figures('raw_big_json', bigJson), ...figures('raw_big_json_parsed', bigJsonParsed), ...figures('raw_big_msgpack', bigMsgpack),
+    ...figures('raw_fleet_columns', fleetColumns), ...figures('raw_big_columns', bigColumns),
+    ...figures('raw_fleet_json_columns', fleetJsonColumns), ...figures('raw_fleet_json_columns_parsed', fleetJsonColumnsParsed), ...figures('raw_big_json_columns', bigJsonColumns),
     raw_one_point_points: onePoint.points, raw_one_point_requests_per_s: r(onePoint.pointsPerS), raw_one_point_p50_ms: f(onePoint.p50), raw_one_point_client_cpu_share: f(onePoint.clientCpuShare),
     raw_big_page_points: plan.pageLimit, raw_connections: plan.connections,
     render_http_cold_first_ms: f(renderCold[0]), render_http_cold_max_ms: f(Math.max(...renderCold)),

@@ -9,7 +9,10 @@
 // raw_one_point_* is a stream of 1-point reads: the fixed cost of a request (service CPU per request). The *_client_cpu_share figures
 // are the client's own CPU (cores busy) while reading: on 2 shared cores it competes with
 // the service, so it is part of the ceiling.
-//   node --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--connections 4] [--json]
+// Each measured read kind runs --repeat times and reports its median run (a shared 2-core box
+// moved single runs by +-30%), with every run's rate in *_runs_m_points_per_s.
+//   node --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--connections 4]
+//        [--repeat 3] [--json]
 // Engine-only figures (write path, bytes/point, render without HTTP) are in bench/storage-engine.ts.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -32,6 +35,7 @@ interface Columns { id: string; times: BigInt64Array; values: PointBatch['values
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : dflt; };
 const SERIES = opt('series', 1000), POINTS = opt('points', 10_000), BIG = opt('big-points', 10_000_000), CONNECTIONS = opt('connections', 4);
+const REPEAT = Math.max(1, opt('repeat', 3));
 const JSON_OUT = args.includes('--json');
 const log = (s: string) => { if (!JSON_OUT) process.stderr.write(s + '\n'); };
 const ENUM_SET = '00000000-0000-4000-8000-00000000e001';
@@ -69,7 +73,7 @@ async function main() {
   const who = { principal: 'bench' };
   // the idle probe, stopped in `finally` too: a failed client run left it running for good
   let floorProbe: ReturnType<typeof execFileText> | null = null;
-  const out: Record<string, number | string> = { series: SERIES, points_per_series: POINTS, big_series_points: BIG, workers: config.workers, model: model ? 'postgresql' : 'pglite' };
+  const out: Record<string, number | string> = { series: SERIES, points_per_series: POINTS, big_series_points: BIG, workers: config.workers, repeat: REPEAT, model: model ? 'postgresql' : 'pglite' };
   try {
     log(`generating ${SERIES} x ${POINTS} points and one series of ${BIG} ...`);
     const list = (datasetSeries({ series: SERIES, points: POINTS }) as DatasetSeries[]);
@@ -128,7 +132,7 @@ async function main() {
       fleet: cols.map((c) => c.id),
       startNs: String(fleetStart), endNs: String(fleetEnd + 1n),
       bigSeries: big.id, bigStartNs: String(bigCols.times[0]), bigEndNs: String(bigCols.times[bigCols.times.length - 1] + 1n),
-      pageLimit: 1_000_000, renders: 200, connections: CONNECTIONS,
+      pageLimit: 1_000_000, renders: 200, connections: CONNECTIONS, repeat: REPEAT,
       rollupSeries: cols.filter((_, i) => list[i].type === 'float64').slice(0, 50).map((c) => c.id),
     };
     // The dataset stays out of the read phases: this process is the service, and a heap
@@ -186,7 +190,8 @@ async function main() {
     for (const [name, [a, b]] of Object.entries(client.phases)) {
       if (!name.startsWith('raw_')) continue;
       const cpuS = (cpuAt(b) - cpuAt(a)) / 1e6;
-      const points = client[`${name}_points`] ?? client[name.replace('msgpack', 'json') + '_points'];
+      // a repeated kind's window holds all of its runs
+      const points = (client[`${name}_points`] ?? client[name.replace('msgpack', 'json') + '_points']) * (name === 'raw_one_point' ? 1 : REPEAT);
       out[`${name}_service_cpu_cores`] = +(cpuS / ((b - a) / 1000)).toFixed(2);
       out[`${name}_points_per_service_cpu_s`] = Math.round(points / cpuS);
       if (name === 'raw_one_point') out.raw_one_point_service_cpu_ms_per_request = +((cpuS * 1000) / points).toFixed(3);
