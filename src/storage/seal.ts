@@ -10,6 +10,7 @@ import { slicePointColumns } from './encoding/point-columns.js';
 import { decodeColumns, floorChunk, headerOf, putChunkInTxn, type StoredChunk } from './chunk-access.js';
 import { MAX_CHUNK_SPAN_NS, appendTimed, timeAt, toTimed } from './point-runs.js';
 import { INT64_MIN } from './keys.js';
+import { isServiceError } from '../http/errors.js';
 import type { SeriesMeta } from './series-meta.js';
 import type { SeriesEnv } from './series-env.js';
 import { swingingDoor } from './swinging-door.js';
@@ -109,9 +110,19 @@ export function partialTail(env: SeriesEnv, series: Buffer, head: OpenHead, budg
   if (sealedEnd === null || last === null) return null;
   const tail = floorChunk({ env, txn: undefined }, series, sealedEnd);
   if (tail === null || last - tail.start >= MAX_SPAN_BIG) return null;
-  const h = headerOf(series, tail.start, tail.bytes);
-  if (h.lastTs !== sealedEnd || h.count >= budget.chunkPoints || tail.bytes.byteLength >= PARTIAL_CHUNK_SHARE * budget.chunkBytes) return null;
+  const h = readable(() => headerOf(series, tail.start, tail.bytes));
+  if (h === null || h.lastTs !== sealedEnd || h.count >= budget.chunkPoints || tail.bytes.byteLength >= PARTIAL_CHUNK_SHARE * budget.chunkBytes) return null;
   return tail;
+}
+
+/** f's result, or null when it finds a damaged chunk (which then stays as it is, for reads to report). */
+function readable<T>(f: () => T): T | null {
+  try {
+    return f();
+  } catch (e) {
+    if (isServiceError(e) && e.code === 'chunk-corrupt') return null;
+    throw e;
+  }
 }
 
 /**
@@ -120,13 +131,18 @@ export function partialTail(env: SeriesEnv, series: Buffer, head: OpenHead, budg
  * left a chunk of its own: a tag writing one point per idle period paid a chunk header, a key
  * and a node per point (~100 B/pt), and a series resuming after an outage kept a half-empty
  * 4 KiB page. The head's segments are rewritten at the next persist (they do not hold the
- * chunk's points); sealedEnd steps back to the chunk before.
+ * chunk's points); sealedEnd steps back to the chunk before. Everything is read before
+ * anything changes: a damaged chunk (this one or the one before) is left alone and the head
+ * seals as it would have, so a damaged chunk never stops new points from being stored.
  */
 function absorbTail(env: SeriesEnv, series: Buffer, head: OpenHead, tail: StoredChunk): void {
+  const points = readable(() => decodeColumns(series, tail.start, tail.bytes));
   const before = tail.start === INT64_MIN ? null : floorChunk({ env, txn: undefined }, series, tail.start - 1n);
+  const beforeEnd = before === null ? null : readable(() => headerOf(series, before.start, before.bytes).lastTs);
+  if (points === null || (before !== null && beforeEnd === null)) return;
   env.chunks.removeSync(tail.key);
-  head.replace(appendTimed(decodeColumns(series, tail.start, tail.bytes), toTimed(head.cols)));
-  head.sealedEnd = before === null ? null : headerOf(series, before.start, before.bytes).lastTs;
+  head.replace(appendTimed(points, toTimed(head.cols)));
+  head.sealedEnd = beforeEnd;
 }
 
 /** Stores a chunk of the head's first n points and drops them from the head (inside the write txn). */

@@ -6,7 +6,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { listChunks, readRaw, type PointBatch, type SeriesStore } from '../../src/storage/series-store.js';
 import { readHeadRecord } from '../../src/storage/head-record.js';
-import { seriesKey } from '../../src/storage/keys.js';
+import { INT64_MAX, INT64_MIN, chunkKey, seriesKey } from '../../src/storage/keys.js';
 import { CHUNK_BYTE_BUDGET } from '../../src/storage/encoding/chunk.js';
 import { PARTIAL_CHUNK_SHARE } from '../../src/storage/seal.js';
 import { tempStore, newId, WHO, f64Batch, T0, SEC } from '../helpers/series-store.js';
@@ -116,6 +116,32 @@ t.test('a swinging-door series keeps its partial chunks (its points were compres
   }
   t.equal(chunksOf(store, id).length, 3, 'one chunk per idle seal');
 });
+
+for (const damage of ['payload', 'header'] as const) {
+  t.test(`a damaged partial chunk (${damage}) is left as it is: new points are still stored, reads name the damage`, async (t) => {
+    const { store } = await tempStore(t, { seal: { chunkPoints: 100 } });
+    const id = newId();
+    await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+    await store.write([wander(id, 0, 130)], WHO);
+    await store.sealHeads(0);
+    // the head open again (a head sealed whole keeps no record and is found from the last chunk's header)
+    await store.write([wander(id, 130, 140)], WHO);
+    const key = chunkKey(seriesKey(id), wander(id, 100, 101).times[0] as bigint);
+    const bytes = Buffer.from(store.env.chunks.get(key) as Buffer);
+    bytes[damage === 'payload' ? bytes.length - 1 : 1] ^= 0x40;
+    store.env.chunks.putSync(key, bytes);
+    const r = await store.write([wander(id, 140, 230)], WHO);
+    t.equal(r.accepted, 90, 'the write is stored');
+    await store.sealHeads(0);
+    const keys = [...store.env.chunks.getKeys({ start: chunkKey(seriesKey(id), INT64_MIN), end: chunkKey(seriesKey(id), INT64_MAX) })];
+    t.equal(keys.length, 3, 'the damaged chunk stays; the head sealed a chunk of its own');
+    t.ok(keys.some((k) => Buffer.from(k as Buffer).equals(key)), 'the damaged chunk is still there');
+    t.throws(() => readAll(store, id), { code: 'chunk-corrupt' }, 'a read over the damaged chunk says so');
+    const after = store.read((v) => readRaw(v, id, { startNs: wander(id, 130, 131).times[0] as bigint, endNs: range.endNs, limit: 1000 }));
+    const want = wander(id, 130, 230);
+    t.same([...after.ts], [...want.times], 'the points after it read back exactly');
+  });
+}
 
 const VALUE_TYPES = ['float64', 'int64', 'boolean', 'string', 'enum'] as const;
 type ValueType = typeof VALUE_TYPES[number];
