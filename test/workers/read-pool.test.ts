@@ -1,6 +1,22 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { mkdtemp, rm, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startTestService, request } from '../helpers/service.js';
+import { ReadPool } from '../../src/workers/read-pool.js';
+import { READ_WORKER_NICE } from '../../src/workers/thread-priority.js';
+import { SeriesStore } from '../../src/storage/series-store.js';
+
+/** A store in a fresh directory with one float64 series, and a pool of `workers` over it, closed at teardown. */
+async function poolOverStore(t: Test, prefix: string, id: string, workers: number): Promise<{ store: SeriesStore; pool: ReadPool }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const store = SeriesStore.open(dir);
+  await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+  const pool = new ReadPool(dir, workers);
+  t.teardown(async () => { await pool.close(); await store.close(); await rm(dir, { recursive: true, force: true }); });
+  return { store, pool };
+}
 
 const BASE = 1_700_000_000_000_000_000n;
 const MS = 1_000_000n;
@@ -68,16 +84,7 @@ t.test('the main thread stays responsive while workers run heavy reads', async (
 });
 
 t.test('a full queue is refused with 503 capacity-exhausted, never a hang', async (t) => {
-  const { ReadPool } = await import('../../src/workers/read-pool.js');
-  const { mkdtemp, rm } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const { SeriesStore } = await import('../../src/storage/series-store.js');
-  const dir = await mkdtemp(join(tmpdir(), 'pool-'));
-  const store = SeriesStore.open(dir);
-  await store.createSeries({ id: '11111111-1111-4111-8111-111111111111', type: 'float64', writableClass: 'collector' });
-  const pool = new ReadPool(dir, 1);
-  t.teardown(async () => { await pool.close(); await store.close(); await rm(dir, { recursive: true, force: true }); });
+  const { pool } = await poolOverStore(t, 'pool-', '11111111-1111-4111-8111-111111111111', 1);
   const args = { series: '11111111-1111-4111-8111-111111111111', startNs: '0', endNs: '10', limit: 10, afterNs: null, format: 'json' as const };
   const runs = Array.from({ length: 200 }, () => pool.run('raw', args).then(() => 'ok', (e: { code?: string }) => e.code ?? 'error'));
   const outcomes = await Promise.all(runs);
@@ -89,21 +96,12 @@ t.test('a full queue is refused with 503 capacity-exhausted, never a hang', asyn
 });
 
 t.test('a worker writes its next body into the same shared memory only after the HTTP thread released it', async (t) => {
-  const { ReadPool } = await import('../../src/workers/read-pool.js');
-  const { mkdtemp, rm } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const { SeriesStore } = await import('../../src/storage/series-store.js');
-  const dir = await mkdtemp(join(tmpdir(), 'pool-slabs-'));
-  const store = SeriesStore.open(dir);
   const id = '33333333-3333-4333-8333-333333333333';
-  await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+  const { store, pool } = await poolOverStore(t, 'pool-slabs-', id, 1);
   const n = 5000;
   const times = new BigInt64Array(n), values = new Float64Array(n), quality = new Uint32Array(n).fill(192);
   for (let i = 0; i < n; i++) { times[i] = BASE + BigInt(i) * 1000n * MS; values[i] = i / 4; }
   await store.write([{ series: id, times, values, quality }], { principal: 'tester' });
-  const pool = new ReadPool(dir, 1);
-  t.teardown(async () => { await pool.close(); await store.close(); await rm(dir, { recursive: true, force: true }); });
   const args = { series: id, startNs: String(BASE), endNs: String(BASE + 10n ** 15n), limit: n, afterNs: null };
   const text = (b: Uint8Array) => Buffer.from(b).toString('latin1');
 
@@ -123,18 +121,8 @@ t.test('a worker writes its next body into the same shared memory only after the
 });
 
 t.test('read workers run at a lower scheduling priority than the HTTP thread (Linux: a nice value per thread)', { skip: process.platform !== 'linux' && 'nice values are per thread on Linux only' }, async (t) => {
-  const { ReadPool } = await import('../../src/workers/read-pool.js');
-  const { READ_WORKER_NICE } = await import('../../src/workers/thread-priority.js');
-  const { mkdtemp, rm, readdir, readFile } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const { SeriesStore } = await import('../../src/storage/series-store.js');
-  const dir = await mkdtemp(join(tmpdir(), 'pool-nice-'));
-  const store = SeriesStore.open(dir);
   const id = '44444444-4444-4444-8444-444444444444';
-  await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
-  const pool = new ReadPool(dir, 2);
-  t.teardown(async () => { await pool.close(); await store.close(); await rm(dir, { recursive: true, force: true }); });
+  const { pool } = await poolOverStore(t, 'pool-nice-', id, 2);
   const args = { series: id, startNs: '0', endNs: '10', limit: 10, afterNs: null, format: 'json' as const };
   await Promise.all([pool.run('raw', args), pool.run('raw', args)].map((p) => p.then((r) => r.release())));
   // field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value
