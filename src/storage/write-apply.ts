@@ -221,7 +221,7 @@ function sealAppended(ctx: TxnContext, series: Buffer, meta: SeriesMeta, head: O
   ctx.sealAllowance += SEAL_RATE * appended;
   // swinging-door series seal through sealRun's compression, in this thread; so does a
   // full head after a partial chunk, which sealFromHead takes back and re-encodes with it
-  if (ctx.offload !== null && !meta.lifecycle?.policy.swinging_door && !(fullAfterPartial(ctx, series, head)) && ctx.offload.request(series, head, ctx.budget)) return;
+  if (ctx.offload !== null && !meta.lifecycle?.policy.swinging_door && !fullAfterPartial(ctx, series, head) && ctx.offload.request(series, head, ctx.budget)) return;
   if (ctx.sealAllowance <= 0 && head.count < ctx.budget.chunkPoints) return;
   const r = sealFromHead(ctx.env, series, meta, head, ctx.budget, false);
   ctx.sealAllowance -= r.points;

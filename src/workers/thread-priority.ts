@@ -1,6 +1,6 @@
 // Read workers give way to the HTTP thread when the cores are short. The pool has one worker
 // per core, and a client of its own on the same machine (a benchmark, a dashboard host) makes
-// more runnable threads than cores: the HTTP thread then waited up to 25 ms for a core while
+// more runnable threads than cores: the HTTP thread then waited 29-40 ms for a core while
 // both workers decoded (bench:storage's per-phase split of event-loop stalls, /proc schedstat).
 // A nice value weighs a thread in the kernel's fair scheduler only when threads compete, so a
 // worker on an otherwise idle core runs as fast as before.
