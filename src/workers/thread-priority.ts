@@ -6,8 +6,8 @@
 // worker on an otherwise idle core runs as fast as before.
 import { setPriority } from 'node:os';
 
-/** Nice value of a read worker thread: CFS weight 335 against the HTTP thread's 1024. */
-export const READ_WORKER_NICE = 5;
+/** Nice value of a read worker thread: CFS weight 110 against the HTTP thread's 1024 (docs/decisions.md). */
+export const READ_WORKER_NICE = 10;
 
 /**
  * Lowers the calling thread's scheduling priority. Linux only: there a nice value belongs to
