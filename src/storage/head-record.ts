@@ -49,7 +49,7 @@ import { crc32 } from 'node:zlib';
 import { ServiceError } from '../http/errors.js';
 import type { PointColumns, ValueType } from './encoding/chunk-types.js';
 import { encodeChunk } from './encoding/chunk.js';
-import { slicePointColumns } from './encoding/point-columns.js';
+import { slicePointColumns, valueBytes } from './encoding/point-columns.js';
 import { TYPE_CODES, typeCode } from './encoding/chunk-header.js';
 import { decodeColumns, floorChunk, headerOf } from './chunk-access.js';
 import { INT64_MAX, uuidOf } from './keys.js';
@@ -163,14 +163,6 @@ const TIME_DELTAS = 1, ONE_QUALITY = 2;
 /** Raw columns are copied as host memory: only on a little-endian host (every platform Node ships for). */
 const HOST_LE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-function valueWidth(type: ValueType): number {
-  switch (type) {
-    case 'float64': case 'int64': return 8;
-    case 'enum': return 4;
-    case 'boolean': return 1;
-    case 'string': return 0;
-  }
-}
 
 function bytesOf(a: ArrayBufferView, from: number, n: number, width: number): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset + from * width, n * width);
@@ -214,7 +206,7 @@ export function encodeSegment(c: PointColumns, from: number, n: number): Buffer 
   let oneQuality = true;
   const q0 = q[from];
   for (let i = from + 1; i < end; i++) if (q[i] !== q0) { oneQuality = false; break; }
-  const w = valueWidth(c.type);
+  const w = valueBytes(c.type);
   const valuesAt = RAW_HEADER + (deltas ? 4 : 8) * n, qualityAt = valuesAt + w * n, crcAt = qualityAt + (oneQuality ? 4 : 4 * n);
   const b = scratchOf(crcAt + 4);
   b[0] = RAW_SEGMENT; b[1] = typeCode(c.type); b[2] = (deltas ? TIME_DELTAS : 0) | (oneQuality ? ONE_QUALITY : 0); b[3] = 0;
@@ -249,7 +241,7 @@ function decodeRawSegment(series: Buffer, bytes: Buffer): PointColumns {
   if (bytes.length < RAW_HEADER + 4) corruptSegment(series, 'shorter than its header', bytes);
   const type = TYPE_CODES[bytes[1]], flags = bytes[2];
   const n = bytes.readUInt32LE(4);
-  const w = type === undefined ? 0 : valueWidth(type);
+  const w = type === undefined ? 0 : valueBytes(type);
   const deltas = (flags & TIME_DELTAS) !== 0, oneQuality = (flags & ONE_QUALITY) !== 0;
   const valuesAt = RAW_HEADER + (deltas ? 4 : 8) * n, qualityAt = valuesAt + w * n, crcAt = qualityAt + (oneQuality ? 4 : 4 * n);
   if (w === 0 || n === 0 || flags > 3 || bytes.length !== crcAt + 4) corruptSegment(series, `type ${bytes[1]}, flags ${flags}, ${n} points do not fit ${bytes.length} bytes`, bytes);

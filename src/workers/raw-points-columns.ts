@@ -20,6 +20,7 @@
 // The column stores go through the body's DataView: the regions' offsets follow the body
 // bytes before them, so they have no alignment a typed-array view would need.
 import type { PointColumns, ValueType } from '../storage/encoding/chunk-types.js';
+import { valueBytes } from '../storage/encoding/point-columns.js';
 import type { BodySink } from './body-sink.js';
 import { mpString, splitWords } from './msgpack-bytes.js';
 
@@ -32,15 +33,6 @@ export type QualityEncoding = 'uint8' | 'uint32le';
 const keyed = (key: string) => 1 + key.length + 5;
 const TS_HEAD = keyed('ts_ns'), VALUE_HEAD = keyed('value'), QUALITY_HEAD = keyed('quality');
 
-/** Region bytes a point takes in the value column while gathering (enum: room to widen to int32). */
-function regionWidth(type: ValueType): number {
-  switch (type) {
-    case 'float64': case 'int64': return 8;
-    case 'enum': return 4;
-    case 'boolean': return 1;
-    case 'string': return 0;
-  }
-}
 
 /**
  * The `points` map of one page, gathered into a body: begin (reserves the regions behind
@@ -69,7 +61,8 @@ export class ColumnPage {
     this.qualityWide = false;
     this.ordWide = false;
     this.str.length = 0;
-    const vw = regionWidth(type);
+    // a point's value region is its column width (enum: int32, room to widen from int8/int16)
+    const vw = valueBytes(type);
     sink.reserve(1 + TS_HEAD + 8 * bound + VALUE_HEAD + vw * bound + QUALITY_HEAD + 4 * bound);
     this.mapAt = sink.pos;
     this.tsAt = this.mapAt + 1 + TS_HEAD;

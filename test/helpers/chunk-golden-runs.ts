@@ -5,6 +5,7 @@ import type { Test } from 'tap';
 import { decodeChunk, readChunkHeader, readInt64Extremes } from '../../src/storage/encoding/chunk.js';
 import { ChunkGroups, ChunkSummary, readChunkSummary } from '../../src/storage/encoding/chunk-range.js';
 import { createPointColumns } from '../../src/storage/encoding/point-columns.js';
+import { HeaderView } from '../../src/storage/render-scan.js';
 import type { PointColumns } from '../../src/storage/encoding/chunk-types.js';
 import { type PointRun, timeAt, toColumns } from './chunk-arbitraries.js';
 
@@ -259,4 +260,26 @@ export function checkGroupDirectory(t: Test, bytes: Uint8Array, version: number)
     for (let i = a; i < b; i++) if (ts[i - a] !== cols.tsOffset[i] - cols.tsOffset[0] || !Object.is(v[i - a], f[i])) same = false;
     t.ok(same, `group ${g} decodes alone to its points`);
   }
+}
+
+/**
+ * The same chunk written by two format versions: readChunkHeader (but for the version and the
+ * length), render's HeaderView and the summary reader must state the same facts of both.
+ */
+export function checkSameHeaderFacts(t: Test, older: Uint8Array, newer: Uint8Array, olderVersion: number, name: string, base: bigint): void {
+  const a = readChunkHeader(older), b = readChunkHeader(newer);
+  t.same({ ...b, formatVersion: olderVersion, byteLength: a.byteLength }, a, `${name}: readChunkHeader`);
+  const fields = (bytes: Uint8Array) => {
+    const h = new HeaderView(Buffer.alloc(16), base);
+    h.read(bytes);
+    return [h.type, h.count, h.goodCount, h.firstRel, h.lastRel, h.minRel, h.maxRel, h.min, h.max, h.first, h.last];
+  };
+  t.same(fields(newer), fields(older), `${name}: HeaderView`);
+  const summary = (bytes: Uint8Array, count: number) => {
+    const s = new ChunkSummary();
+    readChunkSummary(bytes, count, s);
+    s.loadDirectory();
+    return [s.nonGoodNs, s.lastGood, s.groups, [...s.minV.subarray(0, s.groups)]];
+  };
+  t.same(summary(newer, b.count), summary(older, a.count), `${name}: summary`);
 }

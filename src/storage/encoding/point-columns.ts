@@ -3,6 +3,16 @@
 
 import type { PointColumns, ValueType } from './chunk-types.js';
 
+/** Bytes one value takes in its PointColumns typed column (strings: 0, they are JS strings). */
+export function valueBytes(type: ValueType): number {
+  switch (type) {
+    case 'float64': case 'int64': return 8;
+    case 'enum': return 4;
+    case 'boolean': return 1;
+    case 'string': return 0;
+  }
+}
+
 export function createPointColumns(type: ValueType, capacity: number): PointColumns {
   return {
     type,

@@ -1,10 +1,8 @@
 import t from 'tap';
-import { encodeChunk, FORMAT_VERSION, readChunkHeader } from '../../../src/storage/encoding/chunk.js';
+import { encodeChunk, FORMAT_VERSION } from '../../../src/storage/encoding/chunk.js';
 import { sectionOffsets } from '../../../src/storage/encoding/chunk-header.js';
-import { ChunkSummary, readChunkSummary } from '../../../src/storage/encoding/chunk-range.js';
-import { HeaderView } from '../../../src/storage/render-scan.js';
 import { toColumns } from '../../helpers/chunk-arbitraries.js';
-import { checkGoldenChunk, checkGroupDirectory, GOLDEN_HEX_V3, GOLDEN_RUNS, T0, V4_RUNS } from '../../helpers/chunk-golden-runs.js';
+import { checkGoldenChunk, checkGroupDirectory, checkSameHeaderFacts, GOLDEN_HEX_V3, GOLDEN_RUNS, T0, V4_RUNS } from '../../helpers/chunk-golden-runs.js';
 
 // Golden bytes pin format version 4: the version 3 header with tag 0x40, and the integer
 // column's FRAME, FRAME_DELTA and RICE layouts (FORMAT.md "Integer column"): a change to any
@@ -127,19 +125,6 @@ t.test('a version 4 chunk and the version 3 chunk of the same points differ only
 t.test('render\'s header view and readChunkHeader read the same facts from the version 3 and version 4 bytes of a chunk', async (t) => {
   const base = T0 - 5_000_000_000n;
   for (const name of ['decimal', 'split', 'int64', 'string', 'group directory']) {
-    const v3 = new Uint8Array(Buffer.from(GOLDEN_HEX_V3[name], 'hex'));
-    const v4 = new Uint8Array(Buffer.from(HEX[name], 'hex'));
-    const a = readChunkHeader(v3), b = readChunkHeader(v4);
-    t.same({ ...b, formatVersion: 3, byteLength: a.byteLength }, a, `${name}: readChunkHeader`);
-    const fields = (b: Uint8Array) => {
-      const h = new HeaderView(Buffer.alloc(16), base);
-      h.read(b);
-      return [h.type, h.count, h.goodCount, h.firstRel, h.lastRel, h.minRel, h.maxRel, h.min, h.max, h.first, h.last];
-    };
-    t.same(fields(v4), fields(v3), `${name}: HeaderView`);
-    const s3 = new ChunkSummary(), s4 = new ChunkSummary();
-    readChunkSummary(v3, a.count, s3); readChunkSummary(v4, b.count, s4);
-    s3.loadDirectory(); s4.loadDirectory();
-    t.same([s4.nonGoodNs, s4.lastGood, s4.groups, [...s4.minV.subarray(0, s4.groups)]], [s3.nonGoodNs, s3.lastGood, s3.groups, [...s3.minV.subarray(0, s3.groups)]], `${name}: summary`);
+    checkSameHeaderFacts(t, new Uint8Array(Buffer.from(GOLDEN_HEX_V3[name], 'hex')), new Uint8Array(Buffer.from(HEX[name], 'hex')), 3, name, base);
   }
 });
