@@ -6,7 +6,9 @@
 // running sums (FOR_DELTA) with or without that division, and grid times
 // (r + i*P) * unit. The kernels repeat the same streaming unpack on purpose: V8 does not
 // inline a per-value callback reliably, and each variant measured ~1.5 ns/value faster
-// than unpack-then-transform (bench/codec.ts, 2026-11-21).
+// than unpack-then-transform (bench/codec.ts, 2026-11-21). Runs (RLE) and constant blocks
+// (width 0) go through the sink once per run: a steady decimal series otherwise paid a
+// division per point after filling.
 
 import type { ChunkReader } from './byte-io.js';
 import { BLOCK, FRAME_MAX_WIDTH, IntMode, wordsFor } from './int-column.js';
@@ -33,8 +35,7 @@ export function decodeGridColumn(r: ChunkReader, n: number, out: Float64Array, p
 function decodeInto(r: ChunkReader, n: number, out: Float64Array, sink: Sink, a: number, b: number): void {
   const mode = r.u8('integer column mode');
   if (mode === IntMode.Rle) {
-    readRle(r, n, out);
-    if (sink !== Sink.Plain) finish(out, 0, n, sink, a, b);
+    readRle(r, n, out, sink, a, b);
   } else if (mode === IntMode.For) {
     readFor(r, n, out, sink, a, b);
   } else if (mode === IntMode.Frame) {
@@ -49,6 +50,15 @@ function decodeInto(r: ChunkReader, n: number, out: Float64Array, sink: Sink, a:
   } else r.fail(`unknown integer column mode ${mode}`);
 }
 
+/** The columns integers decode into: the float column, or a narrow one (Sink.Plain only). */
+type IntOut = Float64Array | Uint32Array | Int32Array | Uint8Array;
+
+/** out[s..e) = x, a constant integer, through the sink: one division per run, not per point. */
+function fillSunk(out: IntOut, s: number, e: number, x: number, sink: Sink, a: number, b: number): void {
+  if (sink === Sink.Grid) for (let i = s; i < e; i++) out[i] = (x + i * a) * b;
+  else out.fill(sink === Sink.Scale ? x / a : x, s, e);
+}
+
 /** Applies the sink to out[s..s+len) holding plain integers. */
 function finish(out: Float64Array, s: number, len: number, sink: Sink, a: number, b: number): void {
   const e = s + len;
@@ -60,7 +70,7 @@ function finish(out: Float64Array, s: number, len: number, sink: Sink, a: number
 export function decodeIntColumnTo(r: ChunkReader, n: number, out: Uint32Array | Int32Array | Uint8Array): void {
   if (r.pos < r.end && r.bytes[r.pos] === IntMode.Rle) {
     r.pos++;
-    readRle(r, n, out);
+    readRle(r, n, out, Sink.Plain, 1, 0);
     return;
   }
   const tmp = scratchColumn(ScratchSlot.IntTyped, n);
@@ -68,7 +78,12 @@ export function decodeIntColumnTo(r: ChunkReader, n: number, out: Uint32Array | 
   out.set(tmp.subarray(0, n));
 }
 
-function readRle(r: ChunkReader, n: number, out: Float64Array | Uint32Array | Int32Array | Uint8Array): void {
+/**
+ * RLE into out, each run through the sink: x / 10^k is one double for the whole run, so a
+ * steady decimal column costs a division per run. Narrow columns (quality, ordinals) only
+ * ever take Sink.Plain.
+ */
+function readRle(r: ChunkReader, n: number, out: IntOut, sink: Sink, a: number, b: number): void {
   const runs = r.varint('run count');
   let pos = 0;
   let v = 0;
@@ -76,7 +91,7 @@ function readRle(r: ChunkReader, n: number, out: Float64Array | Uint32Array | In
     v += r.svarint('run value');
     const len = r.varint('run length');
     if (len === 0 || pos + len > n) r.fail(`run of ${len} points overflows ${n} points`);
-    out.fill(v, pos, pos + len);
+    fillSunk(out, pos, pos + len, v, sink, a, b);
     pos += len;
   }
   if (pos !== n) r.fail(`runs cover ${pos} of ${n} points`);
@@ -106,9 +121,9 @@ function readFor(r: ChunkReader, n: number, out: Float64Array, sink: Sink, a: nu
     const len = Math.min(BLOCK, n - s);
     const min = meta[2 * k];
     const width = meta[2 * k + 1];
-    if (width === 0 || width > 31) {
-      if (width === 0) out.fill(min, s, s + len);
-      else if (width === 32) for (let j = 0; j < len; j++) out[s + j] = min + words[at + j];
+    if (width === 0) fillSunk(out, s, s + len, min, sink, a, b);
+    else if (width > 31) {
+      if (width === 32) for (let j = 0; j < len; j++) out[s + j] = min + words[at + j];
       else unpackWide(words, at, out, s, len, min, width);
       finish(out, s, len, sink, a, b);
     } else if (sink === Sink.Plain) unpackPlain(words, at, out, s, len, min, width);
@@ -137,9 +152,9 @@ function readFrame(r: ChunkReader, n: number, out: Float64Array, sink: Sink, a: 
   const min = frameMin;
   const width = frameWidth;
   const words = r.words;
-  if (width === 0 || width === 32) {
-    if (width === 0) out.fill(min, 0, n);
-    else for (let j = 0; j < n; j++) out[j] = min + words[at + j];
+  if (width === 0) fillSunk(out, 0, n, min, sink, a, b);
+  else if (width === 32) {
+    for (let j = 0; j < n; j++) out[j] = min + words[at + j];
     finish(out, 0, n, sink, a, b);
   } else if (sink === Sink.Plain) unpackPlain(words, at, out, 0, n, min, width);
   else if (sink === Sink.Grid) unpackGrid(words, at, out, 0, n, min, width, a, b);
