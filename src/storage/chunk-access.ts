@@ -21,6 +21,11 @@ function corrupt(series: Buffer, start: bigint | null, e: unknown): never {
   });
 }
 
+/** Whether e is the chunk-corrupt error of a damaged chunk (corrupt() above) or head segment (head-record.ts). */
+export function isChunkCorrupt(e: unknown): e is ServiceError {
+  return e instanceof ServiceError && e.code === 'chunk-corrupt';
+}
+
 export function headerOf(series: Buffer, start: bigint | null, bytes: Uint8Array): ChunkHeader {
   try {
     return readChunkHeader(bytes);

@@ -7,10 +7,9 @@ import type { PointColumns } from './encoding/chunk-types.js';
 import { CHUNK_BYTE_BUDGET, MAX_CHUNK_POINTS, encodeChunkPrefix } from './encoding/chunk.js';
 import { fitChunk, fitState, headIsFull, type SealBudget } from './chunk-fit.js';
 import { slicePointColumns } from './encoding/point-columns.js';
-import { decodeColumns, floorChunk, headerOf, putChunkInTxn, type StoredChunk } from './chunk-access.js';
+import { decodeColumns, floorChunk, headerOf, isChunkCorrupt, putChunkInTxn, type StoredChunk } from './chunk-access.js';
 import { MAX_CHUNK_SPAN_NS, appendTimed, timeAt, toTimed } from './point-runs.js';
 import { INT64_MIN } from './keys.js';
-import { isServiceError } from '../http/errors.js';
 import type { SeriesMeta } from './series-meta.js';
 import type { SeriesEnv } from './series-env.js';
 import { swingingDoor } from './swinging-door.js';
@@ -120,7 +119,7 @@ function readable<T>(f: () => T): T | null {
   try {
     return f();
   } catch (e) {
-    if (isServiceError(e) && e.code === 'chunk-corrupt') return null;
+    if (isChunkCorrupt(e)) return null;
     throw e;
   }
 }

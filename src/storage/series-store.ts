@@ -9,7 +9,8 @@
 // Writes: many series per call, concurrent calls within `groupWindowMs` share ONE LMDB
 // transaction, and every caller resolves after that transaction is flushed to disk
 // (lmdb-js `flushed`, not merely committed). Per-point refusals never abort a write; a
-// malformed batch (columns of different lengths) rejects the whole call before queueing.
+// malformed batch (columns of different lengths) rejects the whole call before queueing;
+// a batch that needs a damaged chunk is refused whole ('chunk-corrupt'), the rest stored.
 //
 // Reads are pure functions of a ReadView (read-raw.ts, rollups.ts, render.ts), so the
 // worker pool runs them on its own `openSeriesEnv(dir, { readOnly: true })` handle:
@@ -27,7 +28,7 @@ import { parseLifecyclePolicy, type LifecyclePolicy } from './lifecycle-policy.j
 import { DEFAULT_SEAL_BUDGET, type SealBudget } from './seal.js';
 import { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from './series-env.js';
 import { readMeta, type DeclaredGap, type EnumSetRef, type SeriesMeta } from './series-meta.js';
-import { TxnContext, applyBatch, installSeals, sealHeadNow, type BatchResult, type Writer } from './write-apply.js';
+import { GroupRerun, TxnContext, applyBatches, installSeals, sealHeadNow, type BatchResult, type Writer } from './write-apply.js';
 import { SealOffload } from './seal-offload.js';
 import { checkBatchShape, type PointBatch } from './write-batch.js';
 import { decodeHeadRecord, readHeadRecord } from './head-record.js';
@@ -105,6 +106,8 @@ export class SeriesStore {
   private running = false;
   /** Groups committed and waiting for their flush to disk. */
   private syncing = 0;
+  /** Groups applied again because a write batch met a damaged chunk (each one batch refused). */
+  groupReruns = 0;
   private readonly budget: SealBudget;
   private readonly groupWindowMs: number;
   private readonly heads: HeadCache;
@@ -170,8 +173,9 @@ export class SeriesStore {
     } catch (e) {
       return Promise.reject(e);
     }
+    const damaged = new Set<number>();
     return this.enqueue((ctx) => {
-      const results = batches.map((b, i) => applyBatch(ctx, b, who, `batches[${i}]`));
+      const results = applyBatches(ctx, batches, who, damaged);
       let accepted = 0, refused = 0;
       for (const r of results) { accepted += r.accepted; refused += r.refused; }
       return { batches: results, accepted, refused };
@@ -309,7 +313,10 @@ export class SeriesStore {
   /**
    * One group = one transaction. A ServiceError from one request (e.g. conflict) fails only
    * that request: its writes are undone by running every request up to it again without
-   * it. Any other error aborts the group and rejects all of it (nothing was made durable).
+   * it. A GroupRerun (a write batch met a damaged chunk) runs the same group again: the
+   * request refuses that batch the next time, and each rerun excludes one more batch, so
+   * the reruns end. Any other error aborts the group and rejects all of it (nothing was
+   * made durable).
    * The group runs as an lmdb-js child transaction because only those are aborted when
    * their callback throws: a plain `transaction()` callback that throws still has its
    * writes committed with the rest of lmdb-js's batch (read in lmdb/write.js, and caught
@@ -325,6 +332,7 @@ export class SeriesStore {
       for (;;) {
         const outcomes: { ok: boolean; value: unknown }[] = [];
         let failedAt = -1;
+        let rerun = false;
         try {
           await this.env.root.childTransaction(() => {
             if (timing) timing.applyStart = performance.now();
@@ -334,6 +342,7 @@ export class SeriesStore {
               try {
                 outcomes.push({ ok: true, value: group[i].run(ctx) });
               } catch (e) {
+                if (e instanceof GroupRerun) rerun = true;
                 if (!(e instanceof ServiceError)) throw e;
                 failedAt = i;
                 outcomes.push({ ok: false, value: e });
@@ -346,6 +355,8 @@ export class SeriesStore {
         } catch (e) {
           // a meta object may have been changed in memory by the undone transaction
           this.decodedMetas.clear();
+          // a batch met a damaged chunk: the same group again, that batch now refused
+          if (rerun) { this.groupReruns++; continue; }
           if (failedAt < 0) { for (const p of group) p.reject(e); return; }
           group[failedAt].reject(outcomes[failedAt].value);
           group = group.filter((_, i) => i !== failedAt);

@@ -6,7 +6,7 @@
 // Identical points are no-ops; a different value or quality at an existing time supersedes
 // it and the old one goes to the audit. Rollups follow in the same txn.
 import { nowNs } from '../clock.js';
-import { decodeColumns, floorChunk, headerOf, nextChunk, type StoredChunk } from './chunk-access.js';
+import { decodeColumns, floorChunk, headerOf, isChunkCorrupt, nextChunk, type StoredChunk } from './chunk-access.js';
 import { chunkKey, auditKey, seriesKey, uuidOf } from './keys.js';
 import type { HeadCache } from './head-cache.js';
 import type { OpenHead } from './open-head.js';
@@ -139,18 +139,60 @@ function widen(c: Changes, lo: bigint | null, hi: bigint | null): void {
   if (hi !== null && (c.hi === null || hi > c.hi)) c.hi = hi;
 }
 
-export function applyBatch(ctx: TxnContext, b: PointBatch, who: Writer, at: string): BatchResult {
+/**
+ * Thrown out of a group's transaction when a batch met a damaged chunk of its series: the
+ * group is applied again from the start, which undoes whatever that batch had written, and
+ * this time the batch is refused (applyBatches).
+ */
+export class GroupRerun extends Error {}
+
+/**
+ * The batches of one write call. A batch that needs a damaged chunk (late points merging
+ * into it, a rollup repair reading it, a head found from it) is refused whole with
+ * 'chunk-corrupt' instead of failing the call: the other series of the call, typically a
+ * collector's whole stream, are still stored. `damaged` outlives the reruns of the group.
+ */
+export function applyBatches(ctx: TxnContext, batches: readonly PointBatch[], who: Writer, damaged: Set<number>): BatchResult[] {
+  return batches.map((b, i) => {
+    if (damaged.has(i)) return refusedAsDamaged(b);
+    try {
+      return applyBatch(ctx, b, who, `batches[${i}]`);
+    } catch (e) {
+      if (!isChunkCorrupt(e)) throw e;
+      damaged.add(i);
+      throw new GroupRerun(`batches[${i}]: ${e.message}`);
+    }
+  });
+}
+
+function refusedAsDamaged(b: PointBatch): BatchResult {
+  const n = b.times.length;
+  return { series: String(b.series).toLowerCase(), accepted: 0, unchanged: 0, superseded: 0, refused: n, refusals: refuseAll(n, 'chunk-corrupt') };
+}
+
+function applyBatch(ctx: TxnContext, b: PointBatch, who: Writer, at: string): BatchResult {
   checkBatchShape(b, at);
   const n = b.times.length;
   const meta = typeof b.series === 'string' && UUID_RE.test(b.series) ? ctx.meta(b.series) : null;
   if (!meta) return { series: String(b.series), accepted: 0, unchanged: 0, superseded: 0, refused: n, refusals: refuseAll(n, 'unknown-series') };
   const series = seriesKey(b.series, `${at}.series`);
   const norm = normaliseBatch(b, meta);
+  const pts = norm.points;
+  // The head first, before this batch writes anything: a head found from a damaged last
+  // chunk refuses the batch here, without rerunning the group (a live series would otherwise
+  // cost a rerun of every group it is in).
+  let head: OpenHead | null = null;
+  if (pts.count > 0) {
+    try {
+      head = ctx.head(series, meta);
+    } catch (e) {
+      if (isChunkCorrupt(e)) return refusedAsDamaged(b);
+      throw e;
+    }
+  }
   const ch: Changes = { accepted: 0, unchanged: norm.unchanged, superseded: norm.superseded.length, lo: null, hi: null };
   for (const s of norm.superseded) ctx.audit(series, s, who);
-  const pts = norm.points;
-  if (pts.count > 0) {
-    const head = ctx.head(series, meta);
+  if (head !== null) {
     const prevLast = head.lastTs() ?? head.sealedEnd;
     const split = head.sealedEnd === null ? 0 : upperBound(pts, head.sealedEnd);
     const pureAppend = split === 0 && (prevLast === null || pts.ts[0] > prevLast);

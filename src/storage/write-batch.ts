@@ -30,7 +30,9 @@ export type RefusalReason =
   | 'invalid-quality'
   | 'unknown-enum-ordinal'
   /** A string with a lone UTF-16 surrogate: it has no UTF-8 form and would not round-trip. */
-  | 'invalid-string';
+  | 'invalid-string'
+  /** Storing the batch needs a stored chunk of its series that failed its checksum (see applyBatches). */
+  | 'chunk-corrupt';
 
 export interface Refusal {
   /** Index of the point in the batch as sent. */
