@@ -163,7 +163,6 @@ const TIME_DELTAS = 1, ONE_QUALITY = 2;
 /** Raw columns are copied as host memory: only on a little-endian host (every platform Node ships for). */
 const HOST_LE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-
 function bytesOf(a: ArrayBufferView, from: number, n: number, width: number): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset + from * width, n * width);
 }

@@ -33,7 +33,6 @@ export type QualityEncoding = 'uint8' | 'uint32le';
 const keyed = (key: string) => 1 + key.length + 5;
 const TS_HEAD = keyed('ts_ns'), VALUE_HEAD = keyed('value'), QUALITY_HEAD = keyed('quality');
 
-
 /**
  * The `points` map of one page, gathered into a body: begin (reserves the regions behind
  * the sink's position), append run by run, finish (writes the headers, closes gaps).
