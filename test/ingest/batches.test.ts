@@ -3,7 +3,7 @@ import { startTestService, request } from '../helpers/service.js';
 import { connect, floatBatch, readAll, T0 } from '../helpers/ingest.js';
 
 t.test('per-batch rejections, fencing and credit over a real gRPC session', async (t) => {
-  const svc = await startTestService(t, { env: { SERVICE_INGEST_LIVE_CREDIT: '5000', SERVICE_INGEST_BACKFILL_CREDIT: '3000', SERVICE_INGEST_MAX_BATCH_POINTS: '4000' } });
+  const svc = await startTestService(t, { env: { SERVICE_INGEST_LIVE_CREDIT: '5000', SERVICE_INGEST_BACKFILL_CREDIT: '3000', SERVICE_INGEST_MAX_BATCH_POINTS: '6000' } });
 
   t.test('malformed batches are rejected one by one and the stream keeps working', async (t) => {
     const c = await connect(svc, { collectorId: 'press-7', epoch: 1n, streams: [{ name: 'p', type: 'float64' }, { name: 'on', type: 'boolean' }] });
@@ -69,10 +69,14 @@ t.test('per-batch rejections, fencing and credit over a real gRPC session', asyn
     t.ok(outs.every((o) => o.ok), 'ten batches through three batches of credit all get acknowledged');
     t.ok(c.creditWaitMs.BACKFILL > 0, 'the time spent waiting for credit is counted');
     const overdraw = new Promise((r) => c.once('over_credit', r));
-    const big = c.sendNow('LIVE', 0, 'float64', floatBatch(T0 + 50_000_000_000_000n, 4000));
-    const bigger = c.sendNow('LIVE', 0, 'float64', floatBatch(T0 + 60_000_000_000_000n, 4000));
-    t.match(await overdraw, { lane: 'LIVE', available: '1000', sent_points: '4000' }, 'the over-credit batch is named with the credit that was available');
-    t.ok((await big).ok && (await bigger).ok, 'both batches are still written: the session is slowed, not dropped');
+    // One batch larger than the whole lane's credit: two batches that together overdraw
+    // would race the first one's acknowledgement (it can return its credit before the
+    // second arrives when HTTP/2 flow control splits them), so the test could not fail
+    // for the right reason only.
+    const big = c.sendNow('LIVE', 0, 'float64', floatBatch(T0 + 50_000_000_000_000n, 6000));
+    t.match(await overdraw, { lane: 'LIVE', available: '5000', sent_points: '6000' }, 'the over-credit batch is named with the credit that was available');
+    t.ok((await big).ok, 'the batch is still written: the session is slowed, not dropped');
+    t.ok((await c.send('LIVE', 0, 'float64', floatBatch(T0 + 60_000_000_000_000n, 1000))).ok, 'and the paused session takes batches again once its credit is back');
     t.equal(c.ended, null, 'the session is still open');
     const detail = (await request(`${svc.url}/v1/collectors/press-9`)).json as { live: { over_credit_total: number }; backfill: { credit_wait_ms: number } };
     t.equal(Number(detail.live.over_credit_total), 1);
