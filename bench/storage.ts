@@ -9,6 +9,8 @@
 // raw_one_point_* is a stream of 1-point reads: the fixed cost of a request (service CPU per request). The *_client_cpu_share figures
 // are the client's own CPU (cores busy) while reading: on 2 shared cores it competes with
 // the service, so it is part of the ceiling.
+// http_thread_gc_* are the HTTP thread's own garbage-collection pauses during the reads (count,
+// total, the longest with its kind and phase), next to the event-loop stalls they are part of.
 // Each measured read kind runs --repeat times and reports its median run (a shared 2-core box
 // moved single runs by +-30%), with every run's rate in *_runs_m_points_per_s.
 //   node --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--connections 4]
@@ -19,7 +21,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { pino } from 'pino';
 import pg from 'pg';
 // @ts-expect-error the shared dataset is plain JS without types
@@ -149,6 +151,18 @@ async function main() {
     bigCols = null;
     const loop = monitorEventLoopDelay({ resolution: 1 });
     loop.enable();
+    // The HTTP thread's garbage-collection pauses (this process's own heap; the workers have theirs):
+    // the part of a stall that is neither a read's code nor waiting for a core.
+    const gcPauses: number[] = [];
+    let gcLongest = { ms: 0, kind: 0, at: 0 };
+    const gcWatch = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        gcPauses.push(e.duration);
+        if (e.duration > gcLongest.ms) gcLongest = { ms: e.duration, kind: (e as { detail?: { kind?: number } }).detail?.kind ?? 0, at: performance.timeOrigin + e.startTime };
+      }
+    });
+    out.http_thread_heap_mb_at_reads = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
+    gcWatch.observe({ entryTypes: ['gc'] });
     // The service's CPU (HTTP thread + read workers) sampled every 20 ms, to charge each
     // raw phase of the client with the service CPU it used: on 2 cores shared with other
     // work, wall-clock rates move with the machine's load, CPU per point much less.
@@ -172,6 +186,12 @@ async function main() {
     clearInterval(sampler);
     sampleCpu();
     loop.disable();
+    gcWatch.disconnect();
+    out.http_thread_gc_pauses_during_reads = gcPauses.length;
+    out.http_thread_gc_pause_max_ms_during_reads = +gcLongest.ms.toFixed(1);
+    // perf_hooks' kinds: 1 minor (scavenge), 4 major (mark-compact), 8 incremental marking, 16 weak callbacks
+    out.http_thread_gc_pause_max_kind = gcLongest.kind;
+    out.http_thread_gc_pause_total_ms_during_reads = +gcPauses.reduce((a, b) => a + b, 0).toFixed(0);
     const ownStalls = stalls.stop();
     const floor = JSON.parse(await floorProbe.stopAndRead()) as { max: number; p99: number; stalls: Stall[] };
     out.machine_loop_max_delay_ms_during_reads = floor.max;
@@ -191,6 +211,7 @@ async function main() {
     const outside = (list: Stall[]) => list.filter(([t, ms]) => !windows.some(([a, b]) => t >= a && t - ms <= b));
     for (const [name, [a, b]] of Object.entries(client.phases)) byPhase[name] = row(a, b, ownStalls, floor.stalls);
     byPhase.between_phases = row(0, Infinity, outside(ownStalls), outside(floor.stalls));
+    out.http_thread_gc_pause_max_phase = Object.entries(client.phases).find(([, [a, b]]) => gcLongest.at >= a && gcLongest.at <= b)?.[0] ?? 'between_phases';
     out.http_thread_cpu_s_during_reads = +stalls.cpuS.toFixed(2);
     out.http_thread_runqueue_wait_s_during_reads = +stalls.waitS.toFixed(2);
     for (const [name, [a, b]] of Object.entries(client.phases)) {
