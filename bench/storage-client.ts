@@ -307,9 +307,9 @@ async function main() {
   await latencies(Array.from({ length: 6 }, () => renderPath));
   const render = await latencies(Array.from({ length: plan.renders }, () => renderPath));
   phases.render = [e0, epochMs()];
-  // Rollups as render: each worker's first rollup reads run cold (the rollup code's JIT), and
-  // with 50 samples p99 was the largest, so one cold read made it (46-62 ms against p50
-  // 0.4-0.5 in some runs). The cold reads are reported apart; the warm ones are 200.
+  // Rollups as render: with 50 samples p99 was their largest, so one read made it (46-62 ms
+  // against a p50 of 0.4-0.5 in some runs: each worker's first rollup reads run cold, and a
+  // stall of the box lands on some read). Cold reads are reported apart; p50/p99 from 200.
   const rollupPath = (i: number) => `/v1/series/${plan.rollupSeries[i % plan.rollupSeries.length]}/rollups?start_ns=${plan.startNs}&end_ns=${plan.endNs}&interval=1h`;
   e0 = epochMs();
   const rollupCold = await latencies(Array.from({ length: 4 }, (_, i) => rollupPath(i)));

@@ -13,8 +13,9 @@
 // total, the longest with its kind and phase), next to the event-loop stalls they are part of.
 // Each measured read kind runs --repeat times and reports its median run (a shared 2-core box
 // moved single runs by +-30%), with every run's rate in *_runs_m_points_per_s.
-//   node --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--connections 4]
+//   node --v8-pool-size=2 --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--connections 4]
 //        [--repeat 3] [--client-nice 0] [--json]
+// (npm run bench:storage; the flag is the one `npm start` gives the service.)
 // Engine-only figures (write path, bytes/point, render without HTTP) are in bench/storage-engine.ts.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -151,8 +152,8 @@ async function main() {
     bigCols = null;
     const loop = monitorEventLoopDelay({ resolution: 1 });
     loop.enable();
-    // The HTTP thread's garbage-collection pauses (this process's own heap; the workers have theirs):
-    // the part of a stall that is neither a read's code nor waiting for a core.
+    // The HTTP thread's garbage-collection pauses (this process's own heap; the workers have
+    // theirs), in wall time: a pause whose helpers or thread wait for a core lasts that long.
     const gcPauses: number[] = [];
     let gcLongest = { ms: 0, kind: 0, at: 0 };
     const gcWatch = new PerformanceObserver((list) => {
