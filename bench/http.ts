@@ -4,6 +4,7 @@
 // loopback. Both share the machine's cores, as they would on a small edge box.
 //   node --import tsx bench/http.ts [--json] [--seconds 5] [--connections 50] [--workers 2]
 import { spawn } from 'node:child_process';
+import { SERVICE_NODE_FLAGS } from './service-flags.js';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 
@@ -15,7 +16,7 @@ const connections = opt('--connections', 50);
 // One autocannon thread cannot saturate the server (measured: the server idled 54% at 33k req/s), so load comes from two.
 const workers = opt('--workers', 2);
 
-const server = spawn(process.execPath, ['--import', 'tsx', new URL('./http-server.ts', import.meta.url).pathname], {
+const server = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', new URL('./http-server.ts', import.meta.url).pathname], {
   env: { ...process.env, SERVICE_AUTH_MODE: process.env.SERVICE_AUTH_MODE ?? 'disabled', SERVICE_LOG_LEVEL: process.env.SERVICE_LOG_LEVEL ?? 'info' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });

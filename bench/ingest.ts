@@ -18,6 +18,7 @@
 // Inputs are generated from a fixed seed before timing. Needs DATABASE_URL (a database is
 // created and dropped) or runs on embedded PGlite.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { SERVICE_NODE_FLAGS } from './service-flags.js';
 import { mkdtemp, rm, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -141,7 +142,7 @@ async function main(): Promise<void> {
     const u = new URL(process.env.DATABASE_URL); u.pathname = `/${dbName}`; databaseUrl = u.toString();
   }
   const grpcPort = await freePort();
-  const server: ChildProcess = spawn(process.execPath, [...(PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : []), '--import', 'tsx', 'src/main.ts'], {
+  const server: ChildProcess = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : []), '--import', 'tsx', 'src/main.ts'], {
     env: { ...process.env, SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: String(await freePort()), SERVICE_GRPC_PORT: String(grpcPort), SERVICE_DATA_DIR: dataDir,
       SERVICE_AUTH_MODE: 'disabled', SERVICE_LOG_LEVEL: 'error', SERVICE_WORKERS: '1', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       ...(TRACE_DIR ? { HISTORIAN_INGEST_TRACE: join(TRACE_DIR, 'server.jsonl') } : {}) },
