@@ -10,7 +10,8 @@
 // are the client's own CPU (cores busy) while reading: on 2 shared cores it competes with
 // the service, so it is part of the ceiling.
 // http_thread_gc_* are the HTTP thread's own garbage-collection pauses during the reads (count,
-// total, the longest with its kind and phase), next to the event-loop stalls they are part of.
+// total, the longest with its kind and phase), next to the event-loop stalls they are part of;
+// http_thread_heap_mb_at_reads is its heap when the reads start.
 // Each measured read kind runs --repeat times and reports its median run (a shared 2-core box
 // moved single runs by +-30%), with every run's rate in *_runs_m_points_per_s.
 //   node --v8-pool-size=2 --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--connections 4]
