@@ -37,12 +37,13 @@ export function headerOf(series: Buffer, start: bigint | null, bytes: Uint8Array
 /**
  * Decodes a whole chunk into fresh columns (copies: the LMDB buffer may be reused), or into
  * `into` when given and large enough (a caller's scratch, overwritten by the next decode).
+ * `header`: the chunk's header from headerOf, when the caller already read it.
  */
-export function decodeColumns(series: Buffer, start: bigint | null, bytes: Uint8Array, into?: PointColumns): PointColumns {
-  const h = headerOf(series, start, bytes);
+export function decodeColumns(series: Buffer, start: bigint | null, bytes: Uint8Array, into?: PointColumns, header?: ChunkHeader): PointColumns {
+  const h = header ?? headerOf(series, start, bytes);
   const cols = into !== undefined && into.tsOffset.length >= h.count && into.quality.length >= h.count && fits(into, h.type, h.count) ? into : allocColumns(h.type, h.count);
   try {
-    cols.count = decodeChunk(bytes, cols);
+    cols.count = decodeChunk(bytes, cols, h);
   } catch (e) {
     corrupt(series, start, e);
   }

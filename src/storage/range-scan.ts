@@ -2,7 +2,7 @@
 // inside a ReadView. The building block of raw reads, rollup repair, gaps and render.
 import type { ChunkHeader, PointColumns } from './encoding/chunk-types.js';
 import { chunksCovering, decodeColumns, floorChunk, headerOf, nextChunk } from './chunk-access.js';
-import { readHead } from './head-record.js';
+import { readOpenColumns } from './head-record.js';
 import { allocTimed, copyValue, numericAt, timeAt, type TimedPoints } from './point-runs.js';
 import type { ReadView } from './series-env.js';
 
@@ -62,7 +62,7 @@ export function* chunksIn(view: ReadView, series: Buffer, from: bigint, to: bigi
 /** Visits the runs of `chunks` inside [from, to) (see scanRange); false when the visitor stopped. */
 export function scanChunks(series: Buffer, chunks: Iterable<HeadedChunk>, from: bigint, to: bigint, visit: RunVisitor, scratch?: PointColumns, memo?: DecodedChunks): boolean {
   for (const c of chunks) {
-    const cols = memo?.get(c.start) ?? decodeColumns(series, c.start, c.bytes, scratch);
+    const cols = memo?.get(c.start) ?? decodeColumns(series, c.start, c.bytes, scratch, c.header);
     const i0 = lowerBoundCols(cols, from), i1 = lowerBoundCols(cols, to);
     if (i1 > i0 && !visit(cols, i0, i1)) return false;
   }
@@ -128,7 +128,7 @@ function decodeKept(series: Buffer, start: bigint, bytes: Buffer, memo: DecodedC
 export type HeadColumns = PointColumns | null | undefined;
 
 export function headOf(view: ReadView, series: Buffer, head: HeadColumns): PointColumns | null {
-  return head !== undefined ? head : readHead(view, series).cols;
+  return head !== undefined ? head : readOpenColumns(view, series);
 }
 
 /** Every point in [from, to) with absolute times. */

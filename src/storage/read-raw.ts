@@ -4,7 +4,7 @@
 import { ServiceError, invalid } from '../http/errors.js';
 import { allChunks, chunksCovering, decodeColumns, headerOf } from './chunk-access.js';
 import { auditKey, INT64_MAX, INT64_MIN, readTime, seriesKey } from './keys.js';
-import { loadStoredHead, readHead } from './head-record.js';
+import { loadStoredHead, readOpenColumns } from './head-record.js';
 import { allocTimed, copyValue, timeAt, valueAt, type PointValue, type TimedPoints } from './point-runs.js';
 import { scanRange } from './range-scan.js';
 import { readMeta, recordPackr, type DeclaredGap, type SeriesMeta, type TimeRangeNs } from './series-meta.js';
@@ -112,7 +112,7 @@ export interface SnapshotPoint {
 export function readSnapshot(view: ReadView, id: string): SnapshotPoint | null {
   requireMeta(view, id);
   const series = seriesKey(id);
-  let cols = readHead(view, series).cols;
+  let cols = readOpenColumns(view, series);
   if (!cols || cols.count === 0) {
     const last = allChunks(view, series, true).next();
     if (last.done) return null;

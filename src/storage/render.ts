@@ -19,7 +19,7 @@ import { createPointColumns } from './encoding/point-columns.js';
 import { ChunkCorruptError, type PointColumns, type ValueType } from './encoding/chunk-types.js';
 import { forEachChunk, HeaderView } from './render-scan.js';
 import { addRunLengthChunk, addStraddlingChunk } from './render-straddle.js';
-import { readHead } from './head-record.js';
+import { readOpenColumns } from './head-record.js';
 import { seriesKey } from './keys.js';
 import { numericInto } from './point-runs.js';
 import { lowerBoundCols, pointAtOrAfter, pointBefore, type EdgePoint } from './range-scan.js';
@@ -125,7 +125,7 @@ export function renderSeries(view: ReadView, id: string, q: RenderQuery): Signif
     }
     return true;
   });
-  const head = readHead(view, series).cols;
+  const head = readOpenColumns(view, series);
   if (head && head.count > 0) {
     const i0 = lowerBoundCols(head, q.startNs), i1 = lowerBoundCols(head, q.endNs);
     if (i1 > i0) addColumns(sink, head, q.startNs, i0, i1);

@@ -35,3 +35,18 @@ t.test('a damaged record is refused', async (t) => {
   const wrongType = Buffer.concat([Buffer.from([1]), recordPackr.pack([Buffer.alloc(16), 9, null, 'c', null, [], null, [], 0n])]);
   t.throws(() => decodeMeta(wrongType), /damaged/);
 });
+
+t.test('readers share one decoded record until the stored one changes', async (t) => {
+  const { store } = await tempStore(t);
+  const id = newId();
+  await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+  const first = store.meta(id);
+  t.equal(store.meta(id), first, 'the same stored bytes give the same decoded object');
+  await store.setWritableClass(id, 'manual');
+  const changed = store.meta(id);
+  t.not(changed, first, 'a changed record is decoded again');
+  t.equal(changed?.writableClass, 'manual');
+  await store.setFinalised(id, T0);
+  t.equal(store.meta(id)?.finalisedNs, T0, 'every later change shows');
+  t.equal(store.meta(newId()), undefined, 'an unknown series has none');
+});

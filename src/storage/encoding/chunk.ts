@@ -223,9 +223,13 @@ function checkCapacity(field: string, length: number, count: number): void {
   if (length < count) throw invalid(field, `capacity ${length} is less than the chunk's ${count} points`);
 }
 
-/** Fills out (capacity >= count) with the chunk's points; out.tsBase becomes the first time. Returns count. */
-export function decodeChunk(bytes: Uint8Array, out: PointColumns): number {
-  const c = openChunk(bytes);
+/**
+ * Fills out (capacity >= count) with the chunk's points; out.tsBase becomes the first time.
+ * Returns count. `header`: this chunk's header as readChunkHeader gave it, when the caller
+ * has it (a range listing reads every header first), so it is not parsed again.
+ */
+export function decodeChunk(bytes: Uint8Array, out: PointColumns, header?: ChunkHeader): number {
+  const c = header === undefined ? openChunk(bytes) : { h: header, ...openVerified(bytes) };
   const n = c.h.count;
   checkCapacity('out.tsOffset', out.tsOffset.length, n);
   checkCapacity('out.quality', out.quality.length, n);

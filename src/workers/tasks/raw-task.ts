@@ -15,7 +15,7 @@ import { MAX_CHUNK_POINTS } from '../../storage/encoding/chunk.js';
 import { allocColumns } from '../../storage/point-runs.js';
 import { checkRange, MAX_RAW_LIMIT, requireMeta } from '../../storage/read-raw.js';
 import { listRange, scanChunks, scanRange, visitHead, type RunVisitor } from '../../storage/range-scan.js';
-import { readHead } from '../../storage/head-record.js';
+import { readOpenColumns } from '../../storage/head-record.js';
 import { seriesKey } from '../../storage/keys.js';
 import { invalid } from '../../http/errors.js';
 import { mpInt64Big, mpKey, mpMapHeader, mpNil, mpString, mpUint } from '../msgpack-bytes.js';
@@ -56,8 +56,8 @@ export function rawTask(t: RawTask): TaskOutcome {
     const enumJson = JSON.stringify(enumSet);
     if (t.layout === 'columns') {
       return t.format === 'msgpack'
-        ? writeColumnsPage(view, sink, t, from, endNs, meta.type, enumSet)
-        : writeJsonColumnsPage(view, sink, t, from, endNs, meta.type, enumJson);
+        ? writeColumnsPage(view, sink, t, series, from, endNs, meta.type, enumSet)
+        : writeJsonColumnsPage(view, sink, t, series, from, endNs, meta.type, enumJson);
     }
     const json = t.format === 'json';
     // msgpack needs the array length up front: reserve a 5-byte array32 header and patch it.
@@ -129,9 +129,9 @@ function gatherInto(page: PageGather, limit: number, got: Gathered): RunVisitor 
 }
 
 /** Scans [from, endNs) into `page`, at most t.limit points. */
-function gatherPage(view: ReadView, t: RawTask, from: bigint, endNs: bigint, type: ValueType, page: PageGather): Gathered {
+function gatherPage(view: ReadView, t: RawTask, series: Buffer, from: bigint, endNs: bigint, type: ValueType, page: PageGather): Gathered {
   const got: Gathered = { more: false, lastTs: 0n };
-  if (from < endNs) scanRange(view, seriesKey(t.series), from, endNs, gatherInto(page, t.limit, got), scratchFor(type));
+  if (from < endNs) scanRange(view, series, from, endNs, gatherInto(page, t.limit, got), scratchFor(type));
   return got;
 }
 
@@ -142,10 +142,9 @@ function gatherPage(view: ReadView, t: RawTask, from: bigint, endNs: bigint, typ
  * columns as a uint32 patched after the scan; `encoding` follows them (the narrow widths
  * are known only then).
  */
-function writeColumnsPage(view: ReadView, sink: BodySink, t: RawTask, from: bigint, endNs: bigint, type: ValueType, enumSet: string): number {
+function writeColumnsPage(view: ReadView, sink: BodySink, t: RawTask, series: Buffer, from: bigint, endNs: bigint, type: ValueType, enumSet: string): number {
   const page = columnPage;
-  const series = seriesKey(t.series);
-  const head = from < endNs ? readHead(view, series).cols : null;
+  const head = from < endNs ? readOpenColumns(view, series) : null;
   const listing = listRange(view, series, from, endNs, head, t.limit);
   mpMapHeader(sink, 10);
   sink.bytes(mpKey('series')); mpString(sink, t.series);
@@ -183,7 +182,7 @@ function writeColumnsPage(view: ReadView, sink: BodySink, t: RawTask, from: bigi
 }
 
 /** A page in the columnar layout, JSON: three arrays (raw-columns-json.ts) after the page's facts. */
-function writeJsonColumnsPage(view: ReadView, sink: BodySink, t: RawTask, from: bigint, endNs: bigint, type: ValueType, enumJson: string): number {
+function writeJsonColumnsPage(view: ReadView, sink: BodySink, t: RawTask, series: Buffer, from: bigint, endNs: bigint, type: ValueType, enumJson: string): number {
   const page = jsonColumnPage;
   sink.ascii(`{"series":"${t.series}","start_ns":${t.startNs},"end_ns":${endNs},"layout":"columns","value_type":"${type}",`
     + `"enum_set":${type === 'enum' ? enumJson : 'null'},"count":`);
@@ -191,7 +190,7 @@ function writeJsonColumnsPage(view: ReadView, sink: BodySink, t: RawTask, from: 
   sink.ascii(',"points":{"ts_ns":[');
   page.begin(sink);
   try {
-    const { more, lastTs } = gatherPage(view, t, from, endNs, type, page);
+    const { more, lastTs } = gatherPage(view, t, series, from, endNs, type, page);
     page.finish();
     putCount(sink, countAt, page.count);
     const cursor = nextCursor(t.series, more, lastTs);
