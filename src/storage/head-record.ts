@@ -342,7 +342,7 @@ export function clearHeadInTxn(view: ReadView, series: Buffer, sealedEnd: bigint
  * The open head's points alone (null: none), for a reader that needs no sealed end (raw
  * pages, render). A series without a stored record has no open points, and this skips what
  * loadStoredHead then does to find its sealed end: a reverse seek to the last chunk and a
- * parse of its header, a sixth of a whole-series columnar read's worker time (profiled).
+ * parse of its header, a sixth of the columnar page writer's time on a whole-series read (profiled).
  */
 export function readOpenColumns(view: ReadView, series: Buffer): PointColumns | null {
   const raw = view.env.heads.get(series, { transaction: view.txn });
