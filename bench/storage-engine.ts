@@ -167,10 +167,13 @@ async function main() {
     out.write_points_per_s = Math.round(total / (writeMs / 1000));
     out.write_ms = Math.round(writeMs);
     out.head_cache_loads = store.headCacheStats().loads;
+    // the writer's cached head columns, in points, with the fleet open and once every head is sealed
+    out.head_cache_points_open = store.headCacheStats().points;
     await disk(store, root, 'fleet', total, out, 'loaded_');
     const t1 = performance.now();
     await store.sealHeads();
     const sealMs = performance.now() - t1;
+    out.head_cache_points_sealed = store.headCacheStats().points;
     // where the chunk table's pages go: full chunks (each an overflow value) and each
     // series' last chunk; a value above INLINE_MAX bytes takes ceil((len + 24) / 4096) pages
     let chunkBytes = 0, fullBytes = 0, fullPages = 0, lastBytes = 0, lastPages = 0, lastInline = 0;

@@ -65,6 +65,13 @@ export class HeadCache {
     this.touched.delete(h);
   }
 
+  /** Drops `head` if it is the cached head of series `id` (a later get loads it from storage). */
+  forget(id: string, head: OpenHead): void {
+    if (this.heads.get(id) !== head) return;
+    this.heads.delete(id);
+    this.uncount(head);
+  }
+
   /** After a transaction: evicts the least recently used heads while the cache holds too many points. */
   trim(): void {
     for (const h of this.touched) {
@@ -82,6 +89,9 @@ export class HeadCache {
   }
 
   get size(): number { return this.heads.size; }
+
+  /** Capacity of the cached heads in points, as last counted (after the last transaction). */
+  get points(): number { return this.total; }
 
   /** Whether `head` is the cached head of series `id` (no load, no validation). */
   holds(id: string, head: OpenHead): boolean {

@@ -243,9 +243,9 @@ export class SeriesStore {
     return this.read((v) => readHeadRecord(v, seriesKey(id))?.openPoints ?? 0);
   }
 
-  /** Open heads cached by this writer, and how many were loaded from storage so far. */
-  headCacheStats(): { heads: number; loads: number } {
-    return { heads: this.heads.size, loads: this.heads.loads };
+  /** Open heads cached by this writer, how many were loaded from storage so far, and their capacity in points. */
+  headCacheStats(): { heads: number; loads: number; points: number } {
+    return { heads: this.heads.size, loads: this.heads.loads, points: this.heads.points };
   }
 
   /** The seal thread's tallies (null without one): see seal-offload.ts. */

@@ -146,3 +146,22 @@ t.test('the head cache keeps its capacity bound as heads grow after they were ca
   t.same(allValues(store, ids[9]).v, Array.from({ length: 2100 }, (_, i) => i));
   t.same(allValues(store, ids[0]).v, Array.from({ length: 110 }, (_, i) => i));
 });
+
+t.test('an idle seal takes the emptied heads out of the writer\'s cache, and the series take points again', async (t) => {
+  const { store } = await tempStore(t);
+  const ids = Array.from({ length: 5 }, () => newId());
+  for (const id of ids) await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+  for (const id of ids) await store.write([f64Batch(id, secs(0, 3000), secs(0, 3000).map((_, i) => i / 10))], WHO);
+  const before = store.headCacheStats();
+  t.equal(before.heads, 5);
+  t.ok(before.points >= 5 * 3000, `the open heads hold their 3,000 points each (capacity ${before.points})`);
+  await store.sealHeads(0);
+  t.same(store.headCacheStats(), { heads: 0, loads: before.loads, points: 0 }, 'no emptied head holds columns');
+  for (const id of ids) t.equal(store.headPoints(id), 0);
+  for (const id of ids) await store.write([f64Batch(id, secs(3000, 1000), secs(3000, 1000).map((_, i) => (3000 + i) / 10))], WHO);
+  t.equal(store.headCacheStats().heads, 5, 'each series has its head again');
+  for (const id of ids) {
+    t.equal(store.headPoints(id), 1000);
+    t.same(allValues(store, id).v, Array.from({ length: 4000 }, (_, i) => i / 10));
+  }
+});
