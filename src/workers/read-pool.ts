@@ -6,6 +6,7 @@ import { Piscina } from 'piscina';
 import { ServiceError } from '../http/errors.js';
 import type { TaskArgs, TaskName, TaskOutcome } from './task-protocol.js';
 import { releaseSlab, SlabDirectory } from './body-slabs.js';
+import { memoizeWorkerViews } from './piscina-worker-views.js';
 
 /** A finished response body: a view over a slab the worker lent (body-slabs.ts). */
 export interface ReadBody {
@@ -35,6 +36,7 @@ export class ReadPool {
 
   constructor(seriesDir: string, threads: number) {
     this.threads = threads;
+    memoizeWorkerViews();
     this.pool = new Piscina({
       filename: WORKER_FILE,
       minThreads: threads,
