@@ -1,8 +1,8 @@
 // piscina 5 builds, for every task it places, a view of each ready worker for its load
 // balancer: an object literal with six getters (`WorkerInfo.interface`). V8 allocates an
 // object literal's accessor pairs in old space, so every view's closures survived the next
-// scavenge: on the HTTP thread during fleet reads, 0.57 MB promoted a scavenge and the major
-// GCs that follow (docs/decisions.md, 2026-11-22). The getters read the worker live, so
+// scavenge: on the HTTP thread during bench:storage's reads, 0.60 MB promoted a scavenge
+// (0.16 MB with this) and the major GCs that follow (docs/decisions.md, 2026-11-22). The getters read the worker live, so
 // one view per worker answers the same as a new one per task; this keeps the first.
 // A piscina whose WorkerInfo no longer has that getter is left alone, and
 // test/workers/piscina-worker-views.test.ts fails, so an upgrade gets looked at again.
