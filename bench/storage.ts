@@ -14,7 +14,7 @@
 // http_thread_heap_mb_at_reads is its heap when the reads start.
 // Each measured read kind runs --repeat times and reports its median run (a shared 2-core box
 // moved single runs by +-30%), with every run's rate in *_runs_m_points_per_s.
-//   node --v8-pool-size=2 --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--connections 4]
+//   node --v8-pool-size=2 --initial-old-space-size=128 --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--connections 4]
 //        [--repeat 3] [--client-nice 0] [--json]
 // (npm run bench:storage; the flag is the one `npm start` gives the service.)
 // Engine-only figures (write path, bytes/point, render without HTTP) are in bench/storage-engine.ts.
