@@ -1,4 +1,11 @@
-// The Node flags `npm start` gives the service (package.json's start script), for the
-// benchmarks that spawn the service themselves, so they measure it as it runs
-// (docs/decisions.md, "The service runs with two V8 helper threads").
-export const SERVICE_NODE_FLAGS = ['--v8-pool-size=2', '--initial-old-space-size=128'];
+// The Node flags `npm start` gives the service, for the benchmarks that spawn the service
+// themselves, so they measure it as it runs (docs/decisions.md, "The service runs with two
+// V8 helper threads" and "The service starts with --initial-old-space-size=128"). Read from
+// package.json's start script, the one place they are written for a running service.
+import { readFileSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+const start = /\bnode((?: --[\w-]+(?:=\S+)?)*) dist\/main\.js/.exec(pkg.scripts.start);
+if (start === null) throw new Error(`package.json's start script does not run "node [--flags] dist/main.js": ${pkg.scripts.start}`);
+
+export const SERVICE_NODE_FLAGS: readonly string[] = start[1].trim().split(' ').filter((f) => f.length > 0);

@@ -16,7 +16,7 @@
 // moved single runs by +-30%), with every run's rate in *_runs_m_points_per_s.
 //   node --v8-pool-size=2 --initial-old-space-size=128 --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--connections 4]
 //        [--repeat 3] [--client-nice 0] [--json]
-// (npm run bench:storage; the flag is the one `npm start` gives the service.)
+// (npm run bench:storage; the flags are the ones `npm start` gives the service.)
 // Engine-only figures (write path, bytes/point, render without HTTP) are in bench/storage-engine.ts.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
