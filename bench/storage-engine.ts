@@ -16,7 +16,7 @@
 // --idle-series tags that report one point per 15 minutes (report by exception, manual
 // entries), each head sealed by an idle seal between two of its points, for --idle-periods
 // periods: chunks per series and bytes per point of that store.
-// "Everything included" = every table (chunks, head records and segments, rollups, audit,
+// "Everything included" = every table (chunks, tail packs, head records and segments, rollups, audit,
 // meta), LMDB's branch/leaf pages, overflow-page rounding and its own free-list tree.
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
@@ -28,6 +28,8 @@ import { datasetSeries } from '../../shared/datasets/industrial.mjs';
 import { SeriesStore, listChunks, readRollups, renderSeries, type PointBatch } from '../src/storage/series-store.js';
 import type { ValueType } from '../src/storage/encoding/chunk-types.js';
 import { sealTally } from '../src/storage/seal.js';
+import { parsePackRef } from '../src/storage/tail-packs.js';
+import { chunkKey, seriesKey } from '../src/storage/keys.js';
 import { repackCopy } from '../src/storage/repack-copy.js';
 
 interface DatasetSeries { index: number; kind: string; name: string; type: ValueType; points(): Iterable<[bigint, unknown, number]> }
@@ -175,8 +177,10 @@ async function main() {
     const sealMs = performance.now() - t1;
     out.head_cache_points_sealed = store.headCacheStats().points;
     // where the chunk table's pages go: full chunks (each an overflow value) and each
-    // series' last chunk; a value above INLINE_MAX bytes takes ceil((len + 24) / 4096) pages
-    let chunkBytes = 0, fullBytes = 0, fullPages = 0, lastBytes = 0, lastPages = 0, lastInline = 0;
+    // series' last chunk; a value above INLINE_MAX bytes takes ceil((len + 24) / 4096) pages.
+    // A last chunk in a tail pack takes none of its own: last_chunk_overflow_pages_per_point
+    // is what the last chunks would take stored alone, the tail-packs table what they take.
+    let chunkBytes = 0, fullBytes = 0, fullPages = 0, lastBytes = 0, lastPages = 0, lastInline = 0, lastPacked = 0;
     for (const c of cols) {
       const list = store.read((v) => listChunks(v, c.id, { startNs: c.times[0], endNs: c.times[c.times.length - 1] + 1n })).filter((ch) => ch.sealed);
       list.forEach((ch, i) => {
@@ -184,12 +188,15 @@ async function main() {
         const pages = ch.bytes > INLINE_MAX ? Math.ceil((ch.bytes + 24) / 4096) : 0;
         if (i < list.length - 1) { fullBytes += ch.bytes; fullPages += pages; } else { lastBytes += ch.bytes; lastPages += pages; if (pages === 0) lastInline++; }
       });
+      const last = list[list.length - 1];
+      if (last !== undefined && parsePackRef(store.env.chunks.get(chunkKey(seriesKey(c.id), last.startNs)) ?? Buffer.alloc(0)) !== null) lastPacked++;
     }
     out.seal_encodes_per_chunk = +(sealTally.encodes / Math.max(1, sealTally.chunks)).toFixed(3);
     out.full_chunk_page_fill = +(fullBytes / (fullPages * 4096)).toFixed(4);
     out.last_chunk_bytes_avg = Math.round(lastBytes / cols.length);
     out.last_chunk_overflow_pages_per_point = +((lastPages * 4096) / total).toFixed(4);
     out.last_chunks_inline = lastInline;
+    out.last_chunks_packed = lastPacked;
     out.seal_remaining_heads_ms = Math.round(sealMs);
     await disk(store, root, 'fleet', total, out, 'sealed_');
     out.bytes_per_point_chunks = +(chunkBytes / total).toFixed(3);

@@ -7,6 +7,7 @@ import { ChunkCorruptError, type ChunkHeader, type PointColumns } from './encodi
 import { chunkKey, INT64_MAX, INT64_MIN, readTime, uuidOf } from './keys.js';
 import { allocColumns } from './point-runs.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
+import { packedBytesShared, parsePackRef } from './tail-packs.js';
 
 export interface StoredChunk {
   key: Buffer;
@@ -61,14 +62,24 @@ function fits(c: PointColumns, type: PointColumns['type'], n: number): boolean {
   }
 }
 
-function entry(key: Buffer, bytes: Buffer): StoredChunk {
-  return { key, start: readTime(key, 16), bytes };
+/**
+ * A chunks-table entry as the chunk it stands for. A packed tail's reference resolves to a
+ * copy of its bytes in the pack; one that does not resolve stays the reference, which every
+ * header check refuses as a damaged chunk (chunk-header.ts names it).
+ */
+function entry(view: ReadView, key: Buffer, value: Buffer): StoredChunk {
+  const ref = parsePackRef(value);
+  if (ref !== null) {
+    const bytes = packedBytesShared(view.env, ref, view.txn);
+    if (bytes !== null) value = Buffer.from(bytes);
+  }
+  return { key, start: readTime(key, 16), bytes: value };
 }
 
 /** The chunk with the greatest start <= t. */
 export function floorChunk(view: ReadView, series: Buffer, t: bigint): StoredChunk | null {
   for (const { key, value } of view.env.chunks.getRange({ start: chunkKey(series, t), end: chunkKey(series, INT64_MIN), inclusiveEnd: true, reverse: true, limit: 1, transaction: view.txn })) {
-    return entry(key, value);
+    return entry(view, key, value);
   }
   return null;
 }
@@ -76,7 +87,7 @@ export function floorChunk(view: ReadView, series: Buffer, t: bigint): StoredChu
 /** The first chunk with start > t (or >= t when inclusive). */
 export function nextChunk(view: ReadView, series: Buffer, t: bigint, inclusive = false): StoredChunk | null {
   for (const { key, value } of view.env.chunks.getRange({ start: chunkKey(series, t), end: chunkKey(series, INT64_MAX), inclusiveEnd: true, exclusiveStart: !inclusive, limit: 1, transaction: view.txn })) {
-    return entry(key, value);
+    return entry(view, key, value);
   }
   return null;
 }
@@ -90,7 +101,7 @@ export function* chunksCovering(view: ReadView, series: Buffer, from: bigint, to
     if (before.start === from) startKey = before.key;
   }
   for (const { key, value } of view.env.chunks.getRange({ start: startKey, end: chunkKey(series, to), inclusiveEnd: true, exclusiveStart: before !== null && before.start === from, transaction: view.txn })) {
-    yield entry(key, value);
+    yield entry(view, key, value);
   }
 }
 
@@ -98,7 +109,7 @@ export function* chunksCovering(view: ReadView, series: Buffer, from: bigint, to
 export function* allChunks(view: ReadView, series: Buffer, reverse = false): Generator<StoredChunk> {
   const lo = chunkKey(series, INT64_MIN), hi = chunkKey(series, INT64_MAX);
   for (const { key, value } of view.env.chunks.getRange({ start: reverse ? hi : lo, end: reverse ? lo : hi, inclusiveEnd: true, reverse, transaction: view.txn })) {
-    yield entry(key, value);
+    yield entry(view, key, value);
   }
 }
 

@@ -34,7 +34,7 @@ export async function measureDisk(env: SeriesEnv): Promise<DiskUsage> {
   const tables: Record<string, number> = {};
   const tablePages: Record<string, TablePages> = {};
   let live = pagesOf(root) + pagesOf(root.free) + 2;
-  const named = { chunks: env.chunks, heads: env.heads, 'head-segments': env.segments, audit: env.audit, rollups: env.rollups, meta: env.meta };
+  const named = { chunks: env.chunks, heads: env.heads, 'head-segments': env.segments, audit: env.audit, rollups: env.rollups, meta: env.meta, 'tail-packs': env.tailPacks };
   for (const [name, db] of Object.entries(named)) {
     const st = db.getStats() as TreeStat;
     const pages = pagesOf(st);

@@ -132,12 +132,26 @@ function hasSegments(env: SeriesEnv, series: Buffer): boolean {
   return false;
 }
 
+/** Whether an empty head's record says nothing the chunks do not (see the top of this file). */
+function chunksSayAll(env: SeriesEnv, series: Buffer, r: HeadRecord): boolean {
+  return r.openPoints === 0 && lastChunkEnd({ env, txn: undefined }, series) === r.sealedEnd && !hasSegments(env, series);
+}
+
+/**
+ * Removes the record of a head sealed whole once its last chunk is in the table (inside
+ * the write txn): a tail kept back for a pack was not there when the head was persisted.
+ */
+export function settleHeadRecord(env: SeriesEnv, series: Buffer): void {
+  const raw = env.heads.get(series);
+  if (raw !== undefined && chunksSayAll(env, series, decodeHeadRecord(raw))) env.heads.removeSync(series);
+}
+
 /**
  * Stores the record, or removes it when the head is empty and the chunks alone say the
  * same (see the top of this file). Inside the write txn (reads see its writes).
  */
 export function putHeadRecord(env: SeriesEnv, series: Buffer, r: HeadRecord): void {
-  if (r.openPoints === 0 && lastChunkEnd({ env, txn: undefined }, series) === r.sealedEnd && !hasSegments(env, series)) {
+  if (chunksSayAll(env, series, r)) {
     env.heads.removeSync(series);
     return;
   }

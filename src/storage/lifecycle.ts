@@ -5,6 +5,7 @@
 // the model: the report carries their cutoff per series for the model to apply.
 import { chunkKey, seriesKey } from './keys.js';
 import { headerOf, allChunks } from './chunk-access.js';
+import { removeChunk } from './tail-packs.js';
 import { readHead, clearHeadInTxn } from './head-record.js';
 import { keepNs } from './lifecycle-policy.js';
 import { trimRollups } from './rollups.js';
@@ -60,7 +61,7 @@ function enforceOne(view: ReadView, meta: SeriesMeta, nowNs: bigint): LifecycleS
       doomed.push({ start: c.start, count: h.count, bytes: c.bytes.byteLength });
     }
     for (const d of doomed) {
-      view.env.chunks.removeSync(chunkKey(series, d.start));
+      removeChunk(view.env, chunkKey(series, d.start));
       r.chunksDropped++; r.pointsDropped += d.count; r.bytesFreed += d.bytes;
     }
     // a head that went stale entirely (no writes for keep_days) goes too

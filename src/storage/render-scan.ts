@@ -12,11 +12,12 @@
 import { crc32 } from 'node:zlib';
 import type { Database } from 'lmdb';
 import { ServiceError } from '../http/errors.js';
-import { chunkVersion, headerCrcAt, HEADER_BYTES, TRAILER_BYTES, TYPE_CODES, type ChunkSections } from './encoding/chunk-header.js';
+import { chunkVersion, headerCrcAt, unknownVersion, HEADER_BYTES, TRAILER_BYTES, TYPE_CODES, type ChunkSections } from './encoding/chunk-header.js';
 import { FIRST_TS_AT, RAW_SLOTS, V3Header } from './encoding/chunk-header-v3.js';
 import type { ValueType } from './encoding/chunk-types.js';
 import { chunkKey, INT64_MIN, uuidOf } from './keys.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
+import { packedBytesShared, parsePackRef } from './tail-packs.js';
 
 const TWO_32 = 4294967296;
 const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
@@ -44,11 +45,17 @@ export function forEachChunk(view: ReadView, series: Buffer, from: bigint, to: b
   let floorAtFrom = false;
   for (const { key, value } of db.getRange({ start: fromKey, end: chunkKey(series, INT64_MIN), inclusiveEnd: true, reverse: true, limit: 1, transaction: view.txn })) {
     floorAtFrom = Buffer.compare(key as Buffer, fromKey) === 0;
-    if (!visit(value)) return;
+    if (!visit(unpacked(view, value))) return;
   }
   for (const { value } of db.getRange({ start: fromKey, end: chunkKey(series, to), inclusiveEnd: true, exclusiveStart: floorAtFrom, transaction: view.txn })) {
-    if (!visit(value)) return;
+    if (!visit(unpacked(view, value))) return;
   }
+}
+
+/** A packed tail's bytes in the pack (also lmdb-js's reused buffer), else the value itself. */
+function unpacked(view: ReadView, value: Uint8Array): Uint8Array {
+  const ref = parsePackRef(value);
+  return ref === null ? value : packedBytesShared(view.env, ref, view.txn) ?? value;
 }
 
 /**
@@ -78,7 +85,7 @@ export class HeaderView implements ChunkSections {
   read(b: Uint8Array): void {
     const version = b.length === 0 ? 0 : chunkVersion(b);
     if (version >= 3) return this.readV3(b);
-    if (version === 0) this.corrupt(b, `unknown format version ${b[0]}`);
+    if (version === 0) this.corrupt(b, unknownVersion(b[0]));
     if (b.length < HEADER_BYTES + TRAILER_BYTES) this.corrupt(b, `shorter than the ${HEADER_BYTES + TRAILER_BYTES}-byte minimum`);
     // Version 2: one CRC over the header and the summary after it.
     const crcAt = headerCrcAt(b);

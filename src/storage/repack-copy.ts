@@ -17,8 +17,8 @@ import { openSeriesEnv, type SeriesEnv } from './series-env.js';
 /** Entries per write transaction of the copy: bounds its dirty pages (chunks are ~4 KB each). */
 const ENTRIES_PER_TXN = 10_000;
 
-type TableName = 'chunks' | 'heads' | 'segments' | 'audit' | 'rollups' | 'meta';
-const TABLES: readonly TableName[] = ['chunks', 'heads', 'segments', 'audit', 'rollups', 'meta'];
+type TableName = 'chunks' | 'heads' | 'segments' | 'audit' | 'rollups' | 'meta' | 'tailPacks';
+const TABLES: readonly TableName[] = ['chunks', 'heads', 'segments', 'audit', 'rollups', 'meta', 'tailPacks'];
 
 /**
  * Writes a packed copy of `env` (one read snapshot of it) into the empty directory `dir`

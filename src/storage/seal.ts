@@ -9,10 +9,11 @@ import { fitChunk, fitState, headIsFull, type SealBudget } from './chunk-fit.js'
 import { slicePointColumns } from './encoding/point-columns.js';
 import { decodeColumns, floorChunk, headerOf, isChunkCorrupt, putChunkInTxn, type StoredChunk } from './chunk-access.js';
 import { MAX_CHUNK_SPAN_NS, appendTimed, timeAt, toTimed } from './point-runs.js';
-import { INT64_MIN } from './keys.js';
+import { chunkKey, INT64_MIN } from './keys.js';
 import type { SeriesMeta } from './series-meta.js';
 import type { SeriesEnv } from './series-env.js';
 import { swingingDoor } from './swinging-door.js';
+import { removeChunk, TAIL_PACK_SHARE, type TailToPack } from './tail-packs.js';
 import type { OpenHead } from './open-head.js';
 
 export type { SealBudget } from './chunk-fit.js';
@@ -70,9 +71,12 @@ export const sealTally = { chunks: 0, encodes: 0 };
  * Seals full chunks off the front of an open head (inside the write txn); fitChunk picks
  * each chunk's point count. A head is full once it holds budget.chunkPoints points or its
  * estimated encoding reaches the fill window; with `all`, every point is sealed (idle
- * heads, shutdown). Returns the points sealed; head.sealedEnd follows.
+ * heads, shutdown). Returns the points sealed; head.sealedEnd follows. With `tails`, the
+ * chunk that empties a head sealed whole goes there instead of into the table, unless it
+ * fills its page anyway: the caller stores it (storeTails in tail-packs.ts) before anything
+ * else reads the series.
  */
-export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, head: OpenHead, budget: SealBudget, all: boolean): { points: number; dropped: number } {
+export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, head: OpenHead, budget: SealBudget, all: boolean, tails: TailToPack[] | null = null): { points: number; dropped: number } {
   const out = { points: 0, dropped: 0 };
   const sd = meta.lifecycle?.policy.swinging_door && meta.type === 'float64';
   if (!sd && head.count > 0 && (all || headIsFull(head.count, head.bytesPerPoint, budget))) {
@@ -88,10 +92,18 @@ export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, h
     if (meta.lifecycle?.policy.swinging_door && meta.type === 'float64') {
       out.dropped += sealRun(env, series, meta, slicePointColumns(head.cols, 0, best.n), budget, true).dropped;
       dropSealed(head, best.n);
+    } else if (all && tails !== null && best.n === head.count && packsBetter(best.bytes.byteLength, budget)) {
+      tails.push({ key: chunkKey(series, timeAt(head.cols, 0)), bytes: best.bytes });
+      dropSealed(head, best.n);
     } else installChunk(env, series, head, best.bytes, best.n);
     out.points += best.n;
   }
   return out;
+}
+
+/** Whether a last chunk of this size leaves more of its own pages empty than a pack costs it. */
+function packsBetter(bytes: number, budget: SealBudget): boolean {
+  return bytes < TAIL_PACK_SHARE * budget.chunkBytes;
 }
 
 /** A chunk below this share of the byte budget is partial: re-encoded with the points that follow it. */
@@ -139,7 +151,7 @@ function absorbTail(env: SeriesEnv, series: Buffer, head: OpenHead, tail: Stored
   const before = tail.start === INT64_MIN ? null : floorChunk({ env, txn: undefined }, series, tail.start - 1n);
   const beforeEnd = before === null ? null : readable(() => headerOf(series, before.start, before.bytes).lastTs);
   if (points === null || (before !== null && beforeEnd === null)) return;
-  env.chunks.removeSync(tail.key);
+  removeChunk(env, tail.key);
   head.replace(appendTimed(points, toTimed(head.cols)));
   head.sealedEnd = beforeEnd;
 }

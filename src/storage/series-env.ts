@@ -20,6 +20,8 @@ export interface SeriesEnv {
   readonly rollups: Database<Buffer, Buffer>;
   /** uuid -> series meta (see series-meta.ts). */
   readonly meta: Database<Buffer, Buffer>;
+  /** pack id + part -> several series' last chunks, or the pack's tally (see tail-packs.ts). */
+  readonly tailPacks: Database<Buffer, Buffer>;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export function openSeriesEnv(dir: string, options: OpenSeriesEnvOptions = {}): 
     audit: db('audit'),
     rollups: db('rollups'),
     meta: db('meta'),
+    tailPacks: db('tail-packs'),
     close: () => root.close(),
   };
   return env;

@@ -198,6 +198,7 @@ export class SeriesStore {
         const n = sealHeadNow(ctx, key, meta);
         if (n > 0) { series++; points += n; }
       }
+      ctx.storeTails();
       return { series, points };
     });
   }

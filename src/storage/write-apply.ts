@@ -22,6 +22,8 @@ import { decodeMeta, putMetaInTxn, recordPackr, type SeriesMeta } from './series
 import type { ReadView, SeriesEnv } from './series-env.js';
 import { checkBatchShape, normaliseBatch, refuseAll, type PointBatch, type Refusal } from './write-batch.js';
 import { UUID_RE } from '../uuid.js';
+import { settleHeadRecord } from './head-record.js';
+import { removeChunk, storeTails, type TailToPack } from './tail-packs.js';
 
 const MAX_SPAN_BIG = BigInt(MAX_CHUNK_SPAN_NS);
 /** Sealing allowance of a transaction before any append (points): about one chunk. */
@@ -127,7 +129,23 @@ export class TxnContext {
     this.env.audit.putSync(auditKey(series, s.ts, this.nextAuditNs()), recordPackr.pack(value));
   }
 
+  /** Last chunks of heads sealed whole (sealHeadNow), kept back to be packed together. */
+  readonly keptTails: TailToPack[] = [];
+
+  /**
+   * Stores the kept-back tails (tail-packs.ts) and drops the head records they made
+   * redundant. Whoever seals with sealHeadNow calls it before anything else reads those
+   * series: until then their last chunk is not in the table.
+   */
+  storeTails(): void {
+    if (this.keptTails.length === 0) return;
+    storeTails(this.env, this.keptTails);
+    for (const t of this.keptTails) settleHeadRecord(this.env, t.key.subarray(0, 16));
+    this.keptTails.length = 0;
+  }
+
   finish(): void {
+    this.storeTails();
     for (const id of this.dirtyMeta) putMetaInTxn(this.env, this.metas.get(id)!);
   }
 }
@@ -307,7 +325,7 @@ function mergeLate(ctx: TxnContext, series: Buffer, meta: SeriesMeta, late: Time
     ch.accepted += m.changed; ch.unchanged += m.unchanged; ch.superseded += m.superseded.length;
     widen(ch, m.changedLo, m.changedHi);
     if (m.changed > 0) {
-      ctx.env.chunks.removeSync(chunkKey(series, floor.start));
+      removeChunk(ctx.env, floor.key);
       for (const piece of splitTimedBySpan(m.merged)) sealRun(ctx.env, series, meta, piece, ctx.budget, false);
     }
     idx = end;
@@ -329,7 +347,7 @@ function fillGap(ctx: TxnContext, series: Buffer, meta: SeriesMeta, late: TimedP
     const h = headerOf(series, floor.start, floor.bytes);
     if (h.count < ctx.budget.chunkPoints && floor.bytes.byteLength < PARTIAL_CHUNK_SHARE * ctx.budget.chunkBytes) {
       // the chunk's points all precede the gap: appending keeps time order
-      ctx.env.chunks.removeSync(chunkKey(series, floor.start));
+      removeChunk(ctx.env, floor.key);
       sealRun(ctx.env, series, meta, appendTimed(decodeColumns(series, floor.start, floor.bytes), gap), ctx.budget, false);
       return end;
     }
@@ -359,12 +377,15 @@ export function installSeals(ctx: TxnContext, finished: readonly FinishedSeal[])
   }
 }
 
-/** Seals a whole head now (idle heads, shutdown, benchmarks). Inside the write txn. */
+/**
+ * Seals a whole head now (idle heads, shutdown, benchmarks). Inside the write txn. Its last
+ * chunk is kept back for a pack: call ctx.storeTails() before reading the series again.
+ */
 export function sealHeadNow(ctx: TxnContext, series: Buffer, meta: SeriesMeta): number {
   const head = ctx.head(series, meta);
   if (head.count === 0) return 0;
   const lastWriteMs = head.lastWriteMs;
-  const r = sealFromHead(ctx.env, series, meta, head, ctx.budget, true);
+  const r = sealFromHead(ctx.env, series, meta, head, ctx.budget, true, ctx.keptTails);
   if (r.dropped > 0) ctx.touchMeta(meta.id);
   ctx.persistHead(series, meta, head, lastWriteMs);
   return r.points;

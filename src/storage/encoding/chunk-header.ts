@@ -35,6 +35,14 @@ export function chunkVersion(bytes: Uint8Array): number {
   return tag === V4_TAG ? 4 : tag === V3_TAG ? 3 : 0;
 }
 
+/** Byte 0 of a chunks-table entry that refers to a chunk kept in a tail pack (storage/tail-packs.ts). */
+export const PACKED_TAIL_TAG = 0xa0;
+
+/** Why byte 0 is no chunk version; a packed-tail reference reaches a decoder only when its pack did not resolve. */
+export function unknownVersion(b0: number): string {
+  return b0 === PACKED_TAIL_TAG ? 'a packed-tail reference whose pack is missing or shorter than it says' : `unknown format version ${b0}`;
+}
+
 export const Off = {
   version: 0, type: 1, reserved: 2, count: 4,
   firstTs: 8, lastTs: 16, minTs: 24, maxTs: 32,
@@ -119,7 +127,7 @@ export function parseHeader(bytes: Uint8Array): ChunkHeader {
   if (bytes.length === 0) corrupt(bytes, 'empty');
   const version = chunkVersion(bytes);
   if (version >= 3) return parseV3(bytes, version);
-  if (version === 0) corrupt(bytes, `unknown format version ${bytes[0]}`);
+  if (version === 0) corrupt(bytes, unknownVersion(bytes[0]));
   return parseV2(bytes);
 }
 

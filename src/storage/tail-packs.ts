@@ -1,0 +1,267 @@
+// Series' last chunks, packed together. A seal of whole heads (idle heads, shutdown) ends
+// every series with a short chunk, and LMDB gives each value over ~2 KB pages of its own:
+// on the fleet benchmark 912 of 1,000 such tails (3.4 KB on average) each left ~700 bytes
+// of a 4 KiB overflow page empty, 0.05 B/pt, the largest cost on top of the chunk bytes.
+// Here the tails of one transaction go into shared values ("packs") of up to 16 pages, and
+// each tail's entry in the chunks table holds a 13-byte reference instead of the chunk.
+// Readers resolve the reference in chunk-access.ts and render-scan.ts and see the same
+// chunk bytes; nothing else knows. Layouts: FORMAT.md, "Tail packs".
+//
+// A packed tail is as immutable as any chunk. It leaves its pack when its reference goes
+// (removeChunk: late points merged into it, the series resumed and absorbed it, retention):
+// the pack's tally counts what is still referenced, a pack nobody references is deleted,
+// and one that is less than half referenced is rewritten with its live members, so a
+// decommissioned tag never holds a whole pack alive.
+import { crc32 } from 'node:zlib';
+import type { Database, Transaction } from 'lmdb';
+import { PACKED_TAIL_TAG } from './encoding/chunk-header.js';
+import type { SeriesEnv } from './series-env.js';
+
+const REF_BYTES = 13;
+const PACK_VERSION = 1;
+/** 16 overflow pages less LMDB's 16-byte overflow header: a pack fills its pages but the last. */
+export const PACK_BYTES = 16 * 4096 - 16;
+/** Directory entry: uuid 16 + chunk key time 8 + byte length (varint, <= 3 bytes). */
+const MEMBER_MAX = 27;
+/** Version, member count and directory CRC. */
+const PACK_HEAD_MAX = 1 + 3 + 4;
+const PART_BYTES = 0, PART_TALLY = 1, PART_COUNTER = 2;
+
+/**
+ * Last chunks up to this share of the chunk budget are packed. A full chunk fills ~99% of
+ * its overflow page, so a pack saves it nothing; one page's slack of 2% (~80 bytes) is
+ * about what a packed tail costs in directory and reference.
+ */
+export const TAIL_PACK_SHARE = 0.98;
+
+export interface TailToPack {
+  /** The chunk's key in the chunks table (uuid + start). */
+  key: Buffer;
+  bytes: Uint8Array;
+}
+
+export interface PackRef {
+  pack: number;
+  offset: number;
+  length: number;
+}
+
+/** lmdb-js's getBinaryFast also takes the read options its typings leave out (lmdb/read.js). */
+type FastGet = (key: Buffer, options?: { transaction?: Transaction }) => Buffer | undefined;
+
+function fastGet(db: Database<Buffer, Buffer>, key: Buffer, txn: Transaction | undefined): Buffer | undefined {
+  return (db.getBinaryFast as FastGet).call(db, key, txn === undefined ? undefined : { transaction: txn });
+}
+
+/** The reference in a chunks-table value, or null when it is not a well-formed one. */
+export function parsePackRef(value: Uint8Array): PackRef | null {
+  if (value.length !== REF_BYTES || value[0] !== PACKED_TAIL_TAG) return null;
+  const dv = new DataView(value.buffer, value.byteOffset, REF_BYTES);
+  return { pack: dv.getUint32(1, true), offset: dv.getUint32(5, true), length: dv.getUint32(9, true) };
+}
+
+function refBytes(r: PackRef): Buffer {
+  const b = Buffer.allocUnsafe(REF_BYTES);
+  b[0] = PACKED_TAIL_TAG;
+  b.writeUInt32LE(r.pack, 1);
+  b.writeUInt32LE(r.offset, 5);
+  b.writeUInt32LE(r.length, 9);
+  return b;
+}
+
+function packKey(pack: number, part: number): Buffer {
+  const k = Buffer.allocUnsafe(5);
+  k.writeUInt32BE(pack, 0);
+  k[4] = part;
+  return k;
+}
+
+/**
+ * The packed chunk's bytes as a view of lmdb-js's shared read buffer, valid until the next
+ * read of this thread; null when the pack is missing or the reference points past it (the
+ * caller reports the chunk as damaged). `txn`: the read transaction, undefined inside the
+ * write transaction.
+ */
+export function packedBytesShared(env: SeriesEnv, ref: PackRef, txn: Transaction | undefined): Uint8Array | null {
+  const pack = fastGet(env.tailPacks, packKey(ref.pack, PART_BYTES), txn);
+  if (pack === undefined || ref.offset + ref.length > pack.length) return null;
+  return pack.subarray(ref.offset, ref.offset + ref.length);
+}
+
+interface Tally { live: number; liveBytes: number; totalBytes: number }
+
+function readTally(env: SeriesEnv, pack: number): Tally | null {
+  const v = env.tailPacks.getBinaryFast(packKey(pack, PART_TALLY));
+  if (v === undefined || v.length !== 12) return null;
+  const dv = new DataView(v.buffer, v.byteOffset, 12);
+  return { live: dv.getUint32(0, true), liveBytes: dv.getUint32(4, true), totalBytes: dv.getUint32(8, true) };
+}
+
+function writeTally(env: SeriesEnv, pack: number, t: Tally): void {
+  const b = Buffer.allocUnsafe(12);
+  b.writeUInt32LE(t.live, 0);
+  b.writeUInt32LE(t.liveBytes, 4);
+  b.writeUInt32LE(t.totalBytes, 8);
+  env.tailPacks.putSync(packKey(pack, PART_TALLY), b);
+}
+
+/**
+ * Pack ids are never reused (the counter lives under pack 0): a reference left behind by a
+ * damaged tally must not find another pack's bytes under its old id.
+ */
+function nextPackId(env: SeriesEnv): number {
+  const key = packKey(0, PART_COUNTER);
+  const v = env.tailPacks.getBinaryFast(key);
+  const id = v !== undefined && v.length === 4 ? v.readUInt32LE(0) + 1 : 1;
+  const b = Buffer.allocUnsafe(4);
+  b.writeUInt32LE(id, 0);
+  env.tailPacks.putSync(key, b);
+  return id;
+}
+
+function varintLength(n: number): number {
+  return n < 0x80 ? 1 : n < 0x4000 ? 2 : 3;
+}
+
+/** Open packs first-fit looks into: bounds the grouping at O(tails) for a seal of 100k heads. */
+const FIT_WINDOW = 64;
+
+/**
+ * Groups of tails whose pack fits PACK_BYTES: first-fit over tails by decreasing size, so
+ * the small tails fill what the large ones leave, and each pack but the last ends within a
+ * few bytes of its last page. Greedy in seal order left ~2 KB of the last page of every pack
+ * empty (the fleet's tails average 3.4 KB).
+ */
+function groups(tails: readonly TailToPack[]): TailToPack[][] {
+  const bySize = [...tails].sort((a, b) => b.bytes.byteLength - a.bytes.byteLength);
+  const out: { members: TailToPack[]; room: number }[] = [];
+  const smallest = bySize.length === 0 ? 0 : bySize[bySize.length - 1].bytes.byteLength + MEMBER_MAX;
+  let from = 0;
+  for (const t of bySize) {
+    const need = t.bytes.byteLength + MEMBER_MAX;
+    let bin = null;
+    for (let i = Math.max(from, out.length - FIT_WINDOW); i < out.length; i++) if (out[i].room >= need) { bin = out[i]; break; }
+    if (bin === null) { bin = { members: [], room: PACK_BYTES - PACK_HEAD_MAX }; out.push(bin); }
+    bin.members.push(t);
+    bin.room -= need;
+    // a pack with less room than the smallest tail is full
+    while (from < out.length && out[from].room < smallest) from++;
+  }
+  return out.map((b) => b.members);
+}
+
+/**
+ * Stores tails a whole-head seal kept back (inside the write txn): two or more go into packs
+ * of up to PACK_BYTES and their chunk entries hold references; a group of one is stored as
+ * a plain chunk, since a pack of one tail saves nothing.
+ */
+export function storeTails(env: SeriesEnv, tails: readonly TailToPack[]): void {
+  for (const g of groups(tails)) {
+    if (g.length >= 2) writePack(env, g);
+    else env.chunks.putSync(g[0].key, Buffer.from(g[0].bytes.buffer, g[0].bytes.byteOffset, g[0].bytes.byteLength));
+  }
+}
+
+/**
+ * Pack value: u8 version, varint member count, per member {uuid 16, chunk key time 8,
+ * varint byte length}, u32 CRC32 of the bytes before it, then the members' chunk bytes
+ * back to back. The directory is only for rewriting the pack (compact): readers go by the
+ * reference's offset and length, and each chunk carries its own checksums.
+ */
+function writePack(env: SeriesEnv, members: readonly TailToPack[]): void {
+  let dirBytes = 1 + varintLength(members.length) + 4, body = 0;
+  for (const m of members) { dirBytes += 24 + varintLength(m.bytes.byteLength); body += m.bytes.byteLength; }
+  const value = Buffer.allocUnsafe(dirBytes + body);
+  let at = 0;
+  value[at++] = PACK_VERSION;
+  at = putVarint(value, at, members.length);
+  for (const m of members) {
+    m.key.copy(value, at, 0, 24); at += 24;
+    at = putVarint(value, at, m.bytes.byteLength);
+  }
+  value.writeUInt32LE(crc32(value.subarray(0, at)), at); at += 4;
+  const pack = nextPackId(env);
+  for (const m of members) {
+    value.set(m.bytes, at);
+    env.chunks.putSync(m.key, refBytes({ pack, offset: at, length: m.bytes.byteLength }));
+    at += m.bytes.byteLength;
+  }
+  env.tailPacks.putSync(packKey(pack, PART_BYTES), value);
+  writeTally(env, pack, { live: members.length, liveBytes: body, totalBytes: body });
+}
+
+function putVarint(b: Buffer, at: number, n: number): number {
+  while (n >= 0x80) { b[at++] = (n & 0x7f) | 0x80; n = Math.floor(n / 128); }
+  b[at++] = n;
+  return at;
+}
+
+/** The directory's member keys, or null when it fails its checksum. */
+function readDirectory(pack: Uint8Array): Buffer[] | null {
+  const r = { at: 1 };
+  const varint = (): number => {
+    let n = 0, mul = 1;
+    for (let i = 0; i < 4 && r.at < pack.length; i++) {
+      const b = pack[r.at++];
+      n += (b & 0x7f) * mul;
+      if (b < 0x80) return n;
+      mul *= 128;
+    }
+    return -1;
+  };
+  if (pack.length < 6 || pack[0] !== PACK_VERSION) return null;
+  const count = varint();
+  if (count < 0) return null;
+  const keys: Buffer[] = [];
+  for (let i = 0; i < count; i++) {
+    if (r.at + 24 > pack.length) return null;
+    keys.push(Buffer.from(pack.subarray(r.at, r.at + 24)));
+    r.at += 24;
+    if (varint() < 0) return null;
+  }
+  if (r.at + 4 > pack.length) return null;
+  const crc = new DataView(pack.buffer, pack.byteOffset + r.at, 4).getUint32(0, true);
+  return crc32(pack.subarray(0, r.at)) === crc ? keys : null;
+}
+
+/**
+ * Removes a chunk entry (inside the write txn). A packed tail also leaves its pack's tally;
+ * a pack left unreferenced is deleted, one left less than half referenced is rewritten
+ * with what is still referenced. A missing or damaged tally or directory leaves the pack as
+ * it is (space, never data, is what that can cost).
+ */
+export function removeChunk(env: SeriesEnv, key: Buffer): void {
+  const stored = env.chunks.getBinaryFast(key);
+  const ref = stored === undefined ? null : parsePackRef(stored);
+  if (ref !== null) leavePack(env, key, ref);
+  env.chunks.removeSync(key);
+}
+
+function leavePack(env: SeriesEnv, leaving: Buffer, ref: PackRef): void {
+  const t = readTally(env, ref.pack);
+  if (t === null || t.live === 0) return;
+  t.live--;
+  t.liveBytes = Math.max(0, t.liveBytes - ref.length);
+  if (t.live === 0) { dropPack(env, ref.pack); return; }
+  if (t.liveBytes * 2 >= t.totalBytes) { writeTally(env, ref.pack, t); return; }
+  const pack = env.tailPacks.getBinaryFast(packKey(ref.pack, PART_BYTES));
+  const keys = pack === undefined ? null : readDirectory(pack);
+  if (keys === null) { writeTally(env, ref.pack, t); return; }
+  const live: TailToPack[] = [];
+  for (const k of keys) {
+    if (k.equals(leaving)) continue;
+    const v = env.chunks.getBinaryFast(k);
+    const r = v === undefined ? null : parsePackRef(v);
+    if (r === null || r.pack !== ref.pack) continue;
+    // the pack value is read again: getBinaryFast's buffer was reused by the lookup above
+    const bytes = packedBytesShared(env, r, undefined);
+    if (bytes !== null) live.push({ key: k, bytes: Uint8Array.from(bytes) });
+  }
+  dropPack(env, ref.pack);
+  if (live.length > 0) storeTails(env, live);
+}
+
+function dropPack(env: SeriesEnv, pack: number): void {
+  env.tailPacks.removeSync(packKey(pack, PART_BYTES));
+  env.tailPacks.removeSync(packKey(pack, PART_TALLY));
+}
