@@ -1,9 +1,9 @@
 // Series' last chunks, packed together. A seal of whole heads (idle heads, shutdown) ends
 // every series with a short chunk, and LMDB gives each value over ~2 KB pages of its own:
-// on the fleet benchmark 912 of 1,000 such tails (3.4 KB on average) each left ~700 bytes
-// of a 4 KiB overflow page empty, 0.05 B/pt, the largest cost on top of the chunk bytes.
-// Here the tails of one transaction go into shared values ("packs") of up to 16 pages, and
-// each tail's entry in the chunks table holds a 13-byte reference instead of the chunk.
+// on the fleet benchmark 912 of 1,000 such tails left ~500 bytes of their 4 KiB overflow
+// page empty (0.046 B/pt), the largest cost on top of the chunk bytes. Here the tails of one
+// seal request go into shared values ("packs") of up to 16 pages, and each tail's entry in
+// the chunks table holds a 13-byte reference instead of the chunk.
 // Readers resolve the reference in chunk-access.ts and render-scan.ts and see the same
 // chunk bytes; nothing else knows. Layouts: FORMAT.md, "Tail packs".
 //

@@ -66,6 +66,15 @@ function readAll(store: SeriesStore, id: string): { ts: bigint[]; v: number[] } 
   return { ts: [...p.ts], v: [...p.f64!.subarray(0, p.count)] };
 }
 
+/** A store whose n series hold `points` points each, every head sealed whole in one request. */
+async function sealedFleet(t: Parameters<typeof tempStore>[0], n: number, points: number): Promise<{ store: SeriesStore; ids: string[] }> {
+  const { store } = await tempStore(t, { seal: { chunkPoints: 100 } });
+  const ids = await fleet(store, n);
+  await store.write(ids.map((id, k) => wander(id, 0, points, k)), WHO);
+  await store.sealHeads(0);
+  return { store, ids };
+}
+
 async function fleet(store: SeriesStore, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let k = 0; k < n; k++) {
@@ -111,10 +120,7 @@ t.test('one tail sealed alone stays a plain chunk', async (t) => {
 });
 
 t.test('series that resume take their tails back, and the packs they leave go away', async (t) => {
-  const { store } = await tempStore(t, { seal: { chunkPoints: 100 } });
-  const ids = await fleet(store, 12);
-  await store.write(ids.map((id, k) => wander(id, 0, 150, k)), WHO);
-  await store.sealHeads(0);
+  const { store, ids } = await sealedFleet(t, 12, 150);
   t.equal(census(store.env).refs, 12);
   for (let round = 1; round <= 3; round++) {
     // 50 more points fill each head (50 absorbed + 50 new = one chunk): the tail is taken back
@@ -131,10 +137,7 @@ t.test('series that resume take their tails back, and the packs they leave go aw
 });
 
 t.test('late points merging into packed tails: a pack less than half referenced is rewritten with the rest', async (t) => {
-  const { store } = await tempStore(t, { seal: { chunkPoints: 100 } });
-  const ids = await fleet(store, 10);
-  await store.write(ids.map((id, k) => wander(id, 0, 140, k)), WHO);
-  await store.sealHeads(0);
+  const { store, ids } = await sealedFleet(t, 10, 140);
   const first = census(store.env);
   t.equal(first.packs, 1);
   const packOf = (id: string) => parsePackRef(store.env.chunks.get(chunkKey(seriesKey(id), wander(id, 100, 101, ids.indexOf(id)).times[0]))!);
@@ -156,10 +159,7 @@ t.test('late points merging into packed tails: a pack less than half referenced 
 });
 
 t.test('retention that drops packed tails drops their pack', async (t) => {
-  const { store } = await tempStore(t, { seal: { chunkPoints: 100 } });
-  const ids = await fleet(store, 5);
-  await store.write(ids.map((id, k) => wander(id, 0, 130, k)), WHO);
-  await store.sealHeads(0);
+  const { store, ids } = await sealedFleet(t, 5, 130);
   t.equal(census(store.env).packs, 1);
   for (const id of ids) await store.setLifecyclePolicy(id, { schema: 'service-lifecycle-policy/v1', raw: { keep_days: 1, then: 'delete' }, rollups: { keep: 'forever' }, annotations: { keep: '30d' } });
   const report = await store.enforceLifecycle(T0 + 3n * DAY);
@@ -169,10 +169,7 @@ t.test('retention that drops packed tails drops their pack', async (t) => {
 });
 
 t.test('a reference whose pack is gone reads as a damaged chunk; its series refuses new points as for any damaged last chunk', async (t) => {
-  const { store } = await tempStore(t, { seal: { chunkPoints: 100 } });
-  const ids = await fleet(store, 3);
-  await store.write(ids.map((id, k) => wander(id, 0, 130, k)), WHO);
-  await store.sealHeads(0);
+  const { store, ids } = await sealedFleet(t, 3, 130);
   const packed = census(store.env).refs;
   t.equal(packed, 3);
   store.env.root.transactionSync(() => {
@@ -187,10 +184,7 @@ t.test('a reference whose pack is gone reads as a damaged chunk; its series refu
 });
 
 t.test('repackCopy carries the packs: a store opened on the copy reads the same', async (t) => {
-  const { store } = await tempStore(t, { seal: { chunkPoints: 100 } });
-  const ids = await fleet(store, 6);
-  await store.write(ids.map((id, k) => wander(id, 0, 170, k)), WHO);
-  await store.sealHeads(0);
+  const { store, ids } = await sealedFleet(t, 6, 170);
   const dir = await mkdtemp(join(tmpdir(), 'tail-pack-copy-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   await repackCopy(store.env, join(dir, 'series'));
