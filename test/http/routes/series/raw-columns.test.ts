@@ -1,6 +1,7 @@
 import t from 'tap';
 import { Unpackr } from 'msgpackr';
 import { startTestService, request } from '../../../helpers/service.js';
+import { parsePackRef } from '../../../../src/storage/tail-packs.js';
 import { columnPoints, jsonColumnPoints, type ColumnsBody, type JsonColumnsBody } from '../../../helpers/raw-columns-decode.js';
 
 const BASE = 1_700_000_000_123_456_789n;
@@ -51,6 +52,10 @@ t.test('layout=columns over real HTTP, msgpack and JSON, decodes to exactly the 
   ], who);
   t.equal(w.refused, 0, 'every point was accepted');
   await parts.storage.sealHeads(0);
+  let packed = 0;
+  for (const { value } of parts.storage.env.chunks.getRange({})) if (parsePackRef(value) !== null) packed++;
+  // (a last chunk that fills its page stays plain: five of the six here)
+  t.ok(packed >= 2, `last chunks share a tail pack (${packed} packed): the reads below resolve them in the read workers`);
   // a head after the sealed chunks: pages cross from chunks into the open head
   const later = BigInt64Array.from([BASE + BigInt(N) * 250n * MS]);
   await parts.storage.write([{ series: flow.id, times: later, values: Float64Array.from([1.5]), quality: Uint32Array.from([192]) }], who);
