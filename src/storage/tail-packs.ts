@@ -14,7 +14,9 @@
 // decommissioned tag never holds a whole pack alive.
 import { crc32 } from 'node:zlib';
 import type { Database, Transaction } from 'lmdb';
+import { ChunkReader, ChunkWriter } from './encoding/byte-io.js';
 import { PACKED_TAIL_TAG } from './encoding/chunk-header.js';
+import { ChunkCorruptError } from './encoding/chunk-types.js';
 import type { SeriesEnv } from './series-env.js';
 
 const REF_BYTES = 13;
@@ -119,10 +121,6 @@ function nextPackId(env: SeriesEnv): number {
   return id;
 }
 
-function varintLength(n: number): number {
-  return n < 0x80 ? 1 : n < 0x4000 ? 2 : 3;
-}
-
 /** Open packs first-fit looks into: bounds the grouping at O(tails) for a seal of 100k heads. */
 const FIT_WINDOW = 64;
 
@@ -169,59 +167,44 @@ export function storeTails(env: SeriesEnv, tails: readonly TailToPack[]): void {
  * reference's offset and length, and each chunk carries its own checksums.
  */
 function writePack(env: SeriesEnv, members: readonly TailToPack[]): void {
-  let dirBytes = 1 + varintLength(members.length) + 4, body = 0;
-  for (const m of members) { dirBytes += 24 + varintLength(m.bytes.byteLength); body += m.bytes.byteLength; }
-  const value = Buffer.allocUnsafe(dirBytes + body);
-  let at = 0;
-  value[at++] = PACK_VERSION;
-  at = putVarint(value, at, members.length);
+  const w = new ChunkWriter(PACK_BYTES);
+  w.u8(PACK_VERSION);
+  w.varint(members.length);
   for (const m of members) {
-    m.key.copy(value, at, 0, 24); at += 24;
-    at = putVarint(value, at, m.bytes.byteLength);
+    w.raw(m.key.subarray(0, 24));
+    w.varint(m.bytes.byteLength);
   }
-  value.writeUInt32LE(crc32(value.subarray(0, at)), at); at += 4;
+  w.u32(crc32(w.bytes.subarray(0, w.pos)));
   const pack = nextPackId(env);
   for (const m of members) {
-    value.set(m.bytes, at);
-    env.chunks.putSync(m.key, refBytes({ pack, offset: at, length: m.bytes.byteLength }));
-    at += m.bytes.byteLength;
+    env.chunks.putSync(m.key, refBytes({ pack, offset: w.pos, length: m.bytes.byteLength }));
+    w.raw(m.bytes);
   }
-  env.tailPacks.putSync(packKey(pack, PART_BYTES), value);
-  writeTally(env, pack, { live: members.length, liveBytes: body, totalBytes: body });
+  const body = w.pos;
+  env.tailPacks.putSync(packKey(pack, PART_BYTES), Buffer.from(w.bytes.buffer, 0, body));
+  let bytes = 0;
+  for (const m of members) bytes += m.bytes.byteLength;
+  writeTally(env, pack, { live: members.length, liveBytes: bytes, totalBytes: bytes });
 }
 
-function putVarint(b: Buffer, at: number, n: number): number {
-  while (n >= 0x80) { b[at++] = (n & 0x7f) | 0x80; n = Math.floor(n / 128); }
-  b[at++] = n;
-  return at;
-}
-
-/** The directory's member keys, or null when it fails its checksum. */
+/** The directory's member keys, or null when it is damaged (checksum, bounds, version). */
 function readDirectory(pack: Uint8Array): Buffer[] | null {
-  const r = { at: 1 };
-  const varint = (): number => {
-    let n = 0, mul = 1;
-    for (let i = 0; i < 4 && r.at < pack.length; i++) {
-      const b = pack[r.at++];
-      n += (b & 0x7f) * mul;
-      if (b < 0x80) return n;
-      mul *= 128;
+  try {
+    const r = new ChunkReader(pack, new Uint32Array(0), 0, pack.length);
+    if (r.u8('pack version') !== PACK_VERSION) return null;
+    const count = r.varint('member count');
+    const keys: Buffer[] = [];
+    for (let i = 0; i < count; i++) {
+      keys.push(Buffer.from(r.take(24, 'member key')));
+      r.varint('member length');
     }
-    return -1;
-  };
-  if (pack.length < 6 || pack[0] !== PACK_VERSION) return null;
-  const count = varint();
-  if (count < 0) return null;
-  const keys: Buffer[] = [];
-  for (let i = 0; i < count; i++) {
-    if (r.at + 24 > pack.length) return null;
-    keys.push(Buffer.from(pack.subarray(r.at, r.at + 24)));
-    r.at += 24;
-    if (varint() < 0) return null;
+    const end = r.pos;
+    const c = r.take(4, 'directory checksum');
+    return crc32(pack.subarray(0, end)) === new DataView(c.buffer, c.byteOffset, 4).getUint32(0, true) ? keys : null;
+  } catch (e) {
+    if (e instanceof ChunkCorruptError) return null;
+    throw e;
   }
-  if (r.at + 4 > pack.length) return null;
-  const crc = new DataView(pack.buffer, pack.byteOffset + r.at, 4).getUint32(0, true);
-  return crc32(pack.subarray(0, r.at)) === crc ? keys : null;
 }
 
 /**

@@ -158,6 +158,24 @@ t.test('late points merging into packed tails: a pack less than half referenced 
   }
 });
 
+t.test('a pack whose directory fails its checksum is never rewritten: its tails still read, only space is lost', async (t) => {
+  const { store, ids } = await sealedFleet(t, 6, 140);
+  const packKey = Buffer.from([0, 0, 0, 1, 0]);
+  const pack = Buffer.from(store.env.tailPacks.get(packKey)!);
+  pack[3] ^= 0xff; // inside the first member's uuid: the directory's CRC no longer matches
+  store.env.root.transactionSync(() => { store.env.tailPacks.putSync(packKey, pack); });
+  for (let k = 0; k < 4; k++) {
+    const late = wander(ids[k], 120, 121, k);
+    await store.write([f64Batch(ids[k], [late.times[0] + 1n], [-1])], WHO);
+  }
+  t.equal(census(store.env).refs, 2, 'two tails still refer to the pack');
+  t.ok(Buffer.from(store.env.tailPacks.get(packKey)!).equals(pack), 'the pack was left as it is, though under half referenced');
+  for (const k of [4, 5]) {
+    const want = wander(ids[k], 0, 140, k);
+    t.same(readAll(store, ids[k]), { ts: [...want.times], v: [...want.values as Float64Array] }, `series ${k} exact`);
+  }
+});
+
 t.test('retention that drops packed tails drops their pack', async (t) => {
   const { store, ids } = await sealedFleet(t, 5, 130);
   t.equal(census(store.env).packs, 1);
