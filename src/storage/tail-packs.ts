@@ -208,39 +208,66 @@ function readDirectory(pack: Uint8Array): Buffer[] | null {
 }
 
 /**
+ * Packs that fell under half referenced in this env's current write transaction, rewritten
+ * by compactPacks at its end: a seal that takes many tails of one pack back (a pass of idle
+ * seals over report-by-exception tags) then deletes the pack once instead of rewriting it
+ * at every halving. An entry left by an aborted transaction is harmless: compactPacks
+ * checks the tally again.
+ */
+const underHalf = new WeakMap<SeriesEnv, Set<number>>();
+
+/**
  * Removes a chunk entry (inside the write txn). A packed tail also leaves its pack's tally;
  * a pack left unreferenced is deleted, one left less than half referenced is rewritten
- * with what is still referenced. A missing or damaged tally or directory leaves the pack as
- * it is (space, never data, is what that can cost).
+ * with what is still referenced when the transaction ends (compactPacks). A missing or
+ * damaged tally or directory leaves the pack as it is (space, never data, is what that can
+ * cost).
  */
 export function removeChunk(env: SeriesEnv, key: Buffer): void {
   const stored = env.chunks.getBinaryFast(key);
   const ref = stored === undefined ? null : parsePackRef(stored);
-  if (ref !== null) leavePack(env, key, ref);
+  if (ref !== null) leavePack(env, ref);
   env.chunks.removeSync(key);
 }
 
-function leavePack(env: SeriesEnv, leaving: Buffer, ref: PackRef): void {
+function leavePack(env: SeriesEnv, ref: PackRef): void {
   const t = readTally(env, ref.pack);
   if (t === null || t.live === 0) return;
   t.live--;
   t.liveBytes = Math.max(0, t.liveBytes - ref.length);
   if (t.live === 0) { dropPack(env, ref.pack); return; }
-  if (t.liveBytes * 2 >= t.totalBytes) { writeTally(env, ref.pack, t); return; }
-  const pack = env.tailPacks.getBinaryFast(packKey(ref.pack, PART_BYTES));
+  writeTally(env, ref.pack, t);
+  if (t.liveBytes * 2 < t.totalBytes) {
+    let set = underHalf.get(env);
+    if (set === undefined) underHalf.set(env, (set = new Set()));
+    set.add(ref.pack);
+  }
+}
+
+/** Rewrites the packs removeChunk left under half referenced (inside the write txn, at its end). */
+export function compactPacks(env: SeriesEnv): void {
+  const set = underHalf.get(env);
+  if (set === undefined || set.size === 0) return;
+  for (const pack of set) compactPack(env, pack);
+  set.clear();
+}
+
+function compactPack(env: SeriesEnv, id: number): void {
+  const t = readTally(env, id);
+  if (t === null || t.live === 0 || t.liveBytes * 2 >= t.totalBytes) return;
+  const pack = env.tailPacks.getBinaryFast(packKey(id, PART_BYTES));
   const keys = pack === undefined ? null : readDirectory(pack);
-  if (keys === null) { writeTally(env, ref.pack, t); return; }
+  if (keys === null) return;
   const live: TailToPack[] = [];
   for (const k of keys) {
-    if (k.equals(leaving)) continue;
     const v = env.chunks.getBinaryFast(k);
     const r = v === undefined ? null : parsePackRef(v);
-    if (r === null || r.pack !== ref.pack) continue;
+    if (r === null || r.pack !== id) continue;
     // the pack value is read again: getBinaryFast's buffer was reused by the lookup above
     const bytes = packedBytesShared(env, r, undefined);
     if (bytes !== null) live.push({ key: k, bytes: Uint8Array.from(bytes) });
   }
-  dropPack(env, ref.pack);
+  dropPack(env, id);
   if (live.length > 0) storeTails(env, live);
 }
 

@@ -23,7 +23,7 @@ import type { ReadView, SeriesEnv } from './series-env.js';
 import { checkBatchShape, normaliseBatch, refuseAll, type PointBatch, type Refusal } from './write-batch.js';
 import { UUID_RE } from '../uuid.js';
 import { settleHeadRecord } from './head-record.js';
-import { removeChunk, storeTails, type TailToPack } from './tail-packs.js';
+import { compactPacks, removeChunk, storeTails, type TailToPack } from './tail-packs.js';
 
 const MAX_SPAN_BIG = BigInt(MAX_CHUNK_SPAN_NS);
 /** Sealing allowance of a transaction before any append (points): about one chunk. */
@@ -146,6 +146,7 @@ export class TxnContext {
 
   finish(): void {
     this.storeTails();
+    compactPacks(this.env);
     for (const id of this.dirtyMeta) putMetaInTxn(this.env, this.metas.get(id)!);
   }
 }
