@@ -22,7 +22,7 @@ import type { SeriesEnv } from './series-env.js';
 const REF_BYTES = 13;
 const PACK_VERSION = 1;
 /** 16 overflow pages less LMDB's 16-byte overflow header: a pack fills its pages but the last. */
-export const PACK_BYTES = 16 * 4096 - 16;
+const PACK_BYTES = 16 * 4096 - 16;
 /** Directory entry: uuid 16 + chunk key time 8 + byte length (varint, <= 3 bytes). */
 const MEMBER_MAX = 27;
 /** Version, member count and directory CRC. */

@@ -7,7 +7,7 @@
 // it and the old one goes to the audit. Rollups follow in the same txn.
 import { nowNs } from '../clock.js';
 import { decodeColumns, floorChunk, headerOf, isChunkCorrupt, nextChunk, type StoredChunk } from './chunk-access.js';
-import { chunkKey, auditKey, seriesKey, uuidOf } from './keys.js';
+import { auditKey, seriesKey, uuidOf } from './keys.js';
 import type { HeadCache } from './head-cache.js';
 import type { OpenHead } from './open-head.js';
 import {
