@@ -89,3 +89,45 @@ t.test('a head whose segments are encoded chunks (written before raw segments) r
   t.same(values(), want(150), 'a write loads the encoded segment and appends');
   t.equal(store.headPoints(id), 150);
 });
+
+t.test('a 1 s tag stamped in ms stores 16-bit steps; a steady value is stored once', async (t) => {
+  const n = 1000;
+  const cols = toColumns({
+    type: 'float64', firstTs: 1_700_000_000_000_000_000n, o0: 0,
+    deltas: Array.from({ length: n - 1 }, (_, i) => 1_000_000_000 + ((i * 5) % 8 - 3) * 1_000_000),
+    values: new Array<number>(n).fill(42.5), quality: new Array<number>(n).fill(192),
+  });
+  const steady = encodeSegment(cols, 0, n);
+  t.equal(steady[2], 4 | 2 | 8, 'flags: 16-bit steps, one quality, one value');
+  t.equal(steady[3], 6, 'steps in ms (10^6 ns)');
+  t.equal(steady.length, 16 + 2 * n + 8 + 4 + 4, 'header, steps, one value, one quality, CRC');
+  assertSameSlice(cols, 0, n, decodeSegment(SERIES, steady));
+  cols.f64![700] = -0; // -0 has other bits than 42.5: every value is stored
+  const varied = encodeSegment(cols, 0, n);
+  t.equal(varied[2], 4 | 2, 'flags: 16-bit steps, one quality');
+  t.equal(varied.length, 16 + 2 * n + 8 * n + 4 + 4);
+  assertSameSlice(cols, 0, n, decodeSegment(SERIES, varied));
+  // one step of 1 ns more: ns steps of ~1 s fit 32 bits, not 16
+  cols.tsOffset[n - 1] += 1;
+  const nsSteps = encodeSegment(cols, 0, n);
+  t.equal(nsSteps[2], 1 | 2, 'flags: 32-bit steps, one quality');
+  t.equal(nsSteps[3], 0);
+  assertSameSlice(cols, 0, n, decodeSegment(SERIES, nsSteps));
+  // a step of 65,536 ms fits neither (2^16 ms, and above 2^32 ns)
+  cols.tsOffset[n - 1] = cols.tsOffset[n - 2] + 65_536_000_000;
+  const offsets = encodeSegment(cols, 0, n);
+  t.equal(offsets[2], 2, 'flags: float64 offsets, one quality');
+  assertSameSlice(cols, 0, n, decodeSegment(SERIES, offsets));
+});
+
+t.test('golden bytes of a compact raw segment', async (t) => {
+  const cols = toColumns({
+    type: 'boolean', firstTs: 1_000_000_000n, o0: 0,
+    deltas: [2_000_000, 1_000_000], values: [1, 1, 1], quality: [192, 192, 192],
+  });
+  const hex = Buffer.from(encodeSegment(cols, 0, 3)).toString('hex');
+  // 80 type 02 flags 0e (16-bit steps, one quality, one value) e 06; n 3; tsBase 1e9 ns;
+  // steps 0, 2, 1 (ms); value 01; quality c0000000; CRC32
+  t.equal(hex, '80020e06' + '03000000' + '00ca9a3b00000000' + '000002000100' + '01' + 'c0000000' + 'b389f3e1');
+  assertSameSlice(cols, 0, 3, decodeSegment(SERIES, Buffer.from(hex, 'hex')));
+});
