@@ -54,7 +54,7 @@
 // may still hold points sealed since, which readers skip by sealedEnd.
 import { crc32 } from 'node:zlib';
 import { ServiceError } from '../http/errors.js';
-import type { PointColumns, ValueType } from './encoding/chunk-types.js';
+import type { PointColumns } from './encoding/chunk-types.js';
 import { encodeChunk } from './encoding/chunk.js';
 import { slicePointColumns, valueBytes } from './encoding/point-columns.js';
 import { TYPE_CODES, typeCode } from './encoding/chunk-header.js';
