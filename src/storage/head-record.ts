@@ -222,12 +222,13 @@ export function encodeSegment(c: PointColumns, from: number, n: number): Buffer 
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
   const off = c.tsOffset, q = c.quality, end = from + n;
-  // the largest step and the largest power of ten dividing every step (steps are exact integers)
-  let maxStep = 0, e = 9;
+  // the largest step and the largest power of ten dividing every step (steps are exact
+  // integers, so round(s / p) * p === s exactly when p divides s; a float % is a libm call)
+  let maxStep = 0, e = 9, p = POW10[9], inv = 1 / p;
   for (let i = from + 1; i < end; i++) {
     const s = off[i] - off[i - 1];
     if (s > maxStep) maxStep = s;
-    while (e > 0 && s % POW10[e] !== 0) e--;
+    while (e > 0 && Math.round(s * inv) * p !== s) { e--; p = POW10[e]; inv = 1 / p; }
   }
   const unit = POW10[e];
   const timeForm = maxStep / unit <= 0xffff ? TIME_STEPS16 : maxStep <= 0xffffffff ? TIME_DELTAS : 0;
