@@ -67,7 +67,8 @@ function forSize(src: Float64Array, s: number, n: number): number {
   return size;
 }
 
-function rleSize(x: Float64Array, n: number): number {
+/** Bytes of the RLE layout of x[0..n), or Infinity as soon as they pass `limit` (a noisy column stops early). */
+function rleSize(x: Float64Array, n: number, limit: number): number {
   let size = 0;
   let runs = 0;
   let prev = 0;
@@ -77,6 +78,7 @@ function rleSize(x: Float64Array, n: number): number {
     let j = i + 1;
     while (j < n && x[j] === v) j++;
     size += svarintLen(v - prev) + varintLen(j - i);
+    if (size > limit) return Infinity;
     runs++;
     prev = v;
     i = j;
@@ -109,7 +111,7 @@ export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): voi
   }
   let deltas: Float64Array | null = null;
   if (maxAbs < DELTA_LIMIT) {
-    const rle = rleSize(x, n);
+    const rle = rleSize(x, n, bestSize);
     if (rle <= bestSize) {
       best = IntMode.Rle;
       bestSize = rle;
