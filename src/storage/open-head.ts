@@ -7,9 +7,8 @@ import { MIN_CHUNK_BYTES } from './encoding/chunk-header.js';
 import { fitState, sampleNewest } from './chunk-fit.js';
 import { offsetsFrom } from './int64-words.js';
 import { allocColumns, copyValue, type TimedPoints } from './point-runs.js';
-import {
-  encodeSegment, putHeadRecord, putSegment, removeAllSegments, removeSegment, type HeadRecord, type SegmentRef, type StoredHead,
-} from './head-record.js';
+import { putHeadRecord, putSegment, removeAllSegments, removeSegment, type HeadRecord, type SegmentRef, type StoredHead } from './head-record.js';
+import { encodeSegment } from './head-segment.js';
 import type { SeriesEnv } from './series-env.js';
 import type { ValueType } from './encoding/chunk-types.js';
 

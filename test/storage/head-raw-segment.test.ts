@@ -1,8 +1,9 @@
-// Raw head segments (head-record.ts): exact round trip of any slice of a head's columns,
+// Raw head segments (head-segment.ts): exact round trip of any slice of a head's columns,
 // damage detected by the CRC, and heads stored as encoded-chunk segments still read.
 import t from 'tap';
 import fc from 'fast-check';
-import { RAW_SEGMENT, decodeSegment, encodeSegment, segmentKey } from '../../src/storage/head-record.js';
+import { segmentKey } from '../../src/storage/head-record.js';
+import { RAW_SEGMENT, decodeSegment, encodeSegment } from '../../src/storage/head-segment.js';
 import { encodeChunk } from '../../src/storage/encoding/chunk.js';
 import type { PointColumns, ValueType } from '../../src/storage/encoding/chunk-types.js';
 import { seriesKey } from '../../src/storage/keys.js';
