@@ -86,8 +86,12 @@ function packKey(pack: number, part: number): Buffer {
  */
 export function packedBytesShared(env: SeriesEnv, ref: PackRef, txn: Transaction | undefined): Uint8Array | null {
   const pack = fastGet(env.tailPacks, packKey(ref.pack, PART_BYTES), txn);
-  if (pack === undefined || ref.offset + ref.length > pack.length) return null;
-  return pack.subarray(ref.offset, ref.offset + ref.length);
+  return pack === undefined ? null : memberOf(pack, ref);
+}
+
+/** The referenced member's bytes in a pack value, or null when the reference points past it. */
+function memberOf(pack: Uint8Array, ref: PackRef): Uint8Array | null {
+  return ref.offset + ref.length > pack.length ? null : pack.subarray(ref.offset, ref.offset + ref.length);
 }
 
 interface Tally { live: number; liveBytes: number; totalBytes: number }
@@ -255,17 +259,16 @@ export function compactPacks(env: SeriesEnv): void {
 function compactPack(env: SeriesEnv, id: number): void {
   const t = readTally(env, id);
   if (t === null || t.live === 0 || t.liveBytes * 2 >= t.totalBytes) return;
-  const pack = env.tailPacks.getBinaryFast(packKey(id, PART_BYTES));
+  // a copy, read once: the members' lookups below reuse getBinaryFast's buffer
+  const pack = env.tailPacks.getBinary(packKey(id, PART_BYTES));
   const keys = pack === undefined ? null : readDirectory(pack);
-  if (keys === null) return;
+  if (pack === undefined || keys === null) return;
   const live: TailToPack[] = [];
   for (const k of keys) {
     const v = env.chunks.getBinaryFast(k);
     const r = v === undefined ? null : parsePackRef(v);
-    if (r === null || r.pack !== id) continue;
-    // the pack value is read again: getBinaryFast's buffer was reused by the lookup above
-    const bytes = packedBytesShared(env, r, undefined);
-    if (bytes !== null) live.push({ key: k, bytes: Uint8Array.from(bytes) });
+    const bytes = r === null || r.pack !== id ? null : memberOf(pack, r);
+    if (bytes !== null) live.push({ key: k, bytes });
   }
   dropPack(env, id);
   if (live.length > 0) storeTails(env, live);
