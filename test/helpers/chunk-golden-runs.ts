@@ -1,5 +1,5 @@
-// The point runs that the golden-byte tests of every chunk format version pin (v2, v3 and
-// v4 encode the same runs, so their files show what each version spends on one chunk), and
+// The point runs that the golden-byte tests of every chunk format version pin (v2 to v5
+// encode the same runs, so their files show what each version spends on one chunk), and
 // the checks every version's goldens must pass: exact decode, and the group directory.
 import type { Test } from 'tap';
 import { decodeChunk, readChunkHeader, readInt64Extremes } from '../../src/storage/encoding/chunk.js';
@@ -65,6 +65,32 @@ function counterRun(): PointRun {
   }
   return { type: 'int64', firstTs: T0, o0: 0, deltas, values, quality };
 }
+
+/**
+ * 600 points of a 0.01-resolution measurement wandering around a setpoint (the dataset's
+ * analog at that resolution) on a jittered 1 s grid: its differences, crowded around 0,
+ * in RICE_DELTA's zigzag form (format version 5); three directory groups.
+ */
+function fineWalkRun(): PointRun {
+  const next = lcg(23);
+  const u = () => next() / 2147483648;
+  const deltas: number[] = [], values: number[] = [], quality: number[] = [];
+  let level = 512, prevJitter = 0;
+  for (let i = 0; i < 600; i++) {
+    level += 0.02 * (500 - level) + 2 * (u() - 0.5);
+    values.push(Math.round(level + 0.5 * (u() - 0.5)) / 100);
+    quality.push(192);
+    const jitter = (next() >> 12) % 8;
+    if (i > 0) deltas.push(1_000_000_000 + (jitter - prevJitter) * 1_000_000);
+    prevJitter = jitter;
+  }
+  return { type: 'float64', firstTs: T0, o0: 0, deltas, values, quality };
+}
+
+/** Runs pinned from format version 5 on, for the layout it added. */
+export const V5_RUNS: Array<{ name: string; run: PointRun }> = [
+  { name: 'fine walk', run: fineWalkRun() },
+];
 
 /** Runs pinned from format version 4 on, for the layouts it added. */
 export const V4_RUNS: Array<{ name: string; run: PointRun }> = [
@@ -233,20 +259,21 @@ export function checkDecodesExactly(t: Test, bytes: Uint8Array, cols: PointColum
   t.ok(want.every((v, i) => Object.is(v, got[i])), 'values decode exactly');
 }
 
-/** The 'group directory' golden's summary describes its two groups exactly, and each group decodes alone. */
-export function checkGroupDirectory(t: Test, bytes: Uint8Array, version: number): void {
-  const run = GOLDEN_RUNS.find((r) => r.name === 'group directory')!.run;
+/** A golden's summary (by default the 'group directory' golden's) describes its groups exactly, and each group decodes alone. */
+export function checkGroupDirectory(t: Test, bytes: Uint8Array, version: number, name = 'group directory'): void {
+  const run = [...GOLDEN_RUNS, ...V5_RUNS].find((r) => r.name === name)!.run;
   const cols = toColumns(run);
   const s = new ChunkSummary();
   t.ok(readChunkSummary(bytes, cols.count, s), `a version ${version} chunk has a summary`);
-  t.equal(s.groups, 2);
+  const groupCount = Math.ceil(cols.count / 256);
+  t.equal(s.groups, groupCount);
   s.loadDirectory();
   let nonGood = 0;
   for (let i = 0; i + 1 < cols.count; i++) if (cols.quality[i] < 192) nonGood += cols.tsOffset[i + 1] - cols.tsOffset[i];
   t.equal(s.nonGoodNs, nonGood, 'non-good time is the time after each non-good point');
   t.equal(s.lastGood, true);
   const f = cols.f64!;
-  for (let g = 0; g < 2; g++) {
+  for (let g = 0; g < groupCount; g++) {
     const a = g * 256, b = Math.min(cols.count, a + 256);
     let lo = a, hi = a;
     for (let i = a; i < b; i++) { if (f[i] < f[lo]) lo = i; if (f[i] > f[hi]) hi = i; }

@@ -17,8 +17,10 @@ import type { PointColumns } from './chunk-types.js';
 
 /** Byte 0 of a version 3 chunk is V3_TAG | type code (versions 1 and 2 have 1 or 2, raw head segments 0x80). */
 export const V3_TAG = 0x30;
-/** Byte 0 of a version 4 chunk (written since 2026-11-21): the version 3 header, more column layouts. */
+/** Byte 0 of a version 4 chunk (written 2026-11-21 to 2026-11-26): the version 3 header, more column layouts. */
 export const V4_TAG = 0x40;
+/** Byte 0 of a version 5 chunk (written since 2026-11-26): version 4 and the RICE_DELTA column layout. */
+export const V5_TAG = 0x50;
 /** The k nibble that says the four value slots are raw 8-byte f64 (float64) or i64 (int64). */
 export const RAW_SLOTS = 15;
 const STRING_CODE = 3;
@@ -51,7 +53,7 @@ export class V3Header {
   crcAt = 0;
 
   /**
-   * Reads the header of `b` (byte 0 already known to be a version 3 or 4 tag). With checkCrc the
+   * Reads the header of `b` (byte 0 already known to be a version 3, 4 or 5 tag). With checkCrc the
    * header CRC is verified before any field is believed. Returns null, or why the bytes are
    * refused; every read is bounded by the header, so damaged bytes cannot crash or hang it.
    */
@@ -209,12 +211,12 @@ export function writeV3Fields(
 const varintBytes = (v: number): number => (v < 128 ? 1 : v < 16384 ? 2 : 3);
 
 /**
- * Assembles a version 4 chunk (the version 3 header): tag, firstTs, W, the fields and summary (`fields`), zero
+ * Assembles a version 5 chunk (the version 3 header): tag, firstTs, W, the fields and summary (`fields`), zero
  * padding to a multiple of 4, the header CRC, then the sections `body` (written from offset
  * 0 of their writer, so at a multiple of 4 their payload words stay aligned), then the CRC
  * of everything before it.
  */
-export function assembleV3(typeCode: number, firstTs: bigint, fields: Uint8Array, body: Uint8Array, tag: number = V4_TAG): Uint8Array {
+export function assembleV3(typeCode: number, firstTs: bigint, fields: Uint8Array, body: Uint8Array, tag: number = V5_TAG): Uint8Array {
   let wBytes = 1, timesAt = 0;
   for (;;) {
     timesAt = ((FIELDS_AT + wBytes + fields.length + 3) & ~3) + 4;

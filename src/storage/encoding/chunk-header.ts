@@ -1,16 +1,17 @@
 // The chunk header: what a sealed chunk says about itself, readable in O(1) and protected
 // by its own CRC32 so a header-only reader (render, rollups, chunk listings) never trusts a
 // damaged header without paying for a checksum of the whole chunk. Versions 1 and 2 have
-// the fixed 100-byte header below (still read); versions 3 and 4 the compact one of
-// chunk-header-v3.ts (version 4, written since 2026-11-21, has the same header and more
-// integer-column and float layouts). Byte layouts drawn in FORMAT.md ("Header").
+// the fixed 100-byte header below (still read); versions 3, 4 and 5 the compact one of
+// chunk-header-v3.ts (version 4 has the same header and more integer-column and float
+// layouts, version 5, written since 2026-11-26, one more integer-column layout). Byte
+// layouts drawn in FORMAT.md ("Header").
 
 import { crc32 } from 'node:zlib';
 import { ChunkCorruptError, type ChunkHeader, type PointColumns, type ValueType } from './chunk-types.js';
-import { FIRST_TS_AT, RAW_SLOTS, V3_TAG, V3Header, V4_TAG } from './chunk-header-v3.js';
+import { FIRST_TS_AT, RAW_SLOTS, V3_TAG, V3Header, V4_TAG, V5_TAG } from './chunk-header-v3.js';
 
-export const FORMAT_VERSION = 4;
-/** Versions parseHeader accepts: 1 (no summary section), 2, 3 and 4. */
+export const FORMAT_VERSION = 5;
+/** Versions parseHeader accepts: 1 (no summary section), 2, 3, 4 and 5. */
 export const OLDEST_VERSION = 1;
 /** The fixed header of versions 1 and 2. */
 export const HEADER_BYTES = 100;
@@ -27,12 +28,12 @@ const V2_MIN_BYTES = HEADER_BYTES + TRAILER_BYTES;
  */
 export const MIN_CHUNK_BYTES = 60;
 
-/** The version of a chunk from byte 0: 1, 2, 3, 4, or 0 for anything else. Versions 3 and 4 share the compact header. */
+/** The version of a chunk from byte 0: 1 to 5, or 0 for anything else. Versions 3, 4 and 5 share the compact header. */
 export function chunkVersion(bytes: Uint8Array): number {
   const b0 = bytes[0];
   if (b0 === 1 || b0 === 2) return b0;
   const tag = b0 & 0xf0;
-  return tag === V4_TAG ? 4 : tag === V3_TAG ? 3 : 0;
+  return tag === V5_TAG ? 5 : tag === V4_TAG ? 4 : tag === V3_TAG ? 3 : 0;
 }
 
 /** Byte 0 of a chunks-table entry that refers to a chunk kept in a tail pack (storage/tail-packs.ts). */

@@ -1,7 +1,7 @@
 // Sealed chunks: encode a run of points of one series into a self-describing,
 // checksummed byte string, and decode it back into caller-owned columns.
 //
-// Layout (FORMAT.md): a compact header (version 4, as 3) and the render summary under their own
+// Layout (FORMAT.md): a compact header (version 5, as 3 and 4) and the render summary under their own
 // CRC32, then the time, value and quality sections, then a CRC32 of everything before it.
 // Decoders verify the trailing CRC before reading any column, so a damaged chunk yields
 // ChunkCorruptError and never a wrong value; header-only readers verify the header CRC only.

@@ -12,7 +12,7 @@
 
 import type { ChunkReader } from './byte-io.js';
 import { BLOCK, FRAME_MAX_WIDTH, IntMode, wordsFor } from './int-column.js';
-import { readRice } from './int-column-rice.js';
+import { readRice, readRiceDelta } from './int-column-rice.js';
 import { scratchColumn, ScratchSlot } from './scratch.js';
 
 /** 2^32, local to the module: a constant imported across modules can cost a getter per use. */
@@ -47,6 +47,9 @@ function decodeInto(r: ChunkReader, n: number, out: Float64Array, sink: Sink, a:
   } else if (mode === IntMode.Rice) {
     readRice(r, n, out);
     if (sink !== Sink.Plain) finish(out, 0, n, sink, a, b);
+  } else if (mode === IntMode.RiceDelta) {
+    readRiceDelta(r, n, out, sink === Sink.Scale ? a : 1);
+    if (sink === Sink.Grid) finish(out, 0, n, sink, a, b);
   } else r.fail(`unknown integer column mode ${mode}`);
 }
 

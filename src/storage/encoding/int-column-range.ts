@@ -8,17 +8,18 @@
 // O(1) bit extraction for FOR, a binary search of runs for RLE. FOR_DELTA needs one known
 // value x[accIndex] at or before the range (the summary's group first value) and sums
 // the differences from there (at most one group). A FRAME is read as FOR blocks that
-// share one minimum and width: block k's 128 values start at word 4 * width * k. A RICE
-// column has no random access (its codes have no fixed width): parse() decodes it whole.
+// share one minimum and width: block k's 128 values start at word 4 * width * k. A RICE or
+// RICE_DELTA column has no random access (its codes have no fixed width): parse() decodes
+// it whole.
 
 import type { ChunkReader } from './byte-io.js';
 import { BLOCK, FRAME_MAX_WIDTH, IntMode, wordsFor } from './int-column.js';
-import { readRice } from './int-column-rice.js';
+import { readRice, readRiceDelta } from './int-column-rice.js';
 
 const TWO_32 = 4294967296;
 
 export class IntColumnIndex {
-  /** RLE, FOR, FOR_DELTA or RICE: FRAME columns are parsed into FOR's block tables. */
+  /** RLE, FOR, FOR_DELTA or RICE: FRAME columns are parsed into FOR's block tables, RICE_DELTA decoded as RICE. */
   private mode = 0;
   private n = 0;
   private words: Uint32Array = new Uint32Array(0);
@@ -40,13 +41,14 @@ export class IntColumnIndex {
     this.n = n;
     this.words = r.words;
     const mode = r.u8('integer column mode');
-    this.mode = mode === IntMode.Frame ? IntMode.For : mode === IntMode.FrameDelta ? IntMode.ForDelta : mode;
+    this.mode = mode === IntMode.Frame ? IntMode.For : mode === IntMode.FrameDelta ? IntMode.ForDelta : mode === IntMode.RiceDelta ? IntMode.Rice : mode;
     if (mode === IntMode.Rle) this.parseRuns(r, n);
     else if (mode === IntMode.For) this.parseBlocks(r, n);
     else if (mode === IntMode.Frame) this.parseFrame(r, n);
-    else if (mode === IntMode.Rice) {
+    else if (mode === IntMode.Rice || mode === IntMode.RiceDelta) {
       if (this.all.length < n) this.all = new Float64Array(n);
-      readRice(r, n, this.all);
+      if (mode === IntMode.Rice) readRice(r, n, this.all);
+      else readRiceDelta(r, n, this.all);
     } else if (mode === IntMode.ForDelta || mode === IntMode.FrameDelta) {
       r.svarint('first value');
       if (mode === IntMode.ForDelta) this.parseBlocks(r, n - 1);

@@ -15,10 +15,13 @@
 //                differences stay exact.
 //   RICE         Golomb-Rice codes of the distance from the minimum or the maximum, for
 //                columns crowded at one end (float exponents; int-column-rice.ts).
+//   RICE_DELTA   the same codes over first differences, or over differences zigzagged
+//                around their mean: fine-resolution plant values and counters, whose
+//                differences crowd around one value (format version 5).
 // Layouts are drawn in FORMAT.md ("Integer column"); decoding is in int-column-decode.ts.
 
 import { ChunkWriter, svarintLen, varintLen } from './byte-io.js';
-import { riceChoice, sizeRice, writeRice } from './int-column-rice.js';
+import { newRiceChoice, sizeRice, sizeRiceDelta, writeRice } from './int-column-rice.js';
 import { scratchColumn, ScratchSlot } from './scratch.js';
 
 /** 2^32, local to the module: a constant imported across modules can cost a getter per use. */
@@ -28,7 +31,7 @@ export const INT_COLUMN_LIMIT = 2 ** 52;
 const DELTA_LIMIT = 2 ** 51;
 export const BLOCK = 128;
 
-export const IntMode = { Rle: 0, For: 1, ForDelta: 2, Frame: 3, FrameDelta: 4, Rice: 5 } as const;
+export const IntMode = { Rle: 0, For: 1, ForDelta: 2, Frame: 3, FrameDelta: 4, Rice: 5, RiceDelta: 6 } as const;
 
 /** Widest FRAME: its payload is one plane of words (FOR's wide split is not worth a second form). */
 export const FRAME_MAX_WIDTH = 32;
@@ -86,7 +89,10 @@ function rleSize(x: Float64Array, n: number, limit: number): number {
   return size + varintLen(runs);
 }
 
-/** Encodes x[0..n) (n >= 1) as the smallest layout (ties: RLE, FRAME, FOR, FRAME_DELTA, FOR_DELTA, RICE). */
+const riceChoice = newRiceChoice();
+const riceDeltaChoice = newRiceChoice();
+
+/** Encodes x[0..n) (n >= 1) as the smallest layout (ties: RLE, FRAME, FOR, FRAME_DELTA, FOR_DELTA, RICE, RICE_DELTA). */
 export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): void {
   let maxAbs = 0;
   let min = x[0];
@@ -110,6 +116,7 @@ export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): voi
     bestSize = forBytes;
   }
   let deltas: Float64Array | null = null;
+  let dMin = 0, dMax = 0, dSum = 0, dAbs = 0;
   if (maxAbs < DELTA_LIMIT) {
     const rle = rleSize(x, n, bestSize);
     if (rle <= bestSize) {
@@ -118,11 +125,13 @@ export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): voi
     }
     if (n > 1) {
       deltas = scratchColumn(ScratchSlot.IntDeltas, n);
-      let dMin = x[1] - x[0];
-      let dMax = dMin;
+      dMin = x[1] - x[0];
+      dMax = dMin;
       for (let i = 1; i < n; i++) {
         const d = x[i] - x[i - 1];
         deltas[i - 1] = d;
+        dSum += d;
+        dAbs += Math.abs(d);
         if (d < dMin) dMin = d;
         else if (d > dMax) dMax = d;
       }
@@ -138,15 +147,27 @@ export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): voi
         bestSize = d;
       }
     }
-    sizeRice(x, n, min, max, sum);
+    sizeRice(riceChoice, x, n, min, max, sum);
     if (riceChoice.size + 3 < bestSize) {
       best = IntMode.Rice;
       bestSize = riceChoice.size + 3;
     }
+    if (deltas !== null) {
+      sizeRiceDelta(riceDeltaChoice, deltas, n - 1, dMin, dMax, dSum, dAbs);
+      const size = svarintLen(x[0]) + riceDeltaChoice.size + 3;
+      if (size < bestSize) {
+        best = IntMode.RiceDelta;
+        bestSize = size;
+      }
+    }
   }
   w.u8(best);
   if (best === IntMode.Rle) writeRle(w, x, n);
-  else if (best === IntMode.Rice) writeRice(w, x, n, min, max);
+  else if (best === IntMode.Rice) writeRice(w, x, n, riceChoice);
+  else if (best === IntMode.RiceDelta) {
+    w.svarint(x[0]);
+    writeRice(w, deltas as Float64Array, n - 1, riceDeltaChoice);
+  }
   else if (best === IntMode.Frame) writeFrame(w, x, n);
   else if (best === IntMode.For) writeFor(w, x, n);
   else {

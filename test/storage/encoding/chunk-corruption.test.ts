@@ -161,10 +161,10 @@ t.test('every single-byte change of a small chunk is detected, at every position
 
 t.test('an unknown format version is refused with a message naming it', async (t) => {
   const good = encodeChunk(toColumns({ type: 'boolean', firstTs: 0n, o0: 0, deltas: [1], values: [0, 1], quality: [192, 192] }));
-  const v5 = good.slice();
-  v5[0] = 0x50;
-  const e = corruptError(() => readChunkHeader(v5), 'version 5');
-  t.match(e.message, /format version 80/);
+  const v6 = good.slice();
+  v6[0] = 0x60;
+  const e = corruptError(() => readChunkHeader(v6), 'version 6');
+  t.match(e.message, /format version 96/);
   t.equal(e.name, 'ChunkCorruptError');
 });
 

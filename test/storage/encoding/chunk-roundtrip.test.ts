@@ -47,7 +47,7 @@ function assertHeaderAgrees(bytes: Uint8Array, c: PointColumns): void {
   const expect = (what: string, got: unknown, want: unknown) => {
     if (!Object.is(got, want)) throw new Error(`header ${what}: ${String(got)} != ${String(want)}`);
   };
-  expect('formatVersion', h.formatVersion, 4);
+  expect('formatVersion', h.formatVersion, 5);
   expect('type', h.type, c.type);
   expect('count', h.count, n);
   expect('byteLength', h.byteLength, bytes.length);
