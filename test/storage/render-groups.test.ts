@@ -2,6 +2,10 @@ import t from 'tap';
 import fc from 'fast-check';
 import { columnOf, renderSeries, type MinMaxBand, type SignificantPoints } from '../../src/storage/series-store.js';
 import { tempStore, newId, WHO, T0, SEC } from '../helpers/series-store.js';
+import { toColumns } from '../helpers/chunk-arbitraries.js';
+import { encodeChunk } from '../../src/storage/encoding/chunk.js';
+import { sectionOffsets } from '../../src/storage/encoding/chunk-header.js';
+import { IntMode } from '../../src/storage/encoding/int-column.js';
 
 // Chunks of up to 1,500 points hold several 256-point directory groups, so renders at
 // these widths cut chunks at column boundaries: the straddling path (decode the boundary
@@ -12,19 +16,26 @@ const MS = 1_000_000n;
 
 interface Series { ts: bigint[]; v: number[]; q: number[] }
 
+/** How a test series moves: by up to 0.20 each second, by -0.02..0.02 mostly 0, or in rare steps. */
+type Motion = 'wandering' | 'fine' | 'stepping';
+
 /**
  * A 0.01-resolution series on a 1 s grid with ms jitter, collector gaps and quality
- * faults: wandering (values bit-packed, chunks get a group directory) or stepping rarely
- * (values run-length coded, no directory: the run-length path).
+ * faults: wandering (values bit-packed, chunks get a group directory), moving finely like
+ * a plant measurement (values in RICE_DELTA, decoded from the checkpoint at a group's
+ * first point) or stepping rarely (values run-length coded, no directory: the run-length
+ * path).
  */
-function makeSeries(n: number, seed: number, stepping = false): Series {
+function makeSeries(n: number, seed: number, motion: Motion = 'wandering'): Series {
   let x = seed >>> 0;
   const rnd = () => { x = (Math.imul(x, 1103515245) + 12345) >>> 0; return x / 4294967296; };
   const ts: bigint[] = [], v: number[] = [], q: number[] = [];
   let m = 20_000 + Math.floor(rnd() * 1000), slot = 0, fault = 0;
   for (let i = 0; i < n; i++) {
     slot += rnd() < 0.003 ? 2 + Math.floor(rnd() * 400) : 1;
-    if (!stepping || rnd() < 0.004) m += Math.floor(rnd() * 41) - 20;
+    if (motion === 'wandering') m += Math.floor(rnd() * 41) - 20;
+    else if (motion === 'fine') m += Math.round((rnd() + rnd() - 1) * 2.5);
+    else if (rnd() < 0.004) m += Math.floor(rnd() * 41) - 20;
     if (fault > 0) fault--; else if (rnd() < 0.002) fault = 3 + Math.floor(rnd() * 30);
     ts.push(T0 + BigInt(slot) * SEC + BigInt(Math.floor(rnd() * 8)) * MS);
     v.push(m / 100);
@@ -80,14 +91,23 @@ function referenceGood(s: Series, start: bigint, end: bigint): number {
   return cov > 0 ? (100 * good) / cov : NaN;
 }
 
-for (const stepping of [false, true]) t.test(`renders of a ${stepping ? 'rarely stepping' : 'wandering'} series across boundaries inside chunks equal a brute-force M4 of every raw point (fast-check seed ${SEED})`, async (t) => {
+t.test('a finely moving series keeps its values in RICE_DELTA, the layout the fine renders below go through', async (t) => {
+  const s = makeSeries(1500, 5, 'fine');
+  const deltas = s.ts.slice(1).map((ts, i) => Number(ts - s.ts[i]));
+  const bytes = encodeChunk(toColumns({ type: 'float64', firstTs: s.ts[0], o0: 0, deltas, values: s.v, quality: s.q }));
+  const at = sectionOffsets(bytes).valuesAt;
+  t.same([bytes[at], bytes[at + 2]], [0, IntMode.RiceDelta], 'decimal values, integer column RICE_DELTA');
+});
+
+for (const motion of ['wandering', 'fine', 'stepping'] as const) t.test(`renders of a ${motion === 'stepping' ? 'rarely stepping' : motion} series across boundaries inside chunks equal a brute-force M4 of every raw point (fast-check seed ${SEED})`, async (t) => {
+  const stepping = motion === 'stepping';
   const { store } = await tempStore(t, { seal: { chunkPoints: 1500 } });
   let groupsDecoded = 0, straddled = 0, runs = 0;
   await fc.assert(
     fc.asyncProperty(
       fc.integer({ min: 700, max: 6000 }), fc.nat(), fc.integer({ min: 1, max: 120 }), fc.double({ min: 0, max: 0.6, noNaN: true }), fc.double({ min: 0.2, max: 1.2, noNaN: true }),
       async (n, seed, width, fromFrac, lenFrac) => {
-        const s = makeSeries(n, seed, stepping);
+        const s = makeSeries(n, seed, motion);
         const id = newId();
         await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
         await store.write([{ series: id, times: BigInt64Array.from(s.ts), values: Float64Array.from(s.v), quality: Uint32Array.from(s.q) }], WHO);

@@ -12,7 +12,8 @@
 
 import type { ChunkReader } from './byte-io.js';
 import { BLOCK, FRAME_MAX_WIDTH, IntMode, wordsFor } from './int-column.js';
-import { readRice, readRiceDelta } from './int-column-rice.js';
+import { readRice } from './int-column-rice.js';
+import { readRiceDelta } from './int-column-rice-delta.js';
 import { scratchColumn, ScratchSlot } from './scratch.js';
 
 /** 2^32, local to the module: a constant imported across modules can cost a getter per use. */

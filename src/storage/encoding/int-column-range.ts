@@ -8,18 +8,19 @@
 // O(1) bit extraction for FOR, a binary search of runs for RLE. FOR_DELTA needs one known
 // value x[accIndex] at or before the range (the summary's group first value) and sums
 // the differences from there (at most one group). A FRAME is read as FOR blocks that
-// share one minimum and width: block k's 128 values start at word 4 * width * k. A RICE or
-// RICE_DELTA column has no random access (its codes have no fixed width): parse() decodes
-// it whole.
+// share one minimum and width: block k's 128 values start at word 4 * width * k. A RICE
+// column has no random access (its codes have no fixed width): parse() decodes it whole. A
+// RICE_DELTA column decodes from the checkpoint at or before the anchor, like FOR_DELTA.
 
 import type { ChunkReader } from './byte-io.js';
 import { BLOCK, FRAME_MAX_WIDTH, IntMode, wordsFor } from './int-column.js';
-import { readRice, readRiceDelta } from './int-column-rice.js';
+import { readRice } from './int-column-rice.js';
+import { RiceDeltaIndex } from './int-column-rice-delta.js';
 
 const TWO_32 = 4294967296;
 
 export class IntColumnIndex {
-  /** RLE, FOR, FOR_DELTA or RICE: FRAME columns are parsed into FOR's block tables, RICE_DELTA decoded as RICE. */
+  /** RLE, FOR, FOR_DELTA, RICE or RICE_DELTA: FRAME columns are parsed into FOR's block tables. */
   private mode = 0;
   private n = 0;
   private words: Uint32Array = new Uint32Array(0);
@@ -34,6 +35,8 @@ export class IntColumnIndex {
   private runValue = new Float64Array(128);
   /** RICE: every value, decoded at parse(). */
   private all = new Float64Array(0);
+  /** RICE_DELTA: decoded from the checkpoint before the anchor. */
+  private readonly riceDelta = new RiceDeltaIndex();
   private readonly tmp = new Float64Array(BLOCK);
 
   /** Reads the layout of an n-value column at r (leaving r at its end). */
@@ -41,15 +44,14 @@ export class IntColumnIndex {
     this.n = n;
     this.words = r.words;
     const mode = r.u8('integer column mode');
-    this.mode = mode === IntMode.Frame ? IntMode.For : mode === IntMode.FrameDelta ? IntMode.ForDelta : mode === IntMode.RiceDelta ? IntMode.Rice : mode;
+    this.mode = mode === IntMode.Frame ? IntMode.For : mode === IntMode.FrameDelta ? IntMode.ForDelta : mode;
     if (mode === IntMode.Rle) this.parseRuns(r, n);
     else if (mode === IntMode.For) this.parseBlocks(r, n);
     else if (mode === IntMode.Frame) this.parseFrame(r, n);
-    else if (mode === IntMode.Rice || mode === IntMode.RiceDelta) {
+    else if (mode === IntMode.Rice) {
       if (this.all.length < n) this.all = new Float64Array(n);
-      if (mode === IntMode.Rice) readRice(r, n, this.all);
-      else readRiceDelta(r, n, this.all);
-    } else if (mode === IntMode.ForDelta || mode === IntMode.FrameDelta) {
+      readRice(r, n, this.all);
+    } else if (mode === IntMode.RiceDelta) this.riceDelta.parse(r, n); else if (mode === IntMode.ForDelta || mode === IntMode.FrameDelta) {
       r.svarint('first value');
       if (mode === IntMode.ForDelta) this.parseBlocks(r, n - 1);
       else this.parseFrame(r, n - 1);
@@ -110,7 +112,8 @@ export class IntColumnIndex {
 
   /** out[j - from] = x[j] for j in [from, to); x[accIndex] = accValue (accIndex <= from) anchors FOR_DELTA. */
   range(from: number, to: number, out: Float64Array, accIndex: number, accValue: number): void {
-    if (this.mode === IntMode.Rice) {
+    if (this.mode === IntMode.RiceDelta) this.riceDelta.range(from, to, out, accIndex, accValue);
+    else if (this.mode === IntMode.Rice) {
       for (let j = from; j < to; j++) out[j - from] = this.all[j];
     } else if (this.mode === IntMode.Rle) {
       for (let k = this.runAt(from), j = from; j < to; k++) {
@@ -140,9 +143,9 @@ export class IntColumnIndex {
     }
   }
 
-  /** Whether at() and range() need no anchor (every layout but FOR_DELTA). */
+  /** Whether at() and range() need no anchor (every layout but FOR_DELTA and RICE_DELTA). */
   get anchorFree(): boolean {
-    return this.mode !== IntMode.ForDelta;
+    return this.mode !== IntMode.ForDelta && this.mode !== IntMode.RiceDelta;
   }
 
   get isRle(): boolean {
@@ -165,6 +168,7 @@ export class IntColumnIndex {
 
   /** x[i], anchored like range(). */
   at(i: number, accIndex: number, accValue: number): number {
+    if (this.mode === IntMode.RiceDelta) return this.riceDelta.at(i, accIndex, accValue);
     if (this.mode === IntMode.Rice) return this.all[i];
     if (this.mode === IntMode.Rle) return this.runValue[this.runAt(i)];
     if (this.mode === IntMode.For) {

@@ -12,18 +12,17 @@
 // bits whenever the signal passes near zero.
 
 import { svarintLen, varintLen, type ChunkReader, type ChunkWriter } from './byte-io.js';
+import { scratchColumn, ScratchSlot } from './scratch.js';
 
 /** Largest k: the low bits go through 32-bit integer operations. */
 const MAX_K = 31;
 /** The form byte's flag: distances are measured down from the base (the column's maximum). */
-const DESCENDING = 128;
+export const DESCENDING = 128;
 /**
  * The form byte's flag (RICE_DELTA only): values are zigzagged around the base, v = 2d for
  * d = x - base >= 0 and -2d - 1 below, for differences spread on both sides of a centre.
  */
-const ZIGZAG = 32;
-/** The widest spread of differences the zigzag form is sized for. */
-const ZIGZAG_SPREAD = 2 ** 30;
+export const ZIGZAG = 32;
 const TWO_32 = 4294967296;
 
 /** A RICE coding sized by sizeRice or sizeRiceZigzag: size in bytes (Infinity: none), k, base, how values map to distances, payload words. */
@@ -64,38 +63,8 @@ export function sizeRice(choice: RiceChoice, x: Float64Array, n: number, min: nu
   sizeAround(choice, x, n, min, max, descending ? max : min, descending, false, mean);
 }
 
-/**
- * Sizes RICE_DELTA over the differences d[0..m) (their min, max, sum, and sum of |d|) into
- * `choice`. Two forms: distances from the smallest difference (a counter's increments of
- * 0..5, a third of them 0, cost ~2.8 bits where FRAME pays 3), or differences zigzagged
- * around their rounded mean c, 2|d - c| or one less below c (wandering plant values, whose
- * differences crowd around 0 with geometrically fewer further away: FOR pays the width of
- * the widest in each block, this about their entropy). Only the form with the smaller mean
- * distance is sized (a Rice code's length grows with it): one pass, at three k.
- */
-export function sizeRiceDelta(choice: RiceChoice, d: Float64Array, m: number, min: number, max: number, sum: number, absSum: number): void {
-  choice.size = Infinity;
-  if (max === min) return;
-  const mean = sum / m;
-  const centre = Math.round(mean);
-  // Zigzagged distances stay below 2^31, which the decoder undoes in 32-bit integers.
-  let zigzagMean = Infinity;
-  if (max - min < ZIGZAG_SPREAD) {
-    let dev = absSum;
-    if (centre !== 0) {
-      dev = 0;
-      for (let i = 0; i < m; i++) dev += Math.abs(d[i] - centre);
-    }
-    zigzagMean = (2 * dev) / m;
-  }
-  const up = mean - min, down = max - mean;
-  if (zigzagMean < up && zigzagMean < down) sizeAround(choice, d, m, min, max, centre, false, true, zigzagMean);
-  else if (down < up) sizeAround(choice, d, m, min, max, max, true, false, down);
-  else sizeAround(choice, d, m, min, max, min, false, false, up);
-}
-
 /** The three k around log2(mean) for distances from `base` under a mapping: their sizes in one pass, the smallest kept in `choice`. */
-function sizeAround(choice: RiceChoice, x: Float64Array, n: number, min: number, max: number, base: number, descending: boolean, zigzag: boolean, mean: number): void {
+export function sizeAround(choice: RiceChoice, x: Float64Array, n: number, min: number, max: number, base: number, descending: boolean, zigzag: boolean, mean: number): void {
   // k0 - 1, k0 and k0 + 1 (k0 >= 1): the unary parts' bits of all three in one pass.
   const k = Math.max(1, Math.min(MAX_K - 1, Math.floor(Math.log2(Math.max(1, mean))))) - 1;
   const p0 = 2 ** k, p1 = p0 * 2, p2 = p0 * 4;
@@ -131,8 +100,12 @@ function sizeAround(choice: RiceChoice, x: Float64Array, n: number, min: number,
   }
 }
 
-/** Writes the RICE layout `choice` describes (after the mode byte, and RICE_DELTA's first value): form, base, word count, pad4, payload. */
-export function writeRice(w: ChunkWriter, x: Float64Array, n: number, choice: RiceChoice): void {
+/**
+ * Writes the RICE layout `choice` describes (after the mode byte, and RICE_DELTA's first
+ * value): form, base, word count, pad4, payload; with `checkpoints` (RICE_DELTA) then the
+ * bits of every 256 codes but the last, as varints.
+ */
+export function writeRice(w: ChunkWriter, x: Float64Array, n: number, choice: RiceChoice, checkpoints = false): void {
   const { k, base, descending, zigzag, words } = choice;
   w.u8(k | (descending ? DESCENDING : 0) | (zigzag ? ZIGZAG : 0));
   w.svarint(base);
@@ -144,7 +117,9 @@ export function writeRice(w: ChunkWriter, x: Float64Array, n: number, choice: Ri
   let wi = at;
   let buf = 0;
   let used = 0;
+  const marks = checkpoints ? scratchColumn(ScratchSlot.RiceCheckpoints, (n >> CHECKPOINT_SHIFT) + 1) : null;
   for (let i = 0; i < n; i++) {
+    if (marks !== null && (i & CHECKPOINT_MASK) === 0) marks[i >> CHECKPOINT_SHIFT] = (wi - at) * 32 + used;
     const v = distance(x[i], base, descending, zigzag);
     const q = Math.floor(v / pk);
     const low = v - q * pk;
@@ -172,7 +147,15 @@ export function writeRice(w: ChunkWriter, x: Float64Array, n: number, choice: Ri
   }
   if (used > 0) out[wi++] = buf;
   if (wi !== at + words) throw new Error(`BUG: RICE payload of ${wi - at} words, sized ${words}`);
+  if (marks !== null) for (let j = 1; j <= checkpointCount(n); j++) w.varint(marks[j] - marks[j - 1]);
 }
+
+/** Codes between two RICE_DELTA checkpoints. */
+export const CHECKPOINT_SHIFT = 8;
+const CHECKPOINT_MASK = (1 << CHECKPOINT_SHIFT) - 1;
+
+/** Checkpoints of m codes: one at every multiple of 256 after the first code, before the last. */
+export const checkpointCount = (m: number): number => (m > 0 ? (m - 1) >> CHECKPOINT_SHIFT : 0);
 
 /** Decodes a RICE column of n values (the mode byte read) into out[0..n). */
 export function readRice(r: ChunkReader, n: number, out: Float64Array): void {
@@ -219,66 +202,6 @@ export function readRice(r: ChunkReader, n: number, out: Float64Array): void {
     }
     const v = q * pk + low;
     out[j] = descending ? base - v : base + v;
-  }
-  if (wi !== end) r.fail(`rice column leaves ${end - wi} of its ${count} words unread`);
-}
-
-/**
- * Decodes a RICE_DELTA column of n values (the mode byte read) into out[0..n), each divided
- * by `divisor`: x[0], then the n - 1 coded differences summed as they are read. One loop
- * for the codes, the sum and the scaling, and the zigzag undone with 32-bit integer
- * operations (no branch on the code's parity): 3x faster than readRice then two passes.
- */
-export function readRiceDelta(r: ChunkReader, n: number, out: Float64Array, divisor = 1): void {
-  let acc = r.svarint('first value');
-  if (n < 2) r.fail(`rice delta column of ${n} values`);
-  const form = r.u8('rice form');
-  const k = form & 31;
-  const zigzag = (form & ZIGZAG) !== 0;
-  if ((form & 0x40) !== 0 || (zigzag && (form & DESCENDING) !== 0)) r.fail(`unknown rice form ${form}`);
-  // asc: d = base + v, desc: d = base - v, zigzag: d = base + unzigzag(v)
-  const sign = (form & DESCENDING) !== 0 ? -1 : 1;
-  const base = r.svarint('rice base');
-  const count = r.varint('rice words');
-  const from = r.takeWords(count, 'rice words');
-  const end = from + count;
-  const words = r.words;
-  const pk = 2 ** k;
-  const mask = k === 0 ? 0 : (0xffffffff >>> (32 - k));
-  out[0] = acc / divisor;
-  let wi = from;
-  let buf = 0;
-  let avail = 0;
-  for (let j = 1; j < n; j++) {
-    let q = 0;
-    while (buf === 0) {
-      q += avail;
-      if (wi >= end) r.fail(`rice value ${j} of ${n} runs past its ${count} words`);
-      buf = words[wi++];
-      avail = 32;
-    }
-    const tz = 31 - Math.clz32(buf & -buf);
-    q += tz;
-    buf = tz === 31 ? 0 : buf >>> (tz + 1);
-    avail -= tz + 1;
-    let low = 0;
-    if (k > 0) {
-      if (avail >= k) {
-        low = (buf & mask) >>> 0;
-        buf >>>= k;
-        avail -= k;
-      } else {
-        if (wi >= end) r.fail(`rice value ${j} of ${n} runs past its ${count} words`);
-        const next = words[wi++];
-        low = ((buf | (next << avail)) & mask) >>> 0;
-        buf = next >>> (k - avail);
-        avail += 32 - k;
-      }
-    }
-    const v = q * pk + low;
-    // The encoder zigzags only differences within 2^30 of the base, so v < 2^31 there.
-    acc += zigzag ? base + ((v >>> 1) ^ -(v & 1)) : base + sign * v;
-    out[j] = acc / divisor;
   }
   if (wi !== end) r.fail(`rice column leaves ${end - wi} of its ${count} words unread`);
 }

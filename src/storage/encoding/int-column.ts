@@ -17,11 +17,13 @@
 //                columns crowded at one end (float exponents; int-column-rice.ts).
 //   RICE_DELTA   the same codes over first differences, or over differences zigzagged
 //                around their mean: fine-resolution plant values and counters, whose
-//                differences crowd around one value (format version 5).
+//                differences crowd around one value (format version 5;
+//                int-column-rice-delta.ts).
 // Layouts are drawn in FORMAT.md ("Integer column"); decoding is in int-column-decode.ts.
 
 import { ChunkWriter, svarintLen, varintLen } from './byte-io.js';
-import { newRiceChoice, sizeRice, sizeRiceDelta, writeRice } from './int-column-rice.js';
+import { newRiceChoice, sizeRice, writeRice } from './int-column-rice.js';
+import { sizeRiceDelta } from './int-column-rice-delta.js';
 import { scratchColumn, ScratchSlot } from './scratch.js';
 
 /** 2^32, local to the module: a constant imported across modules can cost a getter per use. */
@@ -166,7 +168,7 @@ export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): voi
   else if (best === IntMode.Rice) writeRice(w, x, n, riceChoice);
   else if (best === IntMode.RiceDelta) {
     w.svarint(x[0]);
-    writeRice(w, deltas as Float64Array, n - 1, riceDeltaChoice);
+    writeRice(w, deltas as Float64Array, n - 1, riceDeltaChoice, true);
   }
   else if (best === IntMode.Frame) writeFrame(w, x, n);
   else if (best === IntMode.For) writeFor(w, x, n);

@@ -19,6 +19,8 @@ export const ScratchSlot = {
   TimeResiduals: 11,
   Quality: 12,
   RangeBlock: 13,
+  RiceCheckpoints: 14,
+  RiceRange: 15,
 } as const;
 export type ScratchSlot = (typeof ScratchSlot)[keyof typeof ScratchSlot];
 

@@ -72,10 +72,13 @@ function check(values: number[]): number {
   if (r.pos !== end) throw new Error(`index parse stopped at ${r.pos} of ${end}`);
   for (const from of [0, n >> 1, n - 1]) {
     const to = Math.min(n, from + 300);
-    const anchor = ix.anchorFree ? from : 0;
-    ix.range(from, to, out, anchor, values[anchor]);
-    for (let j = from; j < to; j++) if (out[j - from] !== values[j]) throw new Error(`range value ${j} (layout ${bytes[start]})`);
-    if (ix.at(to - 1, anchor, values[anchor]) !== values[to - 1]) throw new Error(`at(${to - 1}) (layout ${bytes[start]})`);
+    // anchored layouts: from the start, from a directory group's first point, from the point itself
+    const anchors = ix.anchorFree ? [from] : [0, (from >> 8) << 8, from];
+    for (const anchor of anchors) {
+      ix.range(from, to, out, anchor, values[anchor]);
+      for (let j = from; j < to; j++) if (out[j - from] !== values[j]) throw new Error(`range value ${j} from ${anchor} (layout ${bytes[start]})`);
+      if (ix.at(to - 1, anchor, values[anchor]) !== values[to - 1]) throw new Error(`at(${to - 1}) from ${anchor} (layout ${bytes[start]})`);
+    }
   }
   return bytes[start];
 }
@@ -139,5 +142,9 @@ t.test('a RICE_DELTA column whose words run out, or leave some unread, is refuse
   t.throws(() => decodeIntColumn(new ChunkReader(bytes, words, start, end), values.length + 40, out), { name: 'ChunkCorruptError' }, 'more values than its words hold');
   t.throws(() => decodeIntColumn(new ChunkReader(bytes, words, start, end), values.length - 100, out), { name: 'ChunkCorruptError' }, 'fewer values than its words hold');
   const ix = new IntColumnIndex();
-  t.throws(() => ix.parse(new ChunkReader(bytes, words, start, end), values.length + 40), { name: 'ChunkCorruptError' }, 'the random-access index refuses it too');
+  const n = values.length;
+  t.throws(() => {
+    ix.parse(new ChunkReader(bytes, words, start, end), n + 300);
+    ix.range(n + 200, n + 300, out, 0, values[0]);
+  }, { name: 'ChunkCorruptError' }, 'the random-access index refuses points past its codes');
 });
