@@ -28,7 +28,7 @@ const ZIGZAG_SPREAD = 2 ** 30;
  * further away. Only the form with the smaller mean distance is sized (a Rice code's
  * length grows with it): one pass, at three k.
  */
-export function sizeRiceDelta(choice: RiceChoice, d: Float64Array, m: number, min: number, max: number, sum: number, absSum: number): void {
+export function sizeRiceDelta(choice: RiceChoice, d: Float64Array, m: number, min: number, max: number, sum: number, absSum: number, limit: number): void {
   choice.size = Infinity;
   if (max === min) return;
   const mean = sum / m;
@@ -43,12 +43,29 @@ export function sizeRiceDelta(choice: RiceChoice, d: Float64Array, m: number, mi
     zigzagMean = (2 * dev) / m;
   }
   const up = mean - min, down = max - mean;
+  // No pass where even the best k cannot beat the layout already found (`limit` bytes).
+  if ((m * riceBitsBound(Math.min(zigzagMean, up, down))) / 8 >= limit) return;
   if (zigzagMean < up && zigzagMean < down) sizeAround(choice, d, m, min, max, centre, false, true, zigzagMean);
   else if (down < up) sizeAround(choice, d, m, min, max, max, true, false, down);
   else sizeAround(choice, d, m, min, max, min, false, false, up);
   const checkpoints = checkpointCount(m);
   // every checkpoint but the last holds about the mean bits of 256 codes (an estimate: only the choice depends on it)
   if (checkpoints > 0) choice.size += checkpoints * varintLen(Math.ceil(((choice.words * 32) / m) * (1 << CHECKPOINT_SHIFT)));
+}
+
+/**
+ * A lower bound of the bits a value of Rice codes costs when the mean distance is `mean`:
+ * at parameter k a code takes k + 1 + floor(v / 2^k) bits, and the mean of floor(v / 2^k)
+ * is at least (mean + 1) / 2^k - 1, so no k does better than min over k of k + (mean + 1) / 2^k.
+ */
+function riceBitsBound(mean: number): number {
+  let best = Infinity;
+  for (let k = 0, p = 1; k < 32; k++, p *= 2) {
+    const bits = k + (mean + 1) / p;
+    if (bits < best) best = bits;
+    else break;
+  }
+  return best;
 }
 
 /** The parameters of one RICE_DELTA column, read after its mode byte. */

@@ -24,6 +24,7 @@ export const DESCENDING = 128;
  */
 export const ZIGZAG = 32;
 const TWO_32 = 4294967296;
+const TWO_31 = 2147483648;
 
 /** A RICE coding sized by sizeRice or sizeRiceZigzag: size in bytes (Infinity: none), k, base, how values map to distances, payload words. */
 export interface RiceChoice {
@@ -70,10 +71,20 @@ export function sizeAround(choice: RiceChoice, x: Float64Array, n: number, min: 
   const p0 = 2 ** k, p1 = p0 * 2, p2 = p0 * 4;
   let q0 = 0, q1 = 0, q2 = 0;
   const spread = zigzag ? 2 * Math.max(Math.abs(min - base), Math.abs(max - base)) + 1 : max - min;
-  if (spread < TWO_32 && k + 2 < 32) {
-    // the usual case: shifts of 32-bit integers instead of three float divisions a value
+  if (zigzag && spread < TWO_31 && k + 2 < 32) {
+    // the usual cases: shifts of 32-bit integers instead of three float divisions a value
+    // (zigzagged differences lie within 2^30 of the base: d fits an int32)
     for (let i = 0; i < n; i++) {
-      const v = distance(x[i], base, descending, zigzag);
+      const d = (x[i] - base) | 0;
+      const v = ((d << 1) ^ (d >> 31)) >>> 0;
+      q0 += v >>> k;
+      q1 += v >>> (k + 1);
+      q2 += v >>> (k + 2);
+    }
+  } else if (!zigzag && spread < TWO_32 && k + 2 < 32) {
+    const sign = descending ? -1 : 1;
+    for (let i = 0; i < n; i++) {
+      const v = sign * (x[i] - base);
       q0 += v >>> k;
       q1 += v >>> (k + 1);
       q2 += v >>> (k + 2);

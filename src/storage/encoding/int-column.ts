@@ -155,7 +155,7 @@ export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): voi
       bestSize = riceChoice.size + 3;
     }
     if (deltas !== null) {
-      sizeRiceDelta(riceDeltaChoice, deltas, n - 1, dMin, dMax, dSum, dAbs);
+      sizeRiceDelta(riceDeltaChoice, deltas, n - 1, dMin, dMax, dSum, dAbs, bestSize - svarintLen(x[0]) - 3);
       const size = svarintLen(x[0]) + riceDeltaChoice.size + 3;
       if (size < bestSize) {
         best = IntMode.RiceDelta;
