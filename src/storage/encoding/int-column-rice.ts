@@ -124,6 +124,8 @@ export function writeRice(w: ChunkWriter, x: Float64Array, n: number, choice: Ri
   const at = w.reserveWords(words);
   const out = w.words;
   const pk = 2 ** k;
+  const mask = k === 0 ? 0 : 0xffffffff >>> (32 - k);
+  const sign = descending ? -1 : 1;
   // The stream's bits go from the low bit of each word upward, as FOR's payload.
   let wi = at;
   let buf = 0;
@@ -131,9 +133,20 @@ export function writeRice(w: ChunkWriter, x: Float64Array, n: number, choice: Ri
   const marks = checkpoints ? scratchColumn(ScratchSlot.RiceCheckpoints, (n >> CHECKPOINT_SHIFT) + 1) : null;
   for (let i = 0; i < n; i++) {
     if (marks !== null && (i & CHECKPOINT_MASK) === 0) marks[i >> CHECKPOINT_SHIFT] = (wi - at) * 32 + used;
-    const v = distance(x[i], base, descending, zigzag);
-    const q = Math.floor(v / pk);
-    const low = v - q * pk;
+    // 32-bit integer steps where they are exact (zigzag: every difference within 2^30 of the base)
+    let v: number;
+    if (zigzag) {
+      const d = (x[i] - base) | 0;
+      v = ((d << 1) ^ (d >> 31)) >>> 0;
+    } else v = sign * (x[i] - base);
+    let q: number, low: number;
+    if (v < TWO_32) {
+      q = v >>> k;
+      low = (v & mask) >>> 0;
+    } else {
+      q = Math.floor(v / pk);
+      low = v - q * pk;
+    }
     used += q;
     while (used >= 32) {
       out[wi++] = buf;
