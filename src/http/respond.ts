@@ -59,10 +59,19 @@ export function writeResponse(
 // response whose socket is full leaves the queue until onWritable puts it back. With 2 MiB
 // a turn in 512 KiB slices the big-series JSON rate was 4-7 % lower (A/B, 3 + 3 runs):
 // with the HTTP thread often waiting for a core, the sockets ran dry between turns.
+// Since 2026-11-26 a turn also ends after TURN_MS of sending, in 256 KiB slices: measured
+// on a busy box, the byte bound alone let turns run 24-62 ms (decisions.md).
 // Offsets are relative to the write offset taken before the first try (getWriteOffset
 // counts what uWS wrote of this response).
-const SLICE_BYTES = 1 << 20;
+const SLICE_BYTES = 256 << 10;
 const TURN_BYTES = 8 << 20;
+/**
+ * A turn also ends once it has sent for this long. 8 MiB turns measured 24-62 ms on this
+ * 2-core box during bench:storage's reads (93 of 2,552 turns over 10 ms, 2026-11-26): a
+ * loopback send also runs the receiving side's TCP work, at 3-7 ms per MB when both cores
+ * are busy, not the 0.25-0.5 measured on a quiet one.
+ */
+const TURN_MS = 3;
 
 type Pumped = 'done' | 'full' | 'more';
 
@@ -111,11 +120,12 @@ function enqueue(s: BodyStream): void {
   if (!turnScheduled) { turnScheduled = true; setImmediate(sendTurn); }
 }
 
-/** One turn: round-robin slices over the queued bodies until TURN_BYTES are sent or none can take more. */
+/** One turn: round-robin slices over the queued bodies until TURN_BYTES are sent, TURN_MS have passed, or none can take more. */
 function sendTurn(): void {
   turnScheduled = false;
   let budget = TURN_BYTES;
-  while (budget > 0 && sendQueue.length > 0) {
+  const until = performance.now() + TURN_MS;
+  while (budget > 0 && sendQueue.length > 0 && (budget === TURN_BYTES || performance.now() < until)) {
     const s = sendQueue.shift() as BodyStream;
     s.queued = false;
     if (s.gone) continue;
