@@ -19,7 +19,7 @@
 // (npm run bench:storage; the flags are the ones `npm start` gives the service.)
 // Engine-only figures (write path, bytes/point, render without HTTP) are in bench/storage-engine.ts.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';

@@ -18,7 +18,8 @@ import { openSeriesEnv, type SeriesEnv } from './series-env.js';
 const ENTRIES_PER_TXN = 10_000;
 
 type TableName = 'chunks' | 'heads' | 'segments' | 'audit' | 'rollups' | 'meta' | 'tailPacks';
-const TABLES: readonly TableName[] = ['chunks', 'heads', 'segments', 'audit', 'rollups', 'meta', 'tailPacks'];
+/** Every table of the series env, as repackCopy copies them (storage:repack checks each). */
+export const TABLES: readonly TableName[] = ['chunks', 'heads', 'segments', 'audit', 'rollups', 'meta', 'tailPacks'];
 
 /**
  * Writes a packed copy of `env` (one read snapshot of it) into the empty directory `dir`

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { link, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { measureDisk, type DiskUsage } from './disk-usage.js';
-import { repackCopy } from './repack-copy.js';
+import { repackCopy, TABLES } from './repack-copy.js';
 import { openSeriesEnv, type SeriesEnv } from './series-env.js';
 
 /** Why a repack did not start; nothing was changed. */
@@ -30,8 +30,6 @@ export interface RepackResult {
   oldFile: string | null;
 }
 
-const TABLES = ['chunks', 'heads', 'segments', 'audit', 'rollups', 'meta', 'tailPacks'] as const;
-
 /**
  * Rewrites the series store in `seriesDir` (`<data dir>/series`) in key order and swaps the
  * result in. With `keepOld` the old file stays beside it as data.mdb.before-repack.
@@ -43,10 +41,12 @@ export async function repackInPlace(seriesDir: string, options: { keepOld?: bool
   // no dot in the name: lmdb-js takes a path with an extension for a file, not a directory
   const copyDir = `${seriesDir}-repack`;
   let copy: SeriesEnv | null = null;
+  let copying = false;
   try {
     const holders = otherLiveReaders(env);
     if (holders.length > 0) throw new RepackRefused(`the series store is open in process ${holders.join(', ')}: stop the service first`);
     const before = await measureDisk(env);
+    copying = true;
     await rm(copyDir, { recursive: true, force: true });
     const copied = await repackCopy(env, copyDir);
     copy = openSeriesEnv(copyDir, { readOnly: true });
@@ -66,11 +66,13 @@ export async function repackInPlace(seriesDir: string, options: { keepOld?: bool
     await rename(copied, dataFile);
     // The old reader table belongs to the old file; LMDB makes a new one at the next open.
     await unlink(join(seriesDir, 'lock.mdb')).catch(() => undefined);
-    await rm(copyDir, { recursive: true, force: true });
     return { before, after, oldFile };
   } finally {
     await copy?.close();
     await env.close().catch(() => undefined);
+    // Swapped or not (a failed copy, a count that disagreed), the copy's directory goes; a
+    // refused run never touches it (it may be another repack's, in progress).
+    if (copying) await rm(copyDir, { recursive: true, force: true });
   }
 }
 

@@ -51,7 +51,9 @@ export class IntColumnIndex {
     else if (mode === IntMode.Rice) {
       if (this.all.length < n) this.all = new Float64Array(n);
       readRice(r, n, this.all);
-    } else if (mode === IntMode.RiceDelta) this.riceDelta.parse(r, n); else if (mode === IntMode.ForDelta || mode === IntMode.FrameDelta) {
+    } else if (mode === IntMode.RiceDelta) {
+      this.riceDelta.parse(r, n);
+    } else if (mode === IntMode.ForDelta || mode === IntMode.FrameDelta) {
       r.svarint('first value');
       if (mode === IntMode.ForDelta) this.parseBlocks(r, n - 1);
       else this.parseFrame(r, n - 1);

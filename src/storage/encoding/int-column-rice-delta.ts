@@ -5,10 +5,11 @@
 // (a directory group's first point) instead of at the column's start.
 //
 // Wandering plant values and counters are why: their differences crowd around one value,
-// where FOR_DELTA pays each block's widest difference and this about their entropy (a
-// 0.01-resolution measurement 0.31 -> 0.24 B a point). The checkpoints cost ~2 bytes per
-// 256 points; without them, a chunk straddling a pixel column decoded its whole column
-// (render of a noisy 10M-point series 17 -> 25 ms p50).
+// where FOR_DELTA pays each block's widest difference and this about their entropy (the
+// fleet's analog values 0.829 -> 0.802 B a point, counters 0.377 -> 0.365, bench:codec).
+// The checkpoints cost ~2 bytes per 256 points; without them, a chunk straddling a pixel
+// column decoded its whole column (render of a noisy 10M-point series 11.6-11.9 -> 24.4-24.7
+// ms p50; with them 12.4-13.1).
 
 import type { ChunkReader } from './byte-io.js';
 import { varintLen } from './byte-io.js';
@@ -81,8 +82,6 @@ class RiceDeltaForm {
   from = 0;
   end = 0;
   byteLength = 0;
-  /** The word index after the last word sumCodes read. */
-  stop = 0;
 
   read(r: ChunkReader, n: number): void {
     this.first = r.svarint('first value');
@@ -108,12 +107,12 @@ class RiceDeltaForm {
 const form = new RiceDeltaForm();
 
 /**
- * Decodes `count` differences from stream bit `bit` of f's words, summing from `acc`: with
- * `out` each running sum / divisor goes to out[at + j] (j = 1..count), else into nothing.
- * Returns the sum. The zigzag form is undone in 32-bit integers, no branch on a code's
- * parity.
+ * Decodes `count` differences from stream bit `bit` of f's words and writes their running
+ * sums from `acc`, each divided by `divisor`, to out[1..count]. Returns the index of the word
+ * after the last one read. The zigzag form is undone in 32-bit integers, no branch on a
+ * code's parity.
  */
-function sumCodes(f: RiceDeltaForm, bit: number, count: number, acc: number, out: Float64Array, at: number, divisor: number): number {
+function sumCodes(f: RiceDeltaForm, bit: number, count: number, acc: number, out: Float64Array, divisor: number): number {
   const words = f.words, end = f.end, k = f.k, pk = f.pk, mask = f.mask, zigzag = f.zigzag, sign = f.sign, base = f.base;
   let wi = f.from + (bit >>> 5);
   let buf = 0;
@@ -124,7 +123,7 @@ function sumCodes(f: RiceDeltaForm, bit: number, count: number, acc: number, out
     buf = words[wi++] >>> sh;
     avail = 32 - sh;
   }
-  for (let j = at + 1, e = at + count; j <= e; j++) {
+  for (let j = 1; j <= count; j++) {
     let q = 0;
     while (buf === 0) {
       q += avail;
@@ -155,8 +154,7 @@ function sumCodes(f: RiceDeltaForm, bit: number, count: number, acc: number, out
     acc += zigzag ? base + ((v >>> 1) ^ -(v & 1)) : base + sign * v;
     out[j] = acc / divisor;
   }
-  f.stop = wi;
-  return acc;
+  return wi;
 }
 
 function corrupt(f: RiceDeltaForm, what: string): ChunkCorruptError {
@@ -177,8 +175,8 @@ export function readRiceDelta(r: ChunkReader, n: number, out: Float64Array, divi
   const f = form;
   f.read(r, n);
   out[0] = f.first / divisor;
-  sumCodes(f, 0, n - 1, f.first, out, 0, divisor);
-  if (f.stop !== f.end) r.fail(`rice column leaves ${f.end - f.stop} of its ${f.end - f.from} words unread`);
+  const stop = sumCodes(f, 0, n - 1, f.first, out, divisor);
+  if (stop !== f.end) r.fail(`rice column leaves ${f.end - stop} of its ${f.end - f.from} words unread`);
   const total = (f.end - f.from) * 32;
   let bit = 0;
   for (let j = checkpointCount(n - 1); j > 0; j--) {
@@ -224,7 +222,7 @@ export class RiceDeltaIndex {
     const xs = scratchColumn(ScratchSlot.RiceRange, to - c0);
     xs[0] = 0;
     // xs[j - c0] = x[j] - x[c0], j = c0..to-1
-    sumCodes(f, this.marks[c0 >> CHECKPOINT_SHIFT], to - 1 - c0, 0, xs, 0, 1);
+    sumCodes(f, this.marks[c0 >> CHECKPOINT_SHIFT], to - 1 - c0, 0, xs, 1);
     const shift = xa - xs[a - c0];
     for (let j = from; j < to; j++) out[j - from] = xs[j - c0] + shift;
   }

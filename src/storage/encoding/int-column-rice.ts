@@ -26,7 +26,7 @@ export const ZIGZAG = 32;
 const TWO_32 = 4294967296;
 const TWO_31 = 2147483648;
 
-/** A RICE coding sized by sizeRice or sizeRiceZigzag: size in bytes (Infinity: none), k, base, how values map to distances, payload words. */
+/** A RICE coding sized by sizeRice or sizeRiceDelta: size in bytes (Infinity: none), k, base, how values map to distances, payload words. */
 export interface RiceChoice {
   size: number;
   k: number;
