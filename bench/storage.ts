@@ -11,7 +11,8 @@
 // the service, so it is part of the ceiling.
 // http_thread_gc_* are the HTTP thread's own garbage-collection pauses during the reads (count,
 // total, the longest with its kind and phase), next to the event-loop stalls they are part of;
-// http_thread_heap_mb_at_reads is its heap when the reads start.
+// http_thread_heap_mb_at_reads is its heap when the reads start. event_loop_max_stall_ms_probe_quiet is
+// the longest event-loop stall during which the idle probe process did not stall (see below).
 // Each measured read kind runs --repeat times and reports its median run (a shared 2-core box
 // moved single runs by +-30%), with every run's rate in *_runs_m_points_per_s.
 //   node --v8-pool-size=2 --initial-old-space-size=128 --import tsx bench/storage.ts [--series 1000] [--points 10000] [--big-points 10000000] [--connections 4]
@@ -236,6 +237,15 @@ async function main() {
     if (out.raw_big_json_points !== bigPoints || out.raw_big_msgpack_points !== bigPoints) log(`WARNING: the client counted ${out.raw_big_json_points}/${out.raw_big_msgpack_points} points of the big series, ${bigPoints} were written`);
     out.event_loop_max_delay_ms_during_reads = +(loop.max / 1e6).toFixed(1);
     out.event_loop_p99_delay_ms_during_reads = +(loop.percentile(99) / 1e6).toFixed(1);
+    // The longest of this process's stalls during which the idle probe did not stall (no
+    // probe stall over STALL_MS overlaps it): a pause the machine imposed on every process
+    // shows in both, one of the service's own making (its work, its threads, its client's
+    // load on the cores) only here. Only stalls over STALL_MS are kept, so 0 means none.
+    const overlaps = (x: Stall, y: Stall) => x[0] - x[1] < y[0] && y[0] - y[1] < x[0];
+    const ownOnly = ownStalls.filter((x) => !floor.stalls.some((y) => overlaps(x, y)));
+    out.event_loop_max_stall_ms_probe_quiet = +Math.max(0, ...ownOnly.map((x) => x[1])).toFixed(1);
+    out.event_loop_stalls_over_20ms = ownStalls.filter((x) => x[1] > 20).length;
+    out.event_loop_stalls_over_20ms_probe_quiet = ownOnly.filter((x) => x[1] > 20).length;
     // per phase: [this process's longest stall over STALL_MS, of it the time the HTTP thread
     // waited for a core and the time it ran (/proc schedstat), the idle probe's longest] (0: none over it)
     out.event_loop_stall_ms_by_phase = JSON.stringify(byPhase);
