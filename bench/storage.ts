@@ -238,11 +238,10 @@ async function main() {
     out.event_loop_max_delay_ms_during_reads = +(loop.max / 1e6).toFixed(1);
     out.event_loop_p99_delay_ms_during_reads = +(loop.percentile(99) / 1e6).toFixed(1);
     // The longest of this process's stalls during which the idle probe did not stall (no
-    // probe stall over STALL_MS overlaps it): a pause the machine imposed on every process
-    // shows in both, one of the service's own making (its work, its threads, its client's
-    // load on the cores) only here. Only stalls over STALL_MS are kept, so 0 means none.
-    const overlaps = (x: Stall, y: Stall) => x[0] - x[1] < y[0] && y[0] - y[1] < x[0];
-    const ownOnly = ownStalls.filter((x) => !floor.stalls.some((y) => overlaps(x, y)));
+    // probe stall over STALL_MS overlaps it, the phases' own test): a pause the machine imposed
+    // on every process shows in both, one of the service's own making (its work, its threads,
+    // its client's load on the cores) only here. Only stalls over STALL_MS are kept, so 0 means none.
+    const ownOnly = ownStalls.filter(([end, ms]) => longest(floor.stalls, end - ms, end) === null);
     out.event_loop_max_stall_ms_probe_quiet = +Math.max(0, ...ownOnly.map((x) => x[1])).toFixed(1);
     out.event_loop_stalls_over_20ms = ownStalls.filter((x) => x[1] > 20).length;
     out.event_loop_stalls_over_20ms_probe_quiet = ownOnly.filter((x) => x[1] > 20).length;
