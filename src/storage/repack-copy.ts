@@ -14,8 +14,8 @@
 import { join } from 'node:path';
 import { openSeriesEnv, type SeriesEnv } from './series-env.js';
 
-/** Entries per write transaction of the copy: bounds its dirty pages (chunks are ~4 KB each). */
-const ENTRIES_PER_TXN = 10_000;
+/** Dirty bytes a write transaction of the copy may gather (a chunk is one page). */
+const TXN_BYTES = 40 * 2 ** 20;
 
 type TableName = 'chunks' | 'heads' | 'segments' | 'audit' | 'rollups' | 'meta' | 'tailPacks';
 /** Every table of the series env, as repackCopy copies them (storage:repack checks each). */
@@ -27,14 +27,16 @@ export const TABLES: readonly TableName[] = ['chunks', 'heads', 'segments', 'aud
  * they are not in the copy.
  */
 export async function repackCopy(env: SeriesEnv, dir: string): Promise<string> {
-  const out = openSeriesEnv(dir);
+  // the copy keeps the source's page size: its chunks were budgeted to the source's pages
+  const out = openSeriesEnv(dir, { pageSize: env.pageSize });
+  const entriesPerTxn = Math.max(1, Math.floor(TXN_BYTES / env.pageSize));
   const txn = env.root.useReadTransaction();
   try {
     for (const name of TABLES) {
       const it = env[name].getRange({ transaction: txn })[Symbol.iterator]();
       for (let done = false; !done;) {
         out.root.transactionSync(() => {
-          for (let n = 0; n < ENTRIES_PER_TXN; n++) {
+          for (let n = 0; n < entriesPerTxn; n++) {
             const r = it.next();
             if (r.done === true) { done = true; return; }
             // keys come in the table's order, so each lands at the end of its tree

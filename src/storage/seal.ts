@@ -1,10 +1,10 @@
-// Turning points into sealed chunks. Chunks are filled to the codec's byte budget
-// (CHUNK_BYTE_BUDGET: one 4 KiB LMDB overflow page, STACK-NOTES §3) and capped at a point
+// Turning points into sealed chunks. Chunks are filled to the store's byte budget (one LMDB
+// overflow page of its env: sealBudgetFor; STACK-NOTES §3) and capped at a point
 // count. The append path seals from the writer's open head with an estimate-first single
 // encode (sealFromHead); merges of late data re-chunk a run with the codec's
 // encodeChunkPrefix (sealRun). Optionally swinging-door first.
 import type { PointColumns } from './encoding/chunk-types.js';
-import { CHUNK_BYTE_BUDGET, MAX_CHUNK_POINTS, encodeChunkPrefix } from './encoding/chunk.js';
+import { MAX_CHUNK_POINTS, encodeChunkPrefix } from './encoding/chunk.js';
 import { fitChunk, fitState, headIsFull, type SealBudget } from './chunk-fit.js';
 import { slicePointColumns } from './encoding/point-columns.js';
 import { decodeColumns, floorChunk, headerOf, isChunkCorrupt, putChunkInTxn, type StoredChunk } from './chunk-access.js';
@@ -18,7 +18,17 @@ import type { OpenHead } from './open-head.js';
 
 export type { SealBudget } from './chunk-fit.js';
 
-export const DEFAULT_SEAL_BUDGET: SealBudget = { chunkPoints: MAX_CHUNK_POINTS, chunkBytes: CHUNK_BYTE_BUDGET };
+/** Bytes of a value that fill one LMDB overflow page: the page less its 24-byte overhead. */
+const OVERFLOW_PAGE_OVERHEAD = 24;
+
+/**
+ * The seal budget of a store whose env has pages of `pageSize` bytes: a chunk fills one
+ * overflow page (CHUNK_BYTE_BUDGET for new envs, 4,072 B for a store created with 4 KiB
+ * pages, whose chunks then keep their size).
+ */
+export function sealBudgetFor(pageSize: number): SealBudget {
+  return { chunkPoints: MAX_CHUNK_POINTS, chunkBytes: pageSize - OVERFLOW_PAGE_OVERHEAD };
+}
 
 export interface SealOutcome {
   chunks: number;

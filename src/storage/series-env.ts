@@ -22,11 +22,34 @@ export interface SeriesEnv {
   readonly meta: Database<Buffer, Buffer>;
   /** pack id + part -> several series' last chunks, or the pack's tally (see tail-packs.ts). */
   readonly tailPacks: Database<Buffer, Buffer>;
+  /** The file's LMDB page size: SERIES_PAGE_SIZE for envs created since 2026-11-27, 4,096 before. */
+  readonly pageSize: number;
   close(): Promise<void>;
 }
 
 export interface OpenSeriesEnvOptions {
   readOnly?: boolean;
+  /** Page size of an env this open creates (an existing file keeps its own): SERIES_PAGE_SIZE. */
+  pageSize?: number;
+}
+
+/**
+ * Page size of a new series env. A sealed chunk fills one overflow page (pageSize - 24
+ * bytes of value, seal.ts), so with 16 KiB pages a chunk holds ~4x the points of a 4 KiB
+ * one, and every per-page and per-entry cost (chunk-table entries, leaf fill, LMDB's
+ * free-list entries of 8 bytes a free page) is shared by 4x the points. docs/decisions.md
+ * 2026-11-27 has the figures; LMDB reads an existing file's page size from its meta
+ * page, so a store created with 4 KiB pages keeps them and its 4 KiB chunk budget.
+ */
+export const SERIES_PAGE_SIZE = 16384;
+
+/**
+ * The largest value LMDB keeps inside a leaf page under a key of `keyBytes`; a larger one
+ * takes overflow pages of its own. Measured (24-byte key): 2,002 B on 4 KiB pages, 8,146 on
+ * 16 KiB; the benchmarks use it to tell where a chunk's bytes go.
+ */
+export function largestInlineValue(pageSize: number, keyBytes = 24): number {
+  return (pageSize - 16) / 2 - 14 - keyBytes;
 }
 
 const TABLE = { keyEncoding: 'binary', encoding: 'binary' } as const;
@@ -34,13 +57,13 @@ const TABLE = { keyEncoding: 'binary', encoding: 'binary' } as const;
 /**
  * Opens (creating when writable) the env under `dir` (the caller passes `<data dir>/series`).
  * Env flags come from the first opener in the process; all opens here use the same ones.
- * Map size: 64 GiB of address space, grown on demand by lmdb-js; page size stays the OS
- * default (4 KiB), which is why chunks are budgeted to stay below ~4000 bytes.
+ * Map size: 64 GiB of address space, grown on demand by lmdb-js. Page size: see
+ * SERIES_PAGE_SIZE (only a new file takes it).
  */
 export function openSeriesEnv(dir: string, options: OpenSeriesEnvOptions = {}): SeriesEnv {
   const readOnly = options.readOnly === true;
   if (!readOnly) mkdirSync(dir, { recursive: true });
-  const root = open<Buffer, Buffer>({ path: dir, maxDbs: 8, mapSize: 64 * 2 ** 30, readOnly, ...TABLE });
+  const root = open<Buffer, Buffer>({ path: dir, maxDbs: 8, mapSize: 64 * 2 ** 30, pageSize: options.pageSize ?? SERIES_PAGE_SIZE, readOnly, ...TABLE });
   const db = (name: string) => root.openDB<Buffer, Buffer>({ name, ...TABLE });
   const env: SeriesEnv = {
     path: dir,
@@ -53,6 +76,7 @@ export function openSeriesEnv(dir: string, options: OpenSeriesEnvOptions = {}): 
     rollups: db('rollups'),
     meta: db('meta'),
     tailPacks: db('tail-packs'),
+    pageSize: (root.getStats() as { pageSize: number }).pageSize,
     close: () => root.close(),
   };
   return env;

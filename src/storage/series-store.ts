@@ -25,7 +25,7 @@ import type { ValueType } from './encoding/chunk-types.js';
 import { seriesKey } from './keys.js';
 import { enforceLifecycleInTxn, type LifecycleReport } from './lifecycle.js';
 import { parseLifecyclePolicy, type LifecyclePolicy } from './lifecycle-policy.js';
-import { DEFAULT_SEAL_BUDGET, type SealBudget } from './seal.js';
+import { sealBudgetFor, type SealBudget } from './seal.js';
 import { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from './series-env.js';
 import { readMeta, type DeclaredGap, type EnumSetRef, type SeriesMeta } from './series-meta.js';
 import { GroupRerun, TxnContext, applyBatches, installSeals, sealHeadNow, type BatchResult, type Writer } from './write-apply.js';
@@ -119,7 +119,7 @@ export class SeriesStore {
     this.onTransaction = options.onTransaction ?? null;
     // chunks back from the seal thread wait for a write transaction; start one if none is coming
     this.offload = options.sealThread ? new SealOffload(() => { if (this.queue.length === 0) this.enqueue(() => null).catch(() => {}); }) : null;
-    this.budget = { ...DEFAULT_SEAL_BUDGET, ...options.seal };
+    this.budget = { ...sealBudgetFor(env.pageSize), ...options.seal };
     this.groupWindowMs = options.groupWindowMs ?? 2;
     this.heads = new HeadCache(options.headCachePoints ?? DEFAULT_HEAD_CACHE_POINTS);
   }

@@ -21,8 +21,15 @@ import type { SeriesEnv } from './series-env.js';
 
 const REF_BYTES = 13;
 const PACK_VERSION = 1;
-/** 16 overflow pages less LMDB's 16-byte overflow header: a pack fills its pages but the last. */
-const PACK_BYTES = 16 * 4096 - 16;
+/**
+ * A pack's bytes at most: 16 overflow pages of the env less the 24 bytes an overflow value
+ * loses to LMDB and lmdb-js (measured: 65,512 B take 16 pages of 4 KiB and 65,513 take 17;
+ * until 2026-11-27 this was 16 x 4096 - 16, so a pack filled to its last 8 bytes took a
+ * 17th page). 16 pages rather than a fixed 64 KiB: first-fit leaves part of each pack's
+ * last page empty, and on 16 KiB pages 64 KiB packs left 7 more pages of the fleet's
+ * tails empty than 256 KiB ones (1.204 against 1.189 B/pt live, bench:storage-engine).
+ */
+const packBytes = (env: SeriesEnv): number => 16 * env.pageSize - 24;
 /** Directory entry: uuid 16 + chunk key time 8 + byte length (varint, <= 3 bytes). */
 const MEMBER_MAX = 27;
 /** Version, member count and directory CRC. */
@@ -129,12 +136,12 @@ function nextPackId(env: SeriesEnv): number {
 const FIT_WINDOW = 64;
 
 /**
- * Groups of tails whose pack fits PACK_BYTES: first-fit over tails by decreasing size, so
+ * Groups of tails whose pack fits `capacity` bytes: first-fit over tails by decreasing size, so
  * the small tails fill what the large ones leave, and each pack but the last ends within a
  * few bytes of its last page. Greedy in seal order left ~2 KB of the last page of every pack
  * empty (the fleet's tails average 3.4 KB).
  */
-function groups(tails: readonly TailToPack[]): TailToPack[][] {
+function groups(tails: readonly TailToPack[], capacity: number): TailToPack[][] {
   const bySize = [...tails].sort((a, b) => b.bytes.byteLength - a.bytes.byteLength);
   const out: { members: TailToPack[]; room: number }[] = [];
   const smallest = bySize.length === 0 ? 0 : bySize[bySize.length - 1].bytes.byteLength + MEMBER_MAX;
@@ -143,7 +150,7 @@ function groups(tails: readonly TailToPack[]): TailToPack[][] {
     const need = t.bytes.byteLength + MEMBER_MAX;
     let bin = null;
     for (let i = Math.max(from, out.length - FIT_WINDOW); i < out.length; i++) if (out[i].room >= need) { bin = out[i]; break; }
-    if (bin === null) { bin = { members: [], room: PACK_BYTES - PACK_HEAD_MAX }; out.push(bin); }
+    if (bin === null) { bin = { members: [], room: capacity - PACK_HEAD_MAX }; out.push(bin); }
     bin.members.push(t);
     bin.room -= need;
     // a pack with less room than the smallest tail is full
@@ -154,11 +161,11 @@ function groups(tails: readonly TailToPack[]): TailToPack[][] {
 
 /**
  * Stores tails a whole-head seal kept back (inside the write txn): two or more go into packs
- * of up to PACK_BYTES and their chunk entries hold references; a group of one is stored as
+ * of up to packBytes(env) and their chunk entries hold references; a group of one is stored as
  * a plain chunk, since a pack of one tail saves nothing.
  */
 export function storeTails(env: SeriesEnv, tails: readonly TailToPack[]): void {
-  for (const g of groups(tails)) {
+  for (const g of groups(tails, packBytes(env))) {
     if (g.length >= 2) writePack(env, g);
     else env.chunks.putSync(g[0].key, Buffer.from(g[0].bytes.buffer, g[0].bytes.byteOffset, g[0].bytes.byteLength));
   }
@@ -171,7 +178,7 @@ export function storeTails(env: SeriesEnv, tails: readonly TailToPack[]): void {
  * reference's offset and length, and each chunk carries its own checksums.
  */
 function writePack(env: SeriesEnv, members: readonly TailToPack[]): void {
-  const w = new ChunkWriter(PACK_BYTES);
+  const w = new ChunkWriter(packBytes(env));
   w.u8(PACK_VERSION);
   w.varint(members.length);
   for (const m of members) {

@@ -5,6 +5,7 @@ import t from 'tap';
 import { startTestService } from '../helpers/service.js';
 import { connect, floatBatch, readAll, until, T0 } from '../helpers/ingest.js';
 import { INT64_MAX, INT64_MIN, chunkKey, seriesKey } from '../../src/storage/keys.js';
+import { MAX_CHUNK_POINTS } from '../../src/storage/encoding/chunk.js';
 
 t.test('a damaged chunk refuses the batch that needs it; the other stream is stored', async (t) => {
   const svc = await startTestService(t, { env: { SERVICE_INGEST_MAX_BATCH_POINTS: '4000' } });
@@ -14,8 +15,10 @@ t.test('a damaged chunk refuses the batch that needs it; the other stream is sto
   const env = svc.service.context.parts.storage.env;
   const chunkKeysOf = (id: string) => [...env.chunks.getKeys({ start: chunkKey(seriesKey(id), INT64_MIN), end: chunkKey(seriesKey(id), INT64_MAX) })].map((k) => Buffer.from(k as Buffer));
 
-  // enough points that stream a has sealed chunks (the head seals at a chunk's worth, at most 16,384 points)
-  for (let k = 0; k < 6; k++) {
+  // enough points that stream a has sealed chunks (the head seals at a chunk's worth, at most
+  // MAX_CHUNK_POINTS: this ramp costs next to nothing a point, so it seals at the point cap)
+  const batches = Math.ceil(MAX_CHUNK_POINTS / 4000) + 1, sent = batches * 4000;
+  for (let k = 0; k < batches; k++) {
     const at = T0 + BigInt(k * 4000) * 1_000_000_000n;
     t.match(await c.send('LIVE', 0, 'float64', floatBatch(at, 4000, 1_000_000_000n, k * 4000)), { ok: true, refused: 0 });
     t.match(await c.send('LIVE', 1, 'float64', floatBatch(at, 4000, 1_000_000_000n, k * 4000)), { ok: true, refused: 0 });
@@ -31,11 +34,11 @@ t.test('a damaged chunk refuses the batch that needs it; the other stream is sto
   const refused = await c.send('BACKFILL', 0, 'float64', late);
   t.match(refused, { ok: true, refused: 2, refusals: [{ index: 0, reason: 'chunk-corrupt' }, { index: 1, reason: 'chunk-corrupt' }] }, 'both points are refused, with the reason, before the ack');
 
-  const next = T0 + 24_000n * 1_000_000_000n;
-  t.match(await c.send('LIVE', 1, 'float64', floatBatch(next, 100, 1_000_000_000n, 24_000)), { ok: true, refused: 0 }, 'the other stream is acknowledged');
+  const next = T0 + BigInt(sent) * 1_000_000_000n;
+  t.match(await c.send('LIVE', 1, 'float64', floatBatch(next, 100, 1_000_000_000n, sent)), { ok: true, refused: 0 }, 'the other stream is acknowledged');
   const bs = readAll(svc, b);
-  t.equal(bs.length, 24_100, 'and every point of it is stored');
-  t.same(bs[bs.length - 1], { ts: next + 99n * 1_000_000_000n, value: 24_099, quality: 192 });
+  t.equal(bs.length, sent + 100, 'and every point of it is stored');
+  t.same(bs[bs.length - 1], { ts: next + 99n * 1_000_000_000n, value: sent + 99, quality: 192 });
   t.ok(Buffer.from(env.chunks.get(first) as Buffer).equals(bytes), 'the damaged chunk is left as it was');
-  t.match(await c.send('LIVE', 0, 'float64', floatBatch(next, 10, 1_000_000_000n, 24_000)), { ok: true, refused: 0 }, 'stream a takes points clear of the damage');
+  t.match(await c.send('LIVE', 0, 'float64', floatBatch(next, 10, 1_000_000_000n, sent)), { ok: true, refused: 0 }, 'stream a takes points clear of the damage');
 });

@@ -71,11 +71,11 @@ t.test('a repacked store reads back every point, takes writes, and its file shri
   const sizeBefore = statSync(file).size;
   const r = await repack(['--data-dir', dir, '--json']);
   t.equal(r.code, 0, `exit 0 (${r.stderr.trim()})`);
-  const report = JSON.parse(r.stdout) as { before: { fileBytes: number; liveBytes: number }; after: { fileBytes: number; liveBytes: number }; old_file: string | null };
+  const report = JSON.parse(r.stdout) as { before: { fileBytes: number; liveBytes: number }; after: { fileBytes: number; liveBytes: number; pageSize: number }; old_file: string | null };
   t.equal(report.before.fileBytes, sizeBefore, 'before: the file as it was');
   t.equal(statSync(file).size, report.after.fileBytes, 'after: the file now in place');
   t.ok(report.after.fileBytes < sizeBefore / 2, `the file shrank: ${sizeBefore} -> ${report.after.fileBytes} bytes`);
-  t.ok(report.after.fileBytes <= report.after.liveBytes + 4096 * 4, 'and holds little but live pages');
+  t.ok(report.after.fileBytes <= report.after.liveBytes + report.after.pageSize * 4, 'and holds little but live pages');
   t.ok(report.after.liveBytes <= report.before.liveBytes, `live pages no more than before: ${report.before.liveBytes} -> ${report.after.liveBytes}`);
   t.equal(report.old_file, null, 'the old file is gone');
   t.notOk(existsSync(`${file}.before-repack`), 'no old file left behind');

@@ -4,6 +4,7 @@
 import t from 'tap';
 import { listChunks, readRaw } from '../../src/storage/series-store.js';
 import { tempStore, newId, WHO, T0, SEC } from '../helpers/series-store.js';
+import { sealBudgetFor } from '../../src/storage/seal.js';
 import type { PointBatch, SeriesStore } from '../../src/storage/series-store.js';
 
 const range = { startNs: T0 - SEC, endNs: T0 + 1_000_000n * SEC };
@@ -24,7 +25,10 @@ const openPoints = (store: SeriesStore, id: string): number =>
   store.read((v) => listChunks(v, id, range)).filter((c) => !c.sealed).reduce((a, c) => a + c.count, 0);
 
 t.test('heads that fill together seal within the allowance; the rest seal on their next append', async (t) => {
-  const { store } = await tempStore(t);
+  // a 4 KiB store's budget (4,072 B): 100 heads fill in under a million points. The point cap
+  // of 16,384 lets the probe's first write seal: until a series' bytes per point are measured
+  // only the cap makes its head full.
+  const { store } = await tempStore(t, { seal: { ...sealBudgetFor(4096), chunkPoints: 16_384 } });
   // points per sealed chunk of this signal, from a probe series written in one go
   const probe = newId();
   await store.createSeries({ id: probe, type: 'float64', writableClass: 'collector' });

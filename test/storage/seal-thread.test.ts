@@ -9,9 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listChunks, readRaw } from '../../src/storage/series-store.js';
 import { tempStore, newId, WHO, T0, SEC } from '../helpers/series-store.js';
+import { sealBudgetFor } from '../../src/storage/seal.js';
 import { SeriesStore, type PointBatch } from '../../src/storage/series-store.js';
 
 const range = { startNs: T0 - SEC, endNs: T0 + 1_000_000n * SEC };
+
+/** A 4 KiB store's budget (4,072 B): several chunks a series from runs a test can afford. */
+const budget = sealBudgetFor(4096);
 
 /** Points [from, to) of series k: 1 s cadence with ms jitter, a 0.01-resolution wander (never -0). */
 function batch(id: string, k: number, from: number, to: number): PointBatch {
@@ -35,8 +39,8 @@ function checkExact(t: Test, store: SeriesStore, id: string, k: number, count: n
   t.same([...page.f64!.subarray(0, count)], [...(want.values as Float64Array)], `${what}: values exact`);
 }
 
-t.test('full heads seal on the thread; points stay exact; chunks fill their page', async (t) => {
-  const { store } = await tempStore(t, { sealThread: true, groupWindowMs: 0 });
+t.test('full heads seal on the thread; points stay exact; chunks fill their budget', async (t) => {
+  const { store } = await tempStore(t, { sealThread: true, groupWindowMs: 0, seal: budget });
   const ids = Array.from({ length: 20 }, () => newId());
   for (const id of ids) await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
   const per = 500, rounds = 40;
@@ -54,7 +58,7 @@ t.test('full heads seal on the thread; points stay exact; chunks fill their page
     const chunks = chunksOf(store, id);
     const sealed = chunks.filter((c) => c.sealed);
     t.ok(sealed.length >= 2, `series ${k}: ${sealed.length} sealed chunks`);
-    t.ok(sealed.every((c) => c.bytes >= 4072 * 0.95 && c.bytes <= 4072), `series ${k}: sealed chunks fill their page (${sealed.map((c) => c.bytes).join(', ')})`);
+    t.ok(sealed.every((c) => c.bytes >= budget.chunkBytes * 0.95 && c.bytes <= budget.chunkBytes), `series ${k}: sealed chunks fill their budget (${sealed.map((c) => c.bytes).join(', ')})`);
     const open = chunks.filter((c) => !c.sealed).reduce((a, c) => a + c.count, 0);
     t.ok(open < sealed[0].count * 1.05, `series ${k}: only about a chunk's worth left open (${open})`);
     if (k < 3) checkExact(t, store, id, k, rounds * per, `series ${k}`);
@@ -62,7 +66,7 @@ t.test('full heads seal on the thread; points stay exact; chunks fill their page
 });
 
 t.test('more full heads than copies in flight: the rest wait for their next append, none is lost', async (t) => {
-  const { store } = await tempStore(t, { sealThread: true, groupWindowMs: 0 });
+  const { store } = await tempStore(t, { sealThread: true, groupWindowMs: 0, seal: budget });
   const ids = Array.from({ length: 300 }, () => newId()); // MAX_SEALS_IN_FLIGHT is 256
   for (const id of ids) await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
   const per = 1_000, rounds = 6;
@@ -74,7 +78,7 @@ t.test('more full heads than copies in flight: the rest wait for their next appe
 });
 
 t.test('a reply for a head changed since its copy is dropped, and the head seals again', async (t) => {
-  const { store } = await tempStore(t, { sealThread: true, groupWindowMs: 0 });
+  const { store } = await tempStore(t, { sealThread: true, groupWindowMs: 0, seal: budget });
   const id = newId();
   await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
   // a first write measures the series' bytes per point (until then no head counts as full)

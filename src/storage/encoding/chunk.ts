@@ -23,23 +23,25 @@ import { decodeValues, decodeValuesNumeric, encodeValues, intColumnSkip } from '
 export { FORMAT_VERSION, readInt64Extremes } from './chunk-header.js';
 
 /**
- * Byte budget of one sealed chunk. lmdb-js stores a value above ~2 KB in overflow pages of
- * 4 KiB. Measured here (lmdb 3.5, binary key of 24 B and binary value, 1,000 puts each):
- * values of 4,000, 4,064 and 4,072 B take exactly one overflow page each, 4,076 and 4,080 B
- * take two (re-measured 2026-11-21: a page holds 4,096 - 24 bytes of value). 4,072 B is that
- * capacity exactly (STACK-NOTES §3 had 4,000; until 2026-11-21 the budget was 4,064).
- * Larger multi-page chunks were rejected: see docs/decisions.md.
+ * Byte budget of one sealed chunk: one LMDB overflow page of a series env created with
+ * 16 KiB pages (SERIES_PAGE_SIZE, series-env.ts). An overflow page holds its page size less
+ * 24 bytes of value. Measured here (lmdb 3.5, binary key of 24 B and binary value): on 4 KiB
+ * pages 4,072 B take one page and 4,076 take two (2026-11-21); on 16 KiB pages 16,360 B
+ * take one and 16,361 two (2026-11-27). A store created before 2026-11-27 keeps its 4 KiB
+ * pages and seals to 4,072 B (sealBudgetFor in seal.ts). Multi-page chunks were rejected:
+ * see docs/decisions.md.
  */
-export const CHUNK_BYTE_BUDGET = 4072;
+export const CHUNK_BYTE_BUDGET = 16360;
 
 /**
  * Upper bound on points per chunk, whatever the byte size: bounds decode scratch and the
- * work of a read that needs one point (16,384 points decode in ~0.15 ms). It sits above
- * the ~9,300 points that fill the byte budget for series that cost only their timestamps
- * (setpoints, states, enums at ~0.43 B/point), so those chunks also fill their page;
- * at 8,192 they stopped at ~3,550 B and wasted 13% of each page (bench/codec.ts).
+ * work of a read that needs one point (16,384 points decode in ~0.15 ms, 65,536 in ~0.6).
+ * It sits above the ~38,000 points that fill a 16 KiB budget for series that cost only
+ * their timestamps (setpoints, states, enums at ~0.43 B/point), so those chunks also fill
+ * their page; a 4 KiB budget fills at ~9,300 (the cap was 16,384 while every store had
+ * 4 KiB pages; at 8,192 those chunks stopped at ~3,550 B and wasted 13% of each page).
  */
-export const MAX_CHUNK_POINTS = 16384;
+export const MAX_CHUNK_POINTS = 65536;
 
 const MAX_OFFSET = 2 ** 53;
 /** Points encoded first by encodeChunkPrefix to learn the series' bytes per point. */

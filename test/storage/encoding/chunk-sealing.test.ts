@@ -70,7 +70,7 @@ t.test('a run that fits is sealed whole, up to MAX_CHUNK_POINTS', async (t) => {
 });
 
 t.test('a single point larger than the budget is still sealed, alone', async (t) => {
-  const cols = toColumns({ type: 'string', firstTs: 0n, o0: 0, deltas: [1], values: ['x'.repeat(5000), 'y'], quality: [192, 192] });
+  const cols = toColumns({ type: 'string', firstTs: 0n, o0: 0, deltas: [1], values: ['x'.repeat(CHUNK_BYTE_BUDGET + 1000), 'y'], quality: [192, 192] });
   const r = encodeChunkPrefix(cols);
   t.equal(r.count, 1);
   t.ok(r.bytes.length > CHUNK_BYTE_BUDGET);
