@@ -19,7 +19,7 @@ import { sectionOffsets } from '../src/storage/encoding/chunk-header.js';
 import type { PointColumns, ValueType } from '../src/storage/encoding/chunk-types.js';
 import { encodeIntColumn } from '../src/storage/encoding/int-column.js';
 import { createPointColumns, slicePointColumns } from '../src/storage/encoding/point-columns.js';
-import { SERIES_PAGE_SIZE, largestInlineValue } from '../src/storage/series-env.js';
+import { SERIES_PAGE_SIZE, largestInlineValue, overflowPagesOf } from '../src/storage/series-env.js';
 
 type DatasetValue = number | boolean | string | { enum_set: string; ordinal: number };
 interface DatasetSeries {
@@ -69,14 +69,14 @@ function toColumns(s: DatasetSeries): PointColumns {
 
 /**
  * LMDB pages of a new series env (SERIES_PAGE_SIZE): values above largestInlineValue go to
- * their own overflow pages, n pages holding n x pageSize - 24 bytes. Smaller values sit in
+ * their own overflow pages (overflowPagesOf). Smaller values sit in
  * leaf pages, counted here at their size plus key and node header (a lower bound: leaves
  * are rarely full).
  */
 function modelledDiskBytes(len: number): number {
   const KEY = 24;
   const NODE = 8;
-  if (len > largestInlineValue(SERIES_PAGE_SIZE, KEY)) return Math.ceil((len + 24) / SERIES_PAGE_SIZE) * SERIES_PAGE_SIZE + KEY + NODE + 8;
+  if (len > largestInlineValue(SERIES_PAGE_SIZE, KEY)) return overflowPagesOf(len, SERIES_PAGE_SIZE) * SERIES_PAGE_SIZE + KEY + NODE + 8;
   return len + KEY + NODE + 2;
 }
 

@@ -31,7 +31,7 @@ import { sealTally } from '../src/storage/seal.js';
 import { parsePackRef } from '../src/storage/tail-packs.js';
 import { chunkKey, seriesKey } from '../src/storage/keys.js';
 import { repackCopy } from '../src/storage/repack-copy.js';
-import { largestInlineValue } from '../src/storage/series-env.js';
+import { largestInlineValue, overflowPagesOf } from '../src/storage/series-env.js';
 
 interface DatasetSeries { index: number; kind: string; name: string; type: ValueType; points(): Iterable<[bigint, unknown, number]> }
 
@@ -43,7 +43,6 @@ const IN_FLIGHT = opt('in-flight', 2);
 const RENDER_RUNS = opt('render-runs', 50);
 const IDLE_SERIES = opt('idle-series', 200), IDLE_PERIODS = opt('idle-periods', 300);
 const PROFILE = (() => { const i = args.indexOf('--cpu-profile'); return i >= 0 ? args[i + 1] : null; })();
-/** Largest chunk LMDB keeps inside a leaf page (measured: 2,000 B inline, 2,020 B overflow). */
 const WRITE_SLICE = 1000; // points per series per write call: one call carries every series
 const log = (s: string) => { if (!JSON_OUT) process.stderr.write(s + '\n'); };
 
@@ -177,7 +176,7 @@ async function main() {
     const sealMs = performance.now() - t1;
     out.head_cache_points_sealed = store.headCacheStats().points;
     // where the chunk table's pages go: full chunks (each an overflow value) and each
-    // series' last chunk; a value above inlineMax bytes takes ceil((len + 24) / pageSize) pages.
+    // series' last chunk; a value above inlineMax bytes takes overflowPagesOf(len) pages.
     // A last chunk in a tail pack takes none of its own: last_chunk_overflow_pages_per_point
     // is what the last chunks would take stored alone, the tail-packs table what they take.
     const pageSize = store.env.pageSize, inlineMax = largestInlineValue(pageSize);
@@ -186,7 +185,7 @@ async function main() {
       const list = store.read((v) => listChunks(v, c.id, { startNs: c.times[0], endNs: c.times[c.times.length - 1] + 1n })).filter((ch) => ch.sealed);
       list.forEach((ch, i) => {
         chunkBytes += ch.bytes;
-        const pages = ch.bytes > inlineMax ? Math.ceil((ch.bytes + 24) / pageSize) : 0;
+        const pages = ch.bytes > inlineMax ? overflowPagesOf(ch.bytes, pageSize) : 0;
         if (i < list.length - 1) { fullBytes += ch.bytes; fullPages += pages; } else { lastBytes += ch.bytes; lastPages += pages; if (pages === 0) lastInline++; }
       });
       const last = list[list.length - 1];

@@ -11,15 +11,12 @@ import { decodeColumns, floorChunk, headerOf, isChunkCorrupt, putChunkInTxn, typ
 import { MAX_CHUNK_SPAN_NS, appendTimed, timeAt, toTimed } from './point-runs.js';
 import { chunkKey, INT64_MIN } from './keys.js';
 import type { SeriesMeta } from './series-meta.js';
-import type { SeriesEnv } from './series-env.js';
+import { overflowCapacity, type SeriesEnv } from './series-env.js';
 import { swingingDoor } from './swinging-door.js';
 import { removeChunk, TAIL_PACK_SHARE, type TailToPack } from './tail-packs.js';
 import type { OpenHead } from './open-head.js';
 
 export type { SealBudget } from './chunk-fit.js';
-
-/** Bytes of a value that fill one LMDB overflow page: the page less its 24-byte overhead. */
-const OVERFLOW_PAGE_OVERHEAD = 24;
 
 /**
  * The seal budget of a store whose env has pages of `pageSize` bytes: a chunk fills one
@@ -27,7 +24,7 @@ const OVERFLOW_PAGE_OVERHEAD = 24;
  * pages, whose chunks then keep their size).
  */
 export function sealBudgetFor(pageSize: number): SealBudget {
-  return { chunkPoints: MAX_CHUNK_POINTS, chunkBytes: pageSize - OVERFLOW_PAGE_OVERHEAD };
+  return { chunkPoints: MAX_CHUNK_POINTS, chunkBytes: overflowCapacity(pageSize) };
 }
 
 export interface SealOutcome {

@@ -34,14 +34,31 @@ export interface OpenSeriesEnvOptions {
 }
 
 /**
- * Page size of a new series env. A sealed chunk fills one overflow page (pageSize - 24
- * bytes of value, seal.ts), so with 16 KiB pages a chunk holds ~4x the points of a 4 KiB
+ * Page size of a new series env. A sealed chunk fills one overflow page (overflowCapacity,
+ * seal.ts), so with 16 KiB pages a chunk holds ~4x the points of a 4 KiB
  * one, and every per-page and per-entry cost (chunk-table entries, leaf fill, LMDB's
  * free-list entries of 8 bytes a free page) is shared by 4x the points. docs/decisions.md
  * 2026-11-27 has the figures; LMDB reads an existing file's page size from its meta
  * page, so a store created with 4 KiB pages keeps them and its 4 KiB chunk budget.
  */
 export const SERIES_PAGE_SIZE = 16384;
+
+/** Bytes of one value LMDB and lmdb-js keep out of its overflow pages (measured, below). */
+const OVERFLOW_VALUE_OVERHEAD = 24;
+
+/**
+ * The most bytes a value may have to fit `pages` overflow pages of `pageSize`. Measured
+ * (lmdb 3.5, binary values): 4,072 B take one page of 4 KiB and 4,073 two; 16,360 one of 16
+ * KiB and 16,361 two; 65,512 B take 16 pages of 4 KiB and 65,513 seventeen.
+ */
+export function overflowCapacity(pageSize: number, pages = 1): number {
+  return pages * pageSize - OVERFLOW_VALUE_OVERHEAD;
+}
+
+/** Overflow pages a value of `bytes` takes when it is above largestInlineValue. */
+export function overflowPagesOf(bytes: number, pageSize: number): number {
+  return Math.ceil((bytes + OVERFLOW_VALUE_OVERHEAD) / pageSize);
+}
 
 /**
  * The largest value LMDB keeps inside a leaf page under a key of `keyBytes`; a larger one

@@ -17,19 +17,18 @@ import type { Database, Transaction } from 'lmdb';
 import { ChunkReader, ChunkWriter } from './encoding/byte-io.js';
 import { PACKED_TAIL_TAG } from './encoding/chunk-header.js';
 import { ChunkCorruptError } from './encoding/chunk-types.js';
-import type { SeriesEnv } from './series-env.js';
+import { overflowCapacity, type SeriesEnv } from './series-env.js';
 
 const REF_BYTES = 13;
 const PACK_VERSION = 1;
 /**
- * A pack's bytes at most: 16 overflow pages of the env less the 24 bytes an overflow value
- * loses to LMDB and lmdb-js (measured: 65,512 B take 16 pages of 4 KiB and 65,513 take 17;
- * until 2026-11-27 this was 16 x 4096 - 16, so a pack filled to its last 8 bytes took a
- * 17th page). 16 pages rather than a fixed 64 KiB: first-fit leaves part of each pack's
- * last page empty, and on 16 KiB pages 64 KiB packs left 7 more pages of the fleet's
- * tails empty than 256 KiB ones (1.204 against 1.189 B/pt live, bench:storage-engine).
+ * A pack's bytes at most: what 16 overflow pages of the env hold (until 2026-11-27 this was
+ * 16 x 4096 - 16, 8 bytes more, so a pack filled to its last bytes took a 17th page). 16
+ * pages rather than a fixed 64 KiB: first-fit leaves part of each pack's last page empty,
+ * and on 16 KiB pages packs of 64 KiB took 384 pages for the fleet's tails where packs of
+ * 256 KiB take 377 (bench:storage-engine).
  */
-const packBytes = (env: SeriesEnv): number => 16 * env.pageSize - 24;
+const packBytes = (env: SeriesEnv): number => overflowCapacity(env.pageSize, 16);
 /** Directory entry: uuid 16 + chunk key time 8 + byte length (varint, <= 3 bytes). */
 const MEMBER_MAX = 27;
 /** Version, member count and directory CRC. */

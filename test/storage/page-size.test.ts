@@ -6,7 +6,9 @@ import type { Test } from 'tap';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SERIES_PAGE_SIZE, largestInlineValue, openSeriesEnv } from '../../src/storage/series-env.js';
+import { SERIES_PAGE_SIZE, largestInlineValue, openSeriesEnv, overflowCapacity, overflowPagesOf } from '../../src/storage/series-env.js';
+import { CHUNK_BYTE_BUDGET } from '../../src/storage/encoding/chunk.js';
+import { sealBudgetFor } from '../../src/storage/seal.js';
 import { SeriesStore, listChunks, readRaw } from '../../src/storage/series-store.js';
 import { repackCopy } from '../../src/storage/repack-copy.js';
 import { newId, WHO, T0, SEC } from '../helpers/series-store.js';
@@ -50,13 +52,13 @@ function checkFullChunks(t: Test, store: SeriesStore, id: string, pageSize: numb
   const sealed = store.read((v) => listChunks(v, id, range)).filter((c) => c.sealed);
   const full = sealed.slice(0, -1);
   t.ok(full.length >= 2, `${full.length} full chunks`);
-  const budget = pageSize - 24;
+  const budget = overflowCapacity(pageSize);
   t.ok(full.every((c) => c.bytes <= budget && c.bytes >= 0.95 * budget), `each fills its ${pageSize}-byte page (${full.map((c) => c.bytes).join(', ')})`);
   // the last chunk of a lone series is stored plain (nothing to share a pack with): in the
   // leaf page when small enough, else in overflow pages of its own
   const overflow = (store.env.chunks.getStats() as { overflowPages: number }).overflowPages;
   const last = sealed[sealed.length - 1].bytes;
-  const lastPages = last > largestInlineValue(pageSize) ? Math.ceil((last + 24) / pageSize) : 0;
+  const lastPages = last > largestInlineValue(pageSize) ? overflowPagesOf(last, pageSize) : 0;
   t.equal(overflow, full.length + lastPages, `one overflow page a full chunk (${overflow} pages)`);
 }
 
@@ -64,8 +66,9 @@ t.test('a new store has 16 KiB pages and seals chunks that fill one page each', 
   const dir = await tempDir(t);
   const store = SeriesStore.open(join(dir, 'series'));
   t.teardown(() => store.close());
-  t.equal(SERIES_PAGE_SIZE, 16384);
-  t.equal(store.env.pageSize, SERIES_PAGE_SIZE, 'the env file has 16 KiB pages');
+  t.equal(store.env.pageSize, 16384, 'the env file has 16 KiB pages');
+  // the codec's default budget (encodeChunkPrefix, bench:codec) is what a new store seals to
+  t.equal(sealBudgetFor(SERIES_PAGE_SIZE).chunkBytes, CHUNK_BYTE_BUDGET, 'the codec budget is one page of a new env');
   const id = await loadOne(t, store, 60_000);
   checkFullChunks(t, store, id, SERIES_PAGE_SIZE);
 });
