@@ -7,7 +7,7 @@ import { ChunkCorruptError, type ChunkHeader, type PointColumns } from './encodi
 import { chunkKey, INT64_MAX, INT64_MIN, readTime, uuidOf } from './keys.js';
 import { allocColumns } from './point-runs.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
-import { packedBytesShared, parsePackRef } from './tail-packs.js';
+import { packedBytesKept, parsePackRef } from './tail-packs.js';
 
 export interface StoredChunk {
   key: Buffer;
@@ -69,10 +69,7 @@ function fits(c: PointColumns, type: PointColumns['type'], n: number): boolean {
  */
 function entry(view: ReadView, key: Buffer, value: Buffer): StoredChunk {
   const ref = parsePackRef(value);
-  if (ref !== null) {
-    const bytes = packedBytesShared(view.env, ref, view.txn);
-    if (bytes !== null) value = Buffer.from(bytes);
-  }
+  if (ref !== null) value = packedBytesKept(view.env, ref, view.txn) ?? value;
   return { key, start: readTime(key, 16), bytes: value };
 }
 

@@ -17,7 +17,7 @@ import { FIRST_TS_AT, RAW_SLOTS, V3Header } from './encoding/chunk-header-v3.js'
 import type { ValueType } from './encoding/chunk-types.js';
 import { chunkKey, INT64_MIN, uuidOf } from './keys.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
-import { packedBytesShared, parsePackRef } from './tail-packs.js';
+import { packedBytesKept, packedBytesShared, parsePackRef } from './tail-packs.js';
 
 const TWO_32 = 4294967296;
 const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
@@ -52,10 +52,14 @@ export function forEachChunk(view: ReadView, series: Buffer, from: bigint, to: b
   }
 }
 
-/** A packed tail's bytes in the pack (also lmdb-js's reused buffer), else the value itself. */
+/**
+ * A packed tail's bytes, else the value itself: in a read snapshot the thread's kept copy
+ * (tail-packs.ts), inside the write transaction a view of the pack in lmdb-js's reused buffer.
+ */
 function unpacked(view: ReadView, value: Uint8Array): Uint8Array {
   const ref = parsePackRef(value);
-  return ref === null ? value : packedBytesShared(view.env, ref, view.txn) ?? value;
+  if (ref === null) return value;
+  return (view.txn === undefined ? packedBytesShared(view.env, ref, undefined) : packedBytesKept(view.env, ref, view.txn)) ?? value;
 }
 
 /**

@@ -95,6 +95,78 @@ export function packedBytesShared(env: SeriesEnv, ref: PackRef, txn: Transaction
   return pack === undefined ? null : memberOf(pack, ref);
 }
 
+/**
+ * Copies of packed tails made in this thread's read snapshots, by pack and offset. A pack's
+ * bytes never change under its id (written once, only ever deleted, ids never reused), so a
+ * copy made in one snapshot is the member in every snapshot whose chunk entry references it.
+ * Without it each read of a packed tail copies its whole pack (lmdb-js copies any value under
+ * 16 MB into its read buffer: 256 KiB on 16 KiB pages, ~10 us) and then the member out of it;
+ * a recent-window read of a fleet reads exactly these tails. Only committed snapshots fill it:
+ * inside a write transaction a pack id may be one that an abort hands out again.
+ */
+export class KeptMembers {
+  private readonly members = new Map<number, Buffer>();
+  private bytes = 0;
+
+  constructor(private readonly limit: number) {}
+
+  get(key: number, length: number): Buffer | undefined {
+    const b = this.members.get(key);
+    if (b === undefined || b.length !== length) return undefined;
+    // most recently used last: eviction takes the Map's first entries
+    this.members.delete(key);
+    this.members.set(key, b);
+    return b;
+  }
+
+  put(key: number, b: Buffer): void {
+    if (b.length > this.limit) return;
+    const old = this.members.get(key);
+    if (old !== undefined) { this.members.delete(key); this.bytes -= old.length; }
+    for (const [k, v] of this.members) {
+      if (this.bytes + b.length <= this.limit) break;
+      this.members.delete(k);
+      this.bytes -= v.length;
+    }
+    this.members.set(key, b);
+    this.bytes += b.length;
+  }
+
+  get size(): number { return this.bytes; }
+}
+
+/** Bytes of packed-tail copies a thread keeps per env: a fleet of ~3,000 tails of 10 KB. */
+export const KEPT_MEMBER_BYTES = 32 << 20;
+const kept = new WeakMap<SeriesEnv, KeptMembers>();
+
+/**
+ * The packed chunk's bytes as a Buffer the caller may keep (never written to: it may be
+ * shared with other reads of this thread), null as packedBytesShared. `txn` undefined
+ * (inside the write transaction) reads the pack and copies the member every time.
+ */
+export function packedBytesKept(env: SeriesEnv, ref: PackRef, txn: Transaction | undefined): Buffer | null {
+  if (txn === undefined) {
+    const b = packedBytesShared(env, ref, txn);
+    return b === null ? null : Buffer.from(b);
+  }
+  let cache = kept.get(env);
+  if (cache === undefined) kept.set(env, (cache = new KeptMembers(KEPT_MEMBER_BYTES)));
+  // offsets stay under a pack's bytes (16 pages of at most 64 KiB < 2^21): the key is exact
+  const key = ref.pack * 2 ** 21 + ref.offset;
+  const hit = cache.get(key, ref.length);
+  if (hit !== undefined) return hit;
+  const b = packedBytesShared(env, ref, txn);
+  if (b === null) return null;
+  const copy = Buffer.from(b);
+  cache.put(key, copy);
+  return copy;
+}
+
+/** Bytes of packed-tail copies this thread keeps for `env` (tests). */
+export function keptMemberBytes(env: SeriesEnv): number {
+  return kept.get(env)?.size ?? 0;
+}
+
 /** The referenced member's bytes in a pack value, or null when the reference points past it. */
 function memberOf(pack: Uint8Array, ref: PackRef): Uint8Array | null {
   return ref.offset + ref.length > pack.length ? null : pack.subarray(ref.offset, ref.offset + ref.length);

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SeriesStore, listChunks, readRaw, renderSeries, type SeriesEnv } from '../../src/storage/series-store.js';
-import { parsePackRef } from '../../src/storage/tail-packs.js';
+import { KeptMembers, keptMemberBytes, parsePackRef } from '../../src/storage/tail-packs.js';
 import { repackCopy } from '../../src/storage/repack-copy.js';
 import { chunkKey, seriesKey } from '../../src/storage/keys.js';
 import { tempStore, newId, WHO, f64Batch, T0, SEC } from '../helpers/series-store.js';
@@ -201,6 +201,59 @@ t.test('a reference whose pack is gone reads as a damaged chunk; its series refu
   t.equal(r.batches[0].refusals[0].reason, 'chunk-corrupt');
 });
 
+t.test('reads keep their copies of packed tails; tails that left their pack, and members of a rewritten pack, read as they are now', async (t) => {
+  const { store, ids } = await sealedFleet(t, 6, 130);
+  const packsBefore = [...store.env.tailPacks.getRange({})].filter(({ key }) => key.readUInt32BE(0) !== 0 && key[4] === 0).map(({ key }) => key.readUInt32BE(0));
+  t.same(census(store.env), { packs: 1, refs: 6, problems: [] });
+  t.equal(keptMemberBytes(store.env), 0);
+  const before = ids.map((id) => readAll(store, id));
+  const kept = keptMemberBytes(store.env);
+  t.ok(kept > 0, `a read keeps the tails it copied (${kept} bytes)`);
+  t.same(ids.map((id) => readAll(store, id)), before, 'the second read, from the kept copies, is the same');
+  t.equal(keptMemberBytes(store.env), kept, 'and copies nothing more');
+  // a late point into four of the six tails: each is merged and rewritten as a chunk of its
+  // own, leaving the pack under half referenced, so the two left are rewritten into a new pack
+  const late = T0 + 125n * SEC + 1n;
+  for (let k = 0; k < 4; k++) await store.write([f64Batch(ids[k], [late], [-1])], WHO);
+  const after = census(store.env);
+  t.same(after, { packs: 1, refs: 2, problems: [] });
+  const packsAfter = [...store.env.tailPacks.getRange({})].filter(({ key }) => key.readUInt32BE(0) !== 0 && key[4] === 0).map(({ key }) => key.readUInt32BE(0));
+  t.not(packsAfter[0], packsBefore[0], 'the pack was rewritten under a new id');
+  for (let k = 0; k < 6; k++) {
+    const got = readAll(store, ids[k]);
+    if (k < 4) {
+      t.equal(got.ts.length, before[k].ts.length + 1, `series ${k}: one point more`);
+      t.equal(got.v[got.ts.indexOf(late)], -1, `series ${k}: the late point, not the kept copy of its old tail`);
+    } else {
+      t.same(got, before[k], `series ${k}: the same points from the rewritten pack`);
+    }
+  }
+});
+
+t.test('kept copies stay within their byte bound, the least recently read going first', async (t) => {
+  const m = new KeptMembers(100);
+  const b = (n: number, fill: number) => Buffer.alloc(n, fill);
+  m.put(1, b(40, 1));
+  m.put(2, b(40, 2));
+  t.equal(m.get(1, 40)?.[0], 1, 'read: now the most recent');
+  m.put(3, b(40, 3));
+  t.equal(m.size, 80);
+  t.equal(m.get(2, 40), undefined, '2 went first: least recently read');
+  t.equal(m.get(1, 40)?.[0], 1);
+  t.equal(m.get(3, 40)?.[0], 3);
+  t.equal(m.get(3, 41), undefined, 'a length that differs is not a hit');
+  m.put(4, b(101, 4));
+  t.equal(m.get(4, 101), undefined, 'a copy over the whole bound is not kept');
+  t.equal(m.size, 80);
+  m.put(3, b(60, 5));
+  t.equal(m.size, 100, 'a key put again replaces its copy');
+  t.equal(m.get(3, 60)?.[0], 5);
+  t.equal(m.get(1, 40)?.[0], 1);
+  m.put(5, b(30, 6));
+  t.equal(m.size, 70, 'room for 5 made by the least recently read (3)');
+  t.equal(m.get(3, 60), undefined);
+});
+
 t.test('repackCopy carries the packs: a store opened on the copy reads the same', async (t) => {
   const { store, ids } = await sealedFleet(t, 6, 170);
   const dir = await mkdtemp(join(tmpdir(), 'tail-pack-copy-'));
@@ -211,6 +264,13 @@ t.test('repackCopy carries the packs: a store opened on the copy reads the same'
   t.equal(census(copy.env).refs, 6);
   for (const id of ids) t.same(readAll(copy, id), readAll(store, id));
 });
+
+/** Throws unless the series reads back exactly the model's points. */
+function expectModel(store: SeriesStore, id: string, model: Map<bigint, number>, what: string): void {
+  const want = [...model.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  const got = readAll(store, id);
+  if (got.ts.length !== want.length || want.some(([ts, v], i) => got.ts[i] !== ts || got.v[i] !== v)) throw new Error(`${what} differs`);
+}
 
 t.test('property: any mix of appends, late points and whole-head seals reads back as written, with packs consistent', async (t) => {
   let runs = 0;
@@ -242,14 +302,13 @@ t.test('property: any mix of appends, late points and whole-head seals reads bac
             m.set(ts, o.value / 10);
             await store.write([f64Batch(id, [ts], [o.value / 10])], WHO);
           }
+          // a read after every step: the kept copies of packed tails (tail-packs.ts) live
+          // across the steps that take tails out of packs and rewrite packs
+          expectModel(store, id, m, `series ${o.series} after a step`);
         }
         const c = census(store.env);
         if (c.problems.length > 0) throw new Error(c.problems.join('; '));
-        for (const [k, id] of ids.entries()) {
-          const want = [...model[k].entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
-          const got = readAll(store, id);
-          if (got.ts.length !== want.length || want.some(([ts, v], i) => got.ts[i] !== ts || got.v[i] !== v)) throw new Error(`series ${k} differs`);
-        }
+        for (const [k, id] of ids.entries()) expectModel(store, id, model[k], `series ${k}`);
       } finally {
         await store.close();
         await rm(dir, { recursive: true, force: true });
