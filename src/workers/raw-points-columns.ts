@@ -101,24 +101,23 @@ export class ColumnPage {
   /** One byte a quality while every quality of the page fits, then four (widened in place once). */
   private appendQuality(cols: PointColumns, i0: number, i1: number, n: number, buf: Uint8Array, view: DataView): void {
     const q = cols.quality;
-    let i = i0, k = n;
+    let i = i0;
     if (!this.qualityWide) {
-      const at = this.qualityAt;
-      for (; i < i1; i++, k++) { const v = q[i]; if (v > 255) break; buf[at + k] = v; }
-      if (i < i1) { widenBytes(view, at, k, false); this.qualityWide = true; }
+      i = qualityBytes(q, i0, i1, buf, this.qualityAt + n - i0);
+      if (i < i1) { widenBytes(view, this.qualityAt, n + i - i0, false); this.qualityWide = true; }
     }
-    if (this.qualityWide) for (; i < i1; i++, k++) view.setUint32(this.qualityAt + 4 * k, q[i], true);
+    if (this.qualityWide) qualityWords(view, q, i, i1, this.qualityAt + 4 * (n - i0));
   }
 
   private appendOrdinals(src: Int32Array, i0: number, i1: number, n: number): void {
     const sink = this.sink as BodySink;
     const buf = sink.buf, view = sink.view, at = this.valueAt;
-    let i = i0, k = n;
+    let i = i0;
     if (!this.ordWide) {
-      for (; i < i1; i++, k++) { const o = src[i]; if (o < 0 || o > 255) break; buf[at + k] = o; }
-      if (i < i1) { widenBytes(view, at, k, true); this.ordWide = true; }
+      i = ordinalBytes(src, i0, i1, buf, at + n - i0);
+      if (i < i1) { widenBytes(view, at, n + i - i0, true); this.ordWide = true; }
     }
-    if (this.ordWide) for (; i < i1; i++, k++) view.setInt32(at + 4 * k, src[i], true);
+    if (this.ordWide) ordinalWords(view, src, i, i1, at + 4 * (n - i0));
   }
 
   get valueEncoding(): ValueEncoding {
@@ -199,6 +198,35 @@ function columnHead(sink: BodySink, at: number, key: string, bytes: number): num
   buf[at++] = 0xc6;
   sink.view.setUint32(at, bytes);
   return at + 4;
+}
+
+// The per-point loops live in functions of their own that end at the loop: a loop inside a
+// method is compiled on its own (on-stack replacement) on its first long run, before the code
+// after it has ever run, and V8 then left that code on every later call through a
+// deoptimization for missing type feedback: ~1,000 a second on fleet reads (--trace-deopt).
+
+/** Writes q[i0..i1) as bytes at dst[i + shift] while each is <= 255; returns where it stopped. */
+function qualityBytes(q: Uint32Array, i0: number, i1: number, dst: Uint8Array, shift: number): number {
+  let i = i0;
+  for (; i < i1; i++) { const v = q[i]; if (v > 255) break; dst[shift + i] = v; }
+  return i;
+}
+
+/** Writes o[i0..i1) as bytes at dst[i + shift] while each is 0..255; returns where it stopped. */
+function ordinalBytes(o: Int32Array, i0: number, i1: number, dst: Uint8Array, shift: number): number {
+  let i = i0;
+  for (; i < i1; i++) { const v = o[i]; if (v < 0 || v > 255) break; dst[shift + i] = v; }
+  return i;
+}
+
+/** Writes q[i0..i1) as u32 little-endian, entry i at at + 4 * i. */
+function qualityWords(view: DataView, q: Uint32Array, i0: number, i1: number, at: number): void {
+  for (let i = i0; i < i1; i++) view.setUint32(at + 4 * i, q[i], true);
+}
+
+/** Writes o[i0..i1) as i32 little-endian, entry i at at + 4 * i. */
+function ordinalWords(view: DataView, o: Int32Array, i0: number, i1: number, at: number): void {
+  for (let i = i0; i < i1; i++) view.setInt32(at + 4 * i, o[i], true);
 }
 
 /** Rewrites n one-byte entries at `at` as four-byte little-endian ones (u32, or i32 when signed), in place, last first. */
