@@ -2,7 +2,7 @@
 // commit of this process is seen at once; another process's commit (a model_tx row this
 // process's feed never saw) within one version check; and without a commit anywhere the
 // entries outlive the check instead of being fetched again.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { testDb } from '../helpers/db.js';
 import { tempStore } from '../helpers/series-store.js';
 import { SeriesCatalogue } from '../../src/series/catalogue.js';
@@ -20,7 +20,7 @@ async function foreignChange(db: Db, id: string, writableClass: string, commit: 
   if (commit) await db.query('INSERT INTO model_tx (committed_ns, principal, reason) VALUES ($1, $2, $3)', [nowNs(), 'other-process', 'test']);
 }
 
-async function setup(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function setup(t: Test) {
   const db = await testDb(t);
   await migrate(db);
   const { store } = await tempStore(t);
