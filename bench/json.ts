@@ -3,10 +3,10 @@
 // rows, msgpack columns, JSON columns) on 1M points of the shared dataset's first float64 series, cut in
 // chunk-sized runs as the raw task sees them: points per CPU-second of this thread.
 // Run: node --import tsx bench/json.ts [--json]
-import { parseJson, stringifyJson } from '../src/http/json.js';
+import { parseJson, stringifyJson } from '../src/json/json.js';
 // @ts-expect-error the shared dataset is plain JS without types
 import { datasetSeries } from '../../shared/datasets/industrial.mjs';
-import { BodySink } from '../src/workers/body-sink.js';
+import { BodySink } from '../src/body-sink.js';
 import { writeJsonPoints } from '../src/workers/raw-points-json.js';
 import { writeMsgpackPoints } from '../src/workers/raw-points-msgpack.js';
 import { ColumnPage } from '../src/workers/raw-points-columns.js';

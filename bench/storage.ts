@@ -33,7 +33,7 @@ import { pino } from 'pino';
 import pg from 'pg';
 // @ts-expect-error the shared dataset is plain JS without types
 import { datasetSeries } from '../../shared/datasets/industrial.mjs';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { startService } from '../src/service.js';
 import type { ValueType } from '../src/storage/encoding/chunk-types.js';
 import type { PointBatch } from '../src/storage/series-store.js';

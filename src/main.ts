@@ -1,6 +1,6 @@
 // Entry point: `npm start` (compiled) or `npm run dev` (tsx). Configuration comes from
 // the environment; `--help` lists it. SIGTERM and SIGINT stop gracefully.
-import { loadConfig, helpText, ConfigError } from './config.js';
+import { loadConfig, helpText, ConfigError } from './config/config.js';
 import { createLogger } from './log.js';
 import { startService } from './service.js';
 

@@ -1,10 +1,10 @@
 // Everything a route handler may reach, built once at start (src/main.ts) and torn
 // down in reverse order at shutdown. Each part is owned by its own folder.
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 import type { Db } from './model/db.js';
 import type { AccessControl } from './auth/access-types.js';
-import type { IdempotencyStore } from './http/idempotency.js';
+import type { IdempotencyStore } from './model/idempotency-store.js';
 import type { OperationsCatalogue } from './operations/catalogue.js';
 
 export interface ServiceContext {

@@ -1,12 +1,12 @@
 // Builds the running service from a Config: model database (migrated), access control,
 // idempotency, operations, the HTTP front end; and tears it down in reverse order.
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 import type { ServiceContext, ServiceParts } from './service-context.js';
 import type { AccessControl } from './auth/access-types.js';
 import { openDb, type Db } from './model/db.js';
 import { migrate } from './model/migrate.js';
-import { createIdempotencyStore } from './http/idempotency.js';
+import { createIdempotencyStore } from './model/idempotency-store.js';
 import { OperationsCatalogue } from './operations/catalogue.js';
 import { startHttpServer, type HttpServer } from './http/server.js';
 import { allRoutes } from './http/routes/index.js';

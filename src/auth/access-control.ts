@@ -11,10 +11,10 @@
 // changes therefore take effect on the very next request.
 import type { Logger } from 'pino';
 import type { Db } from '../model/db.js';
-import type { Capability } from '../http/schemas/common.js';
-import { CAPABILITIES } from '../http/schemas/common.js';
+import type { Capability } from './capabilities.js';
+import { CAPABILITIES } from './capabilities.js';
 import type { AccessControl, AccessTarget, AuthMode, Principal, RequestCredentials } from './access-types.js';
-import { ServiceError } from '../http/errors.js';
+import { ServiceError } from '../errors.js';
 import { nowNs } from '../clock.js';
 import { parseServiceToken, parseSessionCookie, secretMatches, sessionCookieFrom } from './credentials.js';
 import { getPrincipal, type PrincipalRow } from './principals.js';

@@ -1,9 +1,10 @@
 // The seam between the HTTP pipeline and authentication/authorization. The pipeline
 // asks an AccessControl who is calling and whether a capability holds on a target; the
 // implementation (sessions, tokens, roles, grants, postures) lives in src/auth.
-import type { Capability } from '../http/schemas/common.js';
+import type { Capability } from './capabilities.js';
+import type { AuthMode } from '../config/config.js';
 
-export type AuthMode = 'enforced' | 'shadow' | 'disabled';
+export type { AuthMode };
 
 export interface Principal {
   /** principal_id (uuid); the built-in local administrator of disabled mode has its own fixed id. */

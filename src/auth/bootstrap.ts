@@ -6,7 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ServiceContext } from '../service-context.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
+import type { Db } from '../model/db.js';
+import type { AccessControl } from './access-types.js';
 import { modelTransaction } from '../model/tx-log.js';
 import { countPrincipals, createUser } from './principals.js';
 import { createGrant } from './grants.js';
@@ -22,7 +25,7 @@ export interface BootstrapResult {
   passwordFile?: string;
 }
 
-export async function bootstrapAdmin(service: Pick<ServiceContext, 'db' | 'config' | 'log' | 'access'>, print: (line: string) => void = (l) => process.stderr.write(l)): Promise<BootstrapResult> {
+export async function bootstrapAdmin(service: { db: Db; config: Config; log: Logger; access: AccessControl }, print: (line: string) => void = (l) => process.stderr.write(l)): Promise<BootstrapResult> {
   const { db, config, log } = service;
   if (await countPrincipals(db) > 0) return { created: false };
   const auth = authOf(service);

@@ -8,7 +8,7 @@
 //   - and when the browser sends `Origin`, it must be this service's own origin.
 // Bearer requests carry no ambient credential and are not affected.
 import type { Principal } from './access-types.js';
-import { ServiceError } from '../http/errors.js';
+import { ServiceError } from '../errors.js';
 
 export const CSRF_HEADER = 'x-service-csrf';
 

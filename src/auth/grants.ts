@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../model/db.js';
 import type { EventSink } from '../model/tx-log.js';
-import { ServiceError, notFound } from '../http/errors.js';
+import { ServiceError, notFound } from '../errors.js';
 import { nowNs } from '../clock.js';
 
 export type GrantScope = { kind: 'everywhere' } | { kind: 'asset'; asset_id: string } | { kind: 'view'; view_id: string };

@@ -4,14 +4,14 @@
 //   authOf               - the auth routes reach the full implementation through it;
 //   authenticateServiceToken - for the gRPC ingest worker (bearer token -> identity).
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { Db } from '../model/db.js';
 import { AuthAccessControl } from './access-control.js';
 import { OidcRelyingParty } from './oidc/relying-party.js';
 import type { SessionPolicy } from './sessions.js';
 import type { ScopeResolver } from './scope-resolver.js';
 import type { PasswordHasher } from './password.js';
-import { ServiceError } from '../http/errors.js';
+import { ServiceError } from '../errors.js';
 
 export { AuthAccessControl, authOf } from './access-control.js';
 export { bootstrapAdmin } from './bootstrap.js';

@@ -9,7 +9,7 @@ import type { PasswordHasher } from './password.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { findUser, type PrincipalRow } from './principals.js';
 import { openSession, type SessionRow } from './sessions.js';
-import { ServiceError } from '../http/errors.js';
+import { ServiceError } from '../errors.js';
 
 export interface LoginRequest {
   username: string;

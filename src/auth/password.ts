@@ -7,7 +7,7 @@
 // scrypt runs on libuv's thread pool, so the event loop stays free; PasswordHasher caps
 // how many run at once so a login flood cannot take both cores and all the memory.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { ServiceError } from '../http/errors.js';
+import { ServiceError } from '../errors.js';
 
 export interface ScryptParams { log2N: number; r: number; p: number }
 

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../model/db.js';
 import type { EventSink } from '../model/tx-log.js';
-import { ServiceError, notFound } from '../http/errors.js';
+import { ServiceError, notFound } from '../errors.js';
 import { nowNs } from '../clock.js';
 
 export const SERVICE_KINDS = ['integration', 'collector'] as const;

@@ -3,8 +3,8 @@
 // parts of the system rely on it); custom roles can be created, updated and retired.
 // A retired role grants nothing, but its grants stay listed so nobody loses track.
 import type { Queryable } from '../model/db.js';
-import { CAPABILITIES, type Capability } from '../http/schemas/common.js';
-import { ServiceError, notFound } from '../http/errors.js';
+import { CAPABILITIES, type Capability } from './capabilities.js';
+import { ServiceError, notFound } from '../errors.js';
 import type { EventSink } from '../model/tx-log.js';
 import { randomUUID } from 'node:crypto';
 

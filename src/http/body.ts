@@ -2,7 +2,7 @@
 // while reading a chunked upload: never after buffering it all. uWS neuters each chunk
 // when its callback returns, so every chunk is copied.
 import type { LiveResponse } from './respond.js';
-import { ServiceError } from './errors.js';
+import { ServiceError } from '../errors.js';
 
 export interface BodyReader {
   /** Resolves with the whole body; rejects with ServiceError('body-too-large') past the limit. */

@@ -4,7 +4,7 @@
 // $id become components referenced by #/components/schemas/<id>.
 import type { TSchema } from '@sinclair/typebox';
 import type { AnyRoute } from './route.js';
-import { ERROR_CODES } from './errors.js';
+import { ERROR_CODES } from '../errors.js';
 import { ErrorEnvelope } from './schemas/common.js';
 
 type Json = Record<string, unknown>;

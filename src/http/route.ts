@@ -3,7 +3,7 @@
 // the contract cannot drift from what the server enforces.
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
-import type { Capability } from './schemas/common.js';
+import type { Capability } from '../auth/capabilities.js';
 import type { Principal, AccessTarget } from '../auth/access-types.js';
 import type { ServiceContext } from '../service-context.js';
 

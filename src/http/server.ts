@@ -11,14 +11,14 @@ import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../service-context.js';
 import type { AnyRoute, HandlerContext, Headers, Reply, SseSink } from './route.js';
 import type { Principal, AccessTarget } from '../auth/access-types.js';
-import type { Capability } from './schemas/common.js';
+import type { Capability } from '../auth/capabilities.js';
 import { Router } from './router.js';
 import { compileValidator, type Validator } from './validate.js';
 import { parseQuery } from './query.js';
 import { readBody, type BodyReader } from './body.js';
 import { writeResponse, startStream, type LiveResponse } from './respond.js';
-import { ServiceError } from './errors.js';
-import { parseJson, stringifyJson } from './json.js';
+import { ServiceError } from '../errors.js';
+import { parseJson, stringifyJson } from '../json/json.js';
 import { localAdministrator } from '../auth/local-administrator.js';
 import { assertCsrfProof } from '../auth/csrf.js';
 

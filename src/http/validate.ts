@@ -2,7 +2,7 @@
 // ServiceError('invalid-request') listing each offending field and what was wrong.
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { ServiceError } from './errors.js';
+import { ServiceError } from '../errors.js';
 
 export interface Validator {
   check(where: 'path' | 'query' | 'body', value: unknown): void;

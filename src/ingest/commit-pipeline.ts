@@ -16,9 +16,9 @@
 // to the engine: that is the commit's linearisation point. A batch of a session fenced
 // before that instant is rejected and never written; one formed into a group earlier is
 // written before the fencing session is welcomed (the welcome waits for idle()).
-import type { PointBatch } from '../storage/write-batch.js';
+import type { PointBatch } from '../storage/series-store.js';
 import type { IngestStore, StoredBatchResult } from './ingest-store.js';
-import { ServiceError } from '../http/errors.js';
+import { ServiceError } from '../errors.js';
 import { absMs, groupTrace } from './group-trace.js';
 
 export interface PendingBatch {

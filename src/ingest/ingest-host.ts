@@ -4,13 +4,13 @@
 // the worker stops the process (an fsync failure must not be retried: the data directory
 // stays consistent only if nobody writes after it).
 import type { Worker } from 'node:worker_threads';
-import { siblingEntry, startThread } from '../workers/thread-boot.js';
+import { siblingEntry, startThread } from '../threads/thread-boot.js';
 import type { ServiceContext } from '../service-context.js';
-import { ServiceError } from '../http/errors.js';
+import { ServiceError } from '../errors.js';
 import { authOf, authenticateServiceToken } from '../auth/index.js';
 import { PortRpc } from './port-rpc.js';
 import { claimEpoch, collectorIdentitiesNamed, listCollectorRows, saveCollectorRows } from './collector-records.js';
-import { readTlsFiles, type IngestConfig } from './ingest-config.js';
+import { readTlsFiles, type IngestConfig } from '../config/ingest-config.js';
 import { resolveStreams } from './stream-series.js';
 import type {
   AuthenticateArg, AuthenticateResult, CollectorDetail, CollectorDiagnostic, CollectorRow, IngestWorkerData, OpenSessionArg, OpenSessionResult,

@@ -3,8 +3,8 @@
 // instance over the shared LMDB environment (STACK-NOTES §3: same options everywhere) and
 // is the single writer of collector data.
 import type { ValueType } from '../storage/encoding/chunk-types.js';
-import type { PointBatch } from '../storage/write-batch.js';
-import type { Refusal } from '../storage/write-batch.js';
+import type { PointBatch } from '../storage/series-store.js';
+import type { Refusal } from '../storage/series-store.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

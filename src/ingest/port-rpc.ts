@@ -3,7 +3,7 @@
 // sessions in the model and persist diagnostics; the main thread asks the worker for
 // live diagnostics and to stop. Errors travel as {code, message, details} (structured
 // clone drops classes) and are rebuilt as ServiceError by code.
-import { ServiceError, type WireError } from '../http/errors.js';
+import { ServiceError, type WireError } from '../errors.js';
 
 interface Endpoint {
   postMessage(value: unknown): void;

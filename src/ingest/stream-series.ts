@@ -6,7 +6,7 @@
 // created with that set's ordinals, and a named series must carry that set.
 import type { ServiceContext } from '../service-context.js';
 import type { Queryable } from '../model/db.js';
-import { ServiceError } from '../http/errors.js';
+import { ServiceError } from '../errors.js';
 import type { OpenSessionArg, StreamOutcome } from './thread-messages.js';
 import { UUID_RE } from '../uuid.js';
 

@@ -2,6 +2,9 @@
 // Plain data only: everything here crosses a structured clone.
 import type { ValueType } from '../storage/encoding/chunk-types.js';
 import type { AuthMode } from '../auth/access-types.js';
+import type { IngestTuning } from '../config/ingest-config.js';
+
+export type { IngestTuning };
 
 export interface IngestWorkerData {
   entry: string;
@@ -16,32 +19,6 @@ export interface IngestWorkerData {
   known: CollectorRow[];
 }
 
-/** Limits and pacing; defaults in ingest-config.ts, each overridable from the environment. */
-export interface IngestTuning {
-  liveCredit: number;
-  backfillCredit: number;
-  maxBatchPoints: number;
-  /** Largest group commit in points; live batches always go first. */
-  maxGroupPoints: number;
-  /** Largest backfill-only group commit, in points (bounds the engine time a live batch can wait behind). */
-  backfillGroupPoints: number;
-  /** Engine time a group should take (ms); group sizes follow the measured time per point. */
-  groupTargetMs: number;
-  /** Live ack latency the credit is sized for (ms): live sessions share rate x this many points. */
-  ackTargetMs: number;
-  /** Backfill points per group commit while live points are waiting. */
-  backfillShareWhileLive: number;
-  /** Group commits in flight at once (the next one applies while the previous one syncs). */
-  commitsInFlight: number;
-  heartbeatIntervalMs: number;
-  /** A session silent for this long is closed. */
-  idleTimeoutMs: number;
-  /** Below this many free bytes in the data directory, batches are refused (retryable). */
-  minFreeBytes: number;
-  /** Batches with a time further ahead of the server clock are refused (bad-timestamps). */
-  maxFutureNs: bigint;
-  maxMessageBytes: number;
-}
 
 export interface StreamRequest {
   name: string;

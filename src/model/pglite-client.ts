@@ -3,7 +3,7 @@
 // their shape: BEGIN on the thread holds PGlite's single connection until this side's
 // callback settles and sends COMMIT or ROLLBACK.
 import type { Worker } from 'node:worker_threads';
-import { siblingEntry, startThread } from '../workers/thread-boot.js';
+import { siblingEntry, startThread } from '../threads/thread-boot.js';
 import { bufferRows, normaliseParams, type Db, type Queryable, type QueryResult, type SqlParam } from './db.js';
 import type { DbReply, DbRequest, WireDbError } from './pglite-protocol.js';
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../model/db.js';
 import { nowNs } from '../clock.js';
-import { ServiceError } from '../http/errors.js';
+import { ServiceError } from '../errors.js';
 
 export const OPERATION_STATES = ['queued', 'running', 'awaiting-commit', 'completed', 'cancelled', 'failed'] as const;
 export type OperationState = (typeof OPERATION_STATES)[number];

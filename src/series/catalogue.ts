@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../model/db.js';
 import { modelTransaction, type Who } from '../model/tx-log.js';
 import { nowNs } from '../clock.js';
-import { ServiceError, invalid } from '../http/errors.js';
+import { ServiceError, invalid } from '../errors.js';
 import type { AccessTarget } from '../auth/access-types.js';
 import type { ValueType } from '../storage/encoding/chunk-types.js';
 import type { EnumSetRef, SeriesStore } from '../storage/series-store.js';

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import type { ServiceContext } from '../service-context.js';
 import { SeriesStore } from '../storage/series-store.js';
 import { ReadPool } from '../workers/read-pool.js';
-import { JobRunner } from '../jobs/job-runner.js';
-import { registerStorageJobs } from '../jobs/storage-jobs.js';
+import { JobRunner } from '../background-work/job-runner.js';
+import { registerStorageJobs } from '../background-work/storage-jobs.js';
 import { SeriesCatalogue } from './catalogue.js';
 
 declare module '../service-context.js' {

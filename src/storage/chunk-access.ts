@@ -1,7 +1,7 @@
 // Finding and decoding a series' sealed chunks and its head inside a ReadView.
 // A series' data = sealed chunks (disjoint, keyed by first time) followed by one head:
 // the head holds every point later than the last sealed point (`sealedEnd`).
-import { ServiceError } from '../http/errors.js';
+import { ServiceError } from '../errors.js';
 import { decodeChunk, readChunkHeader } from './encoding/chunk.js';
 import { ChunkCorruptError, type ChunkHeader, type PointColumns } from './encoding/chunk-types.js';
 import { chunkKey, INT64_MAX, INT64_MIN, readTime, uuidOf } from './keys.js';

@@ -28,7 +28,7 @@
 // to 10 bytes a point, a setpoint or state from 12 or 5 to 2: less to commit and a lower
 // high-water mark for the pages LMDB lists as free once the heads are sealed.
 import { crc32 } from 'node:zlib';
-import { ServiceError } from '../http/errors.js';
+import { ServiceError } from '../errors.js';
 import type { PointColumns } from './encoding/chunk-types.js';
 import { encodeChunk } from './encoding/chunk.js';
 import { slicePointColumns, valueBytes } from './encoding/point-columns.js';

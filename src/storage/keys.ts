@@ -1,7 +1,7 @@
 // Binary LMDB keys. Every key starts with the 16 bytes of the series UUID so that one
 // series is one contiguous key range; times follow as 8-byte big-endian int64 with the
 // sign bit flipped, so memcmp order equals signed numeric order (STACK-NOTES §3).
-import { invalid } from '../http/errors.js';
+import { invalid } from '../errors.js';
 import { UUID_RE } from '../uuid.js';
 
 const SIGN = 0x8000000000000000n;

@@ -8,7 +8,7 @@
 //               returns their cutoff for the model to apply)
 //   swinging_door (optional, float64 series only): applied when a head is sealed, with
 //               deviation maxdev_percent_of_range % of (range_max - range_min).
-import { invalid } from '../http/errors.js';
+import { invalid } from '../errors.js';
 
 export const LIFECYCLE_SCHEMA = 'service-lifecycle-policy/v1';
 

@@ -1,7 +1,7 @@
 // Read algorithms over one ReadView (a snapshot): raw points, the audit of superseded
 // values, the latest point, the chunk listing, the finalised watermark and gaps. Pure
 // functions: worker tasks call them with their own read transaction.
-import { ServiceError, invalid } from '../http/errors.js';
+import { ServiceError, invalid } from '../errors.js';
 import { allChunks, chunksCovering, decodeColumns, headerOf } from './chunk-access.js';
 import { auditKey, INT64_MAX, INT64_MIN, readTime, seriesKey } from './keys.js';
 import { loadStoredHead, readOpenColumns } from './head-record.js';

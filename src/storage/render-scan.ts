@@ -11,7 +11,7 @@
 // Version 3 and 4 headers (varints after firstTs) go through V3Header, which allocates nothing.
 import { crc32 } from 'node:zlib';
 import type { Database } from 'lmdb';
-import { ServiceError } from '../http/errors.js';
+import { ServiceError } from '../errors.js';
 import { chunkVersion, headerCrcAt, unknownVersion, HEADER_BYTES, TRAILER_BYTES, TYPE_CODES, type ChunkSections } from './encoding/chunk-header.js';
 import { FIRST_TS_AT, RAW_SLOTS, V3Header } from './encoding/chunk-header-v3.js';
 import type { ValueType } from './encoding/chunk-types.js';

@@ -12,7 +12,7 @@
 // 10-million-point render in milliseconds. 'minmax-band' gives per column min and max and
 // optionally one `stat`; twa and percent_good need every point, so they decode.
 // Exactness of col() needs rel exact: ranges shorter than 2^53 ns (104 days).
-import { invalid, ServiceError } from '../http/errors.js';
+import { invalid, ServiceError } from '../errors.js';
 import { decodeChunk, decodeNumericInto, MAX_CHUNK_POINTS } from './encoding/chunk.js';
 import { ChunkGroups, ChunkSummary, readChunkSummary } from './encoding/chunk-range.js';
 import { createPointColumns } from './encoding/point-columns.js';

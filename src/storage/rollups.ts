@@ -3,7 +3,7 @@
 // row per 1 s series would cost ~1.9 bytes/point, more than the whole disk budget; 1 h
 // costs ~0.03). Hourly rows are computed from raw points; daily rows are folded from the
 // hourly rows of their day, so both always agree.
-import { ServiceError, invalid } from '../http/errors.js';
+import { ServiceError, invalid } from '../errors.js';
 import type { ValueType } from './encoding/chunk-types.js';
 import type { PointColumns } from './encoding/chunk-types.js';
 import { INT64_MIN, rollupKey, readTime, seriesKey } from './keys.js';

@@ -12,7 +12,7 @@ import { headIsFull, type SealBudget } from './chunk-fit.js';
 import type { PointColumns } from './encoding/chunk-types.js';
 import { CALIBRATE_MIN_POINTS, type OpenHead } from './open-head.js';
 import type { SealReply, SealRequest } from './seal-messages.js';
-import { siblingEntry, startThread } from '../workers/thread-boot.js';
+import { siblingEntry, startThread } from '../threads/thread-boot.js';
 
 /** Heads whose copies may be on the thread at once (~16 B per point each, at most a few chunks). */
 export const MAX_SEALS_IN_FLIGHT = 256;

@@ -20,7 +20,7 @@
 import { nowNs } from '../clock.js';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ServiceError, invalid } from '../http/errors.js';
+import { ServiceError, invalid } from '../errors.js';
 import type { ValueType } from './encoding/chunk-types.js';
 import { seriesKey } from './keys.js';
 import { enforceLifecycleInTxn, type LifecycleReport } from './lifecycle.js';
@@ -41,12 +41,20 @@ export type { SeriesMeta, DeclaredGap, LossyRange, EnumSetRef } from './series-m
 export type { LifecyclePolicy } from './lifecycle-policy.js';
 export { parseLifecyclePolicy, LIFECYCLE_SCHEMA } from './lifecycle-policy.js';
 export { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from './series-env.js';
-export { readRaw, readRawAudit, readSnapshot, listChunks, readFinalised, readGaps, type RawPage, type AuditEntry, type ChunkInfo, type GapReport, type SnapshotPoint } from './read-raw.js';
+export { readRaw, readRawAudit, readSnapshot, listChunks, readFinalised, readGaps, checkRange, requireMeta, MAX_RAW_LIMIT, type RawPage, type AuditEntry, type ChunkInfo, type GapReport, type SnapshotPoint } from './read-raw.js';
 export { readRollups, ROLLUP_INTERVALS, type RollupColumns, type RollupInterval, type Continuity } from './rollups.js';
 export type { LifecycleReport } from './lifecycle.js';
 export type { DiskUsage } from './disk-usage.js';
 export { renderSeries, RENDER_STATS, type RenderQuery, type RenderMode, type RenderStat, type SignificantPoints, type MinMaxBand } from './render.js';
 export { columnOf } from './render-columns.js';
+export { readMeta } from './series-meta.js';
+export { allChunks } from './chunk-access.js';
+export { readOpenColumns } from './head-record.js';
+export { INT64_MAX, INT64_MIN, seriesKey } from './keys.js';
+export { allocColumns } from './point-runs.js';
+export { listRange, scanChunks, scanRange, visitHead, type RunVisitor } from './range-scan.js';
+export { MAX_CHUNK_POINTS, decodeChunk } from './encoding/chunk.js';
+export { valueBytes } from './encoding/point-columns.js';
 
 export interface WriteResult {
   batches: BatchResult[];
@@ -393,3 +401,4 @@ export class SeriesStore {
     for (let i = 0; i < done.group.length; i++) done.group[i].resolve(done.values[i]);
   }
 }
+

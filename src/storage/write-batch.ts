@@ -2,7 +2,7 @@
 // columns; each point is either accepted into a normalised run (sorted, one point per
 // time) or refused with a reason. Nothing is dropped silently: a later point at the same
 // time inside one batch supersedes the earlier one, which goes to the audit like any edit.
-import { invalid } from '../http/errors.js';
+import { invalid } from '../errors.js';
 import type { SeriesMeta } from './series-meta.js';
 import { INT64_MAX, INT64_MIN } from './keys.js';
 import { allocTimed, copyValue, sameValue, valueAt, type Supersession, type TimedPoints } from './point-runs.js';

@@ -2,7 +2,7 @@
 // times as msgpack int64 (0xd3) and values as float64 (0xcb) or int64, written straight
 // into a BodySink. msgpackr is not used here: per-point objects would allocate, and its
 // default handling of non-Uint8 typed arrays corrupts them (STACK-NOTES §9).
-import { utf8Into, type BodySink } from './body-sink.js';
+import { utf8Into, type BodySink } from '../body-sink.js';
 
 const TWO32 = 4294967296;
 

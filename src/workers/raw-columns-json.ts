@@ -17,9 +17,9 @@
 // (raw-points-json.ts), kept inline there: the shared object tried first cost that writer
 // ~30 % (bench:json, A/B, 2026-11-21).
 import type { PointColumns } from '../storage/encoding/chunk-types.js';
-import { BodySink } from './body-sink.js';
-import { splitBase, writeInt64At, writeTime } from './json-digits.js';
-import { putDoubleFast, putNine, putUint31, putUint53, QUADS32 } from './json-fast-digits.js';
+import { BodySink } from '../body-sink.js';
+import { splitBase, writeInt64At, writeTime } from '../json/digits.js';
+import { putDoubleFast, putNine, putUint31, putUint53, QUADS32 } from '../json/fast-digits.js';
 
 /**
  * Column text kept between requests (bytes per column): a 1M-point page (the route's

@@ -20,8 +20,8 @@
 // The column stores go through the body's DataView: the regions' offsets follow the body
 // bytes before them, so they have no alignment a typed-array view would need.
 import type { PointColumns, ValueType } from '../storage/encoding/chunk-types.js';
-import { valueBytes } from '../storage/encoding/point-columns.js';
-import type { BodySink } from './body-sink.js';
+import { valueBytes } from '../storage/series-store.js';
+import type { BodySink } from '../body-sink.js';
 import { mpString, splitWords } from './msgpack-bytes.js';
 
 const INV_TWO32 = 1 / 4294967296;

@@ -8,12 +8,12 @@
 // per point only the nine nanosecond digits are computed, in int32 arithmetic with a
 // two-digit table, while the seconds digits are cached and re-used as long as the
 // second does not change (plant data: about ten points per second at most). Values go
-// through the same exact rules as json-digits.ts (fixed decimals as scaled integers, else
+// through the same exact rules as digits.ts (src/json) (fixed decimals as scaled integers, else
 // V8's shortest form), with the digit loops inlined.
 import type { PointColumns } from '../storage/encoding/chunk-types.js';
-import type { BodySink } from './body-sink.js';
-import { splitBase, writeDouble, writeInt64At, writeTime } from './json-digits.js';
-import { putConst, putDoubleFast, putNine, putUint31, putUint53, QUADS32 } from './json-fast-digits.js';
+import type { BodySink } from '../body-sink.js';
+import { splitBase, writeDouble, writeInt64At, writeTime } from '../json/digits.js';
+import { putConst, putDoubleFast, putNine, putUint31, putUint53, QUADS32 } from '../json/fast-digits.js';
 
 const TS = [123, 34, 116, 115, 95, 110, 115, 34, 58]; // {"ts_ns":
 const VALUE = [44, 34, 118, 97, 108, 117, 101, 34, 58]; // ,"value":
@@ -163,7 +163,7 @@ export function writeJsonPoints(sink: BodySink, cols: PointColumns, i0: number, 
 }
 
 /**
- * splitBase of the run's base for json-digits' writeTime, or null (BigInt per point)
+ * splitBase of the run's base for digits.ts' writeTime, or null (BigInt per point)
  * when a point before the base could fall before 1970 (negative offsets, times near 0).
  */
 function splitFor(cols: PointColumns, i0: number): [number, number] | null {
@@ -171,7 +171,7 @@ function splitFor(cols: PointColumns, i0: number): [number, number] | null {
   return split !== null && split[0] * 1e9 + split[1] + cols.tsOffset[i0] >= 0 ? split : null;
 }
 
-/** Any type through the json-digits writers (times before 1970 or past 2^52 s). */
+/** Any type through the digits.ts writers (times before 1970 or past 2^52 s). */
 function writeGeneralPoints(sink: BodySink, cols: PointColumns, i0: number, i1: number, first: boolean, enumJson: string, split: [number, number] | null): void {
   const words = cols.i64 ? new Int32Array(cols.i64.buffer, cols.i64.byteOffset, cols.i64.length * 2) : null;
   for (let i = i0; i < i1; i++) {

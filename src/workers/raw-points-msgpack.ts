@@ -5,7 +5,7 @@
 // writes through locals; times come from the chunk base's two 32-bit words plus the
 // exact double offset, without BigInt.
 import type { PointColumns } from '../storage/encoding/chunk-types.js';
-import type { BodySink } from './body-sink.js';
+import type { BodySink } from '../body-sink.js';
 import { mpString, splitWords } from './msgpack-bytes.js';
 
 const TWO32 = 4294967296;

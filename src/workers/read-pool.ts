@@ -3,7 +3,7 @@
 // decoding threads than cores (STACK-NOTES §2). Each worker opens the series LMDB env
 // once; each task answers with a finished body in a SharedArrayBuffer.
 import { Piscina } from 'piscina';
-import { ServiceError } from '../http/errors.js';
+import { ServiceError } from '../errors.js';
 import type { TaskArgs, TaskName, TaskOutcome } from './task-protocol.js';
 import { releaseSlab, SlabDirectory } from './body-slabs.js';
 import { memoizeWorkerViews } from './piscina-worker-views.js';

@@ -1,6 +1,6 @@
 // The read worker's entry: Piscina calls the export named by the task (one file per
 // task under tasks/). The series env opens on the first task (worker-state.ts).
-import { READ_WORKER_NICE, lowerThreadPriority } from './thread-priority.js';
+import { READ_WORKER_NICE, lowerThreadPriority } from '../threads/thread-priority.js';
 
 lowerThreadPriority(READ_WORKER_NICE);
 

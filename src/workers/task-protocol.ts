@@ -5,8 +5,8 @@
 // large is cloned: posting a SharedArrayBuffer shares its memory. The receiver must
 // release the slab once the bytes are no longer read (ReadBody.release), or the worker
 // cannot reuse it. Errors travel as WireError and are rebuilt into ServiceError by code.
-import type { WireError } from '../http/errors.js';
-import type { Continuity, RollupInterval } from '../storage/rollups.js';
+import type { WireError } from '../errors.js';
+import type { Continuity, RollupInterval } from '../storage/series-store.js';
 import type { SlabHandOff } from './body-slabs.js';
 
 export type BodyFormat = 'json' | 'msgpack';

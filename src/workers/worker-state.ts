@@ -2,9 +2,9 @@
 // options every other thread uses (openSeriesEnv), and the reusable body slabs that tasks
 // serialise into (body-slabs.ts).
 import { threadId, workerData } from 'node:worker_threads';
-import { ServiceError, isServiceError } from '../http/errors.js';
-import { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from '../storage/series-env.js';
-import { BodySink } from './body-sink.js';
+import { ServiceError, isServiceError } from '../errors.js';
+import { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from '../storage/series-store.js';
+import { BodySink } from '../body-sink.js';
 import { BodySlabs, SLAB_HEADER_BYTES, type BodySlab } from './body-slabs.js';
 import type { TaskOutcome } from './task-protocol.js';
 

@@ -38,7 +38,7 @@ t.test('shadow mode would-be denials reach the log with the correlation id', asy
   const lines: string[] = [];
   const capture = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
   const { startService } = await import('../../src/service.js');
-  const { loadConfig } = await import('../../src/config.js');
+  const { loadConfig } = await import('../../src/config/config.js');
   const { mkdtemp, rm } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { pino } from 'pino';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { startService, type RunningService } from '../../src/service.js';
-import { parseJson, stringifyJson } from '../../src/http/json.js';
+import { parseJson, stringifyJson } from '../../src/json/json.js';
 import type { AnyRoute } from '../../src/http/route.js';
 
 export interface TestService {

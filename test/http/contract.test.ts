@@ -2,7 +2,7 @@ import t from 'tap';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startTestService, request } from '../helpers/service.js';
 import { allRoutes } from '../../src/http/routes/index.js';
-import { ERROR_CODES } from '../../src/http/errors.js';
+import { ERROR_CODES } from '../../src/errors.js';
 
 t.test('the served contract is valid OpenAPI 3.1 and lists exactly the routed operations', async (t) => {
   const svc = await startTestService(t);

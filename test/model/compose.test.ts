@@ -13,7 +13,7 @@ import { createTemplateIn } from '../../src/model/templates/templates.js';
 import { bindIn, bindingHistory } from '../../src/model/bindings/bindings.js';
 import { putPropertyIn } from '../../src/model/assets/properties.js';
 import { insertSeriesRow } from '../../src/series/records.js';
-import { ServiceError } from '../../src/http/errors.js';
+import { ServiceError } from '../../src/errors.js';
 
 const def = (name: string) => ({ name, quantity_kind_id: null, default_unit_id: null, continuity_class: 'continuous', writer_class: 'collector',
   enum_set_id: null, limit_traits: null, lifecycle_policy: null, entry_cadence: null, overridable: [] });

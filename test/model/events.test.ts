@@ -1,7 +1,7 @@
 import t from 'tap';
 import { startTestService } from '../helpers/service.js';
 import { modelClient } from '../helpers/model.js';
-import { parseJson } from '../../src/http/json.js';
+import { parseJson } from '../../src/json/json.js';
 
 interface EventTx { tx_id: bigint | number; committed_ns: bigint | number; principal: string; reason: string; events: Array<{ entity_kind: string; entity_id: string; action: string; details: Record<string, unknown> }> }
 

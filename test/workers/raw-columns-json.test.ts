@@ -1,8 +1,8 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { BodySink } from '../../src/workers/body-sink.js';
+import { BodySink } from '../../src/body-sink.js';
 import { JsonColumnPage, putCount, reserveCount } from '../../src/workers/raw-columns-json.js';
-import { parseJson } from '../../src/http/json.js';
+import { parseJson } from '../../src/json/json.js';
 import type { ValueType } from '../../src/storage/encoding/chunk-types.js';
 import { pointRunArb, timeAt, toColumns } from '../helpers/chunk-arbitraries.js';
 import { expectedPointValue } from '../helpers/expected-point.js';

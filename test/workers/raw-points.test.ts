@@ -1,7 +1,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { Unpackr } from 'msgpackr';
-import { BodySink } from '../../src/workers/body-sink.js';
+import { BodySink } from '../../src/body-sink.js';
 import { writeJsonPoints } from '../../src/workers/raw-points-json.js';
 import { writeMsgpackPoints } from '../../src/workers/raw-points-msgpack.js';
 import type { ValueType } from '../../src/storage/encoding/chunk-types.js';

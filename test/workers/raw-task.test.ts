@@ -4,7 +4,7 @@ import { Unpackr } from 'msgpackr';
 // @ts-expect-error the shared dataset is plain JS without types
 import { datasetSeries } from '../../../shared/datasets/industrial.mjs';
 import { ReadPool } from '../../src/workers/read-pool.js';
-import { decodeCursor } from '../../src/http/cursor.js';
+import { decodeCursor } from '../../src/cursor.js';
 import { readRaw, type RawPage } from '../../src/storage/series-store.js';
 import { rawCursorListing } from '../../src/workers/tasks/raw-task.js';
 import type { ValueType } from '../../src/storage/encoding/chunk-types.js';

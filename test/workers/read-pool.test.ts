@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestService, request } from '../helpers/service.js';
 import { ReadPool } from '../../src/workers/read-pool.js';
-import { READ_WORKER_NICE } from '../../src/workers/thread-priority.js';
+import { READ_WORKER_NICE } from '../../src/threads/thread-priority.js';
 import { SeriesStore } from '../../src/storage/series-store.js';
 
 /** A store in a fresh directory with one float64 series, and a pool of `workers` over it, closed at teardown. */

@@ -2,7 +2,7 @@
 // asymmetric algorithms are accepted: "none" and HMAC (which would make the client
 // secret a signing key) are refused outright, so an attacker cannot pick the algorithm.
 import { createPublicKey, verify, constants, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { ServiceError } from '../../http/errors.js';
+import { ServiceError } from '../../errors.js';
 
 export interface IdTokenClaims {
   iss: string;

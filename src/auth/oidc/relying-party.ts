@@ -7,7 +7,7 @@
 // browser gets a short-lived cookie with the same state, so a callback replayed into
 // another browser (login CSRF) fails the state-to-cookie check.
 import { createHash, randomBytes } from 'node:crypto';
-import { ServiceError } from '../../http/errors.js';
+import { ServiceError } from '../../errors.js';
 import { JwksCache, verifyIdToken, type IdTokenClaims } from './id-token.js';
 
 export interface OidcSettings {

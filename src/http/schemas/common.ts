@@ -3,6 +3,7 @@
 // or as "exact int64 strings" where the spec says so.
 import { Type, Kind, TypeRegistry, FormatRegistry, type TSchema, type TUnsafe, type Static } from '@sinclair/typebox';
 import { UUID_RE } from '../../uuid.js';
+import { CAPABILITIES } from '../../auth/capabilities.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -44,11 +45,6 @@ export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]
 /** Any JSON value (object, array, string, number, integer, boolean, null). */
 export const AnyJson = (options: { description?: string } = {}) => Type.Unknown(options);
 
-export const CAPABILITIES = [
-  'read', 'annotate', 'enter', 'approve', 'amend', 'model-edit', 'registry-manage',
-  'calc-author', 'display-author', 'display-publish', 'episode-manage', 'redact', 'admin',
-] as const;
-export type Capability = (typeof CAPABILITIES)[number];
 export const CapabilitySchema = Type.Union(CAPABILITIES.map((c) => Type.Literal(c)), { $id: 'Capability' });
 
 export const ErrorEnvelope = Type.Object({

@@ -1,6 +1,7 @@
 // The asset model as a service part: the model database plus the in-memory caches that
 // keep reads cheap (the current asset tree, a few as-of trees, view membership). It is
-// also the ScopeResolver that authorization asks where an asset sits.
+// also what authorization asks where an asset sits (it fits auth's ScopeResolver by shape,
+// so the model never imports from auth, which sits above it).
 //
 // Coherence: every model change commits through modelTransaction, whose commit feed
 // (onModelCommit) reaches this process synchronously before the writer's response; asset
@@ -11,7 +12,6 @@
 import type { Db } from '../db.js';
 import { onModelCommit, type ModelEvent } from '../tx-log.js';
 import type { ReadTx } from '../versions/history.js';
-import type { ScopeResolver } from '../../auth/scope-resolver.js';
 import { AssetTree, type AssetState } from './asset-tree.js';
 import { ViewMembership } from '../views/view-membership.js';
 import { CurrentAttributeCache } from '../resolve/attribute-cache.js';
@@ -25,7 +25,7 @@ declare module '../../service-context.js' {
   }
 }
 
-export class AssetModel implements ScopeResolver {
+export class AssetModel {
   private current: AssetTree | null = null;
   private loading: Promise<AssetTree> | null = null;
   /** Set when a change commits while the current tree is loading: the load is retried. */

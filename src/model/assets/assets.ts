@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db.js';
 import { modelTransaction, type EventSink, type Who } from '../tx-log.js';
-import { ServiceError } from '../../http/errors.js';
+import { ServiceError } from '../../errors.js';
 import { endCurrentVersion, isUniqueViolation, checkExpectedTx } from '../versions/history.js';
 import { checkName } from '../versions/names.js';
 import { checkTimezone } from './timezones.js';

@@ -4,11 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { type Queryable, sqlTextArray } from '../db.js';
 import { modelTransaction, type EventSink, type Who } from '../tx-log.js';
-import { ServiceError } from '../../http/errors.js';
+import { ServiceError } from '../../errors.js';
 import { SqlArgs, validAt, endCurrentVersion, type ReadTx } from '../versions/history.js';
 import { checkName } from '../versions/names.js';
 import { nowNs } from '../../clock.js';
-import { stringifyJson } from '../../http/json.js';
+import { stringifyJson } from '../../json/json.js';
 import { currentAssetRow } from './assets.js';
 import type { AssetModel } from './asset-model.js';
 

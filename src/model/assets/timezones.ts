@@ -1,5 +1,5 @@
 // Asset time zones are IANA names, checked against the zones this Node's ICU knows.
-import { ServiceError } from '../../http/errors.js';
+import { ServiceError } from '../../errors.js';
 
 let known: Set<string> | null = null;
 

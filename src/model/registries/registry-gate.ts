@@ -4,7 +4,7 @@
 // a symbol, or opposite polarity where the kind is two-sided) is refused with
 // duplicate-entry and the clashing entry, unless the request carries an override claim
 // with a rationale; the claim and what it overrode are recorded on the new entry.
-import { ServiceError } from '../../http/errors.js';
+import { ServiceError } from '../../errors.js';
 import { nameVariant, symbolKey, POLARITY_KINDS, type VariantKind } from './dedupe.js';
 import { toEntry, type EntryRow, type RegistryKind } from './registry-entries.js';
 import { UUID_RE } from '../../uuid.js';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Db, type Queryable, sqlTextArray } from '../db.js';
 import { modelTransaction, type EventSink, type Who } from '../tx-log.js';
-import { ServiceError } from '../../http/errors.js';
+import { ServiceError } from '../../errors.js';
 import { checkName } from '../versions/names.js';
 import { formatRatio, fromDouble, parseRatio } from './exact-ratio.js';
 import { currentEntryRows, entryRow, toEntry, type EntryRow, type RegistryEntry, type RegistryKind } from './registry-entries.js';

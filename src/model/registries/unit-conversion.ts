@@ -2,7 +2,7 @@
 // factor f_u and offset o_u with canonical = v·f_u + o_u, so a value converts from a to b
 // as v_b = v_a·(f_a/f_b) + (o_a − o_b)/f_b. The combined factor and offset are computed
 // once per pair (a UnitConversion), exactly, and every value is rounded once.
-import { ServiceError } from '../../http/errors.js';
+import { ServiceError } from '../../errors.js';
 import { type Ratio, ONE, ZERO, add, sub, mul, div, fromDouble, toDouble, equals } from './exact-ratio.js';
 
 export interface UnitScale {

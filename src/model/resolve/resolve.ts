@@ -7,7 +7,7 @@
 // fetches the attributes with their covering bindings and one their definitions. Either
 // way cost follows the size of the answer, not of the model.
 import { type Queryable, sqlTextArray } from '../db.js';
-import { ServiceError } from '../../http/errors.js';
+import { ServiceError } from '../../errors.js';
 import { nowNs } from '../../clock.js';
 import { readTxFor, SqlArgs, validAt, type ReadTx } from '../versions/history.js';
 import type { AssetModel } from '../assets/asset-model.js';

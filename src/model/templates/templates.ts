@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Queryable, sqlTextArray } from '../db.js';
 import { modelTransaction, type EventSink, type Who } from '../tx-log.js';
-import { ServiceError } from '../../http/errors.js';
+import { ServiceError } from '../../errors.js';
 import { SqlArgs, validAt, endCurrentVersion, isUniqueViolation, type ReadTx } from '../versions/history.js';
 import { checkName } from '../versions/names.js';
 import type { AssetModel } from '../assets/asset-model.js';

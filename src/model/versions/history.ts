@@ -5,7 +5,7 @@
 // partial "tx_to IS NULL" indexes.
 import type { Queryable, SqlParam } from '../db.js';
 import { txAsOf } from '../tx-log.js';
-import { ServiceError } from '../../http/errors.js';
+import { ServiceError } from '../../errors.js';
 
 /** null: the current model; a bigint: the model as of that transaction. */
 export type ReadTx = bigint | null;

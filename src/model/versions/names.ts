@@ -1,7 +1,7 @@
 // Names of model entities (assets, attributes, templates, views). Asset names are path
 // segments, so they may not contain "/"; no entity name may carry control characters or
 // surrounding blanks, which would make two names look the same.
-import { ServiceError } from '../../http/errors.js';
+import { ServiceError } from '../../errors.js';
 
 export const NAME_MAX = 200;
 

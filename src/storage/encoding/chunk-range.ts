@@ -7,7 +7,7 @@ import { openVerified, finishSection } from './chunk.js';
 import { sectionOffsets, type ChunkSections } from './chunk-header.js';
 import { ChunkCorruptError, type ValueType } from './chunk-types.js';
 import { ChunkSummary } from './chunk-summary.js';
-import { invalid } from '../../http/errors.js';
+import { bug } from '../../errors.js';
 import { IntColumnIndex } from './int-column-range.js';
 import { TimeColumnIndex } from './time-column.js';
 
@@ -50,7 +50,7 @@ export class ChunkGroups {
    * (count, type) must have been checked (readChunkHeader or an equivalent).
    */
   open(bytes: Uint8Array, summary: ChunkSummary, count: number, type: ValueType): void {
-    if (summary.groups === 0) throw invalid('summary', 'the chunk has no group directory');
+    if (summary.groups === 0) throw bug('summary', 'the chunk has no group directory');
     const c = openVerified(bytes);
     summary.loadDirectory();
     const n = count;
@@ -76,8 +76,8 @@ export class ChunkGroups {
   decode(from: number, to: number, tsOut: Float64Array, vOut: Float64Array): void {
     const sm = this.summary, n = this.count;
     const g = from >> sm.groupShift;
-    if (g << sm.groupShift !== from || to > n || to <= from) throw invalid('range', `points [${from}, ${to}) are not a group range of this ${n}-point chunk`);
-    if (tsOut.length < to - from || vOut.length < to - from) throw invalid('out', `capacity below ${to - from} points`);
+    if (g << sm.groupShift !== from || to > n || to <= from) throw bug('range', `points [${from}, ${to}) are not a group range of this ${n}-point chunk`);
+    if (tsOut.length < to - from || vOut.length < to - from) throw bug('out', `capacity below ${to - from} points`);
     this.timeColumn.range(from, to, tsOut, from, sm.firstRel[g]);
     this.valueColumn.range(from, to, vOut, from, sm.firstX[g]);
     const div = sm.divisor;
@@ -88,8 +88,8 @@ export class ChunkGroups {
   values(from: number, to: number, vOut: Float64Array): void {
     const sm = this.summary, n = this.count;
     const g = from >> sm.groupShift;
-    if (g << sm.groupShift !== from || to > n || to <= from) throw invalid('range', `points [${from}, ${to}) are not a group range of this ${n}-point chunk`);
-    if (vOut.length < to - from) throw invalid('out', `capacity below ${to - from} points`);
+    if (g << sm.groupShift !== from || to > n || to <= from) throw bug('range', `points [${from}, ${to}) are not a group range of this ${n}-point chunk`);
+    if (vOut.length < to - from) throw bug('out', `capacity below ${to - from} points`);
     this.valueColumn.range(from, to, vOut, from, sm.firstX[g]);
     const div = sm.divisor;
     if (div !== 1) for (let j = 0; j < to - from; j++) vOut[j] = vOut[j] / div;
@@ -143,7 +143,7 @@ export class ChunkGroups {
 
   /** The time offset of point i from the chunk's first time. */
   timeAt(i: number): number {
-    if (!(i >= 0 && i < this.count)) throw invalid('index', `point ${i} outside the chunk's ${this.count}`);
+    if (!(i >= 0 && i < this.count)) throw bug('index', `point ${i} outside the chunk's ${this.count}`);
     const shift = this.summary.groupShift, g = i >> shift;
     return this.timeColumn.at(i, g << shift, this.summary.firstRel[g]);
   }

@@ -6,7 +6,7 @@
 // Decoders verify the trailing CRC before reading any column, so a damaged chunk yields
 // ChunkCorruptError and never a wrong value; header-only readers verify the header CRC only.
 
-import { invalid } from '../../http/errors.js';
+import { bug } from '../../errors.js';
 import { ChunkReader, ChunkWriter } from './byte-io.js';
 import {
   computeStats, MIN_CHUNK_BYTES, parseHeader, sectionOffsets, typeCode, verifyChunkChecksum, type HeaderStats,
@@ -70,36 +70,36 @@ const COLUMN_NAME: Record<ValueType, string> = { float64: 'f64', int64: 'i64', b
 
 /** Refuses columns a chunk cannot hold exactly; the write path refuses such points before this. */
 function validate(cols: PointColumns, n: number): void {
-  if (!Number.isInteger(n) || n < 1) throw invalid('points.count', `must be an integer >= 1, got ${n}`);
-  if (!(cols.type in COLUMN_NAME)) throw invalid('points.type', `unknown value type ${String(cols.type)}`);
+  if (!Number.isInteger(n) || n < 1) throw bug('points.count', `must be an integer >= 1, got ${n}`);
+  if (!(cols.type in COLUMN_NAME)) throw bug('points.type', `unknown value type ${String(cols.type)}`);
   const name = COLUMN_NAME[cols.type];
   const cap = valueColumnLength(cols, cols.type);
-  if (cap < n) throw invalid(`points.${name}`, cap < 0 ? `missing for type ${cols.type}` : `holds ${cap} values, count is ${n}`);
-  if (cols.tsOffset.length < n) throw invalid('points.tsOffset', `holds ${cols.tsOffset.length} values, count is ${n}`);
-  if (cols.quality.length < n) throw invalid('points.quality', `holds ${cols.quality.length} values, count is ${n}`);
+  if (cap < n) throw bug(`points.${name}`, cap < 0 ? `missing for type ${cols.type}` : `holds ${cap} values, count is ${n}`);
+  if (cols.tsOffset.length < n) throw bug('points.tsOffset', `holds ${cols.tsOffset.length} values, count is ${n}`);
+  if (cols.quality.length < n) throw bug('points.quality', `holds ${cols.quality.length} values, count is ${n}`);
   const o = cols.tsOffset;
-  if (!Number.isSafeInteger(o[0])) throw invalid('points.tsOffset[0]', `not an exact integer: ${o[0]}`);
+  if (!Number.isSafeInteger(o[0])) throw bug('points.tsOffset[0]', `not an exact integer: ${o[0]}`);
   for (let i = 1; i < n; i++) {
     if (!Number.isSafeInteger(o[i]) || !(o[i] > o[i - 1])) {
-      throw invalid(`points.tsOffset[${i}]`, `must be an integer greater than the previous offset, got ${o[i]} after ${o[i - 1]}`);
+      throw bug(`points.tsOffset[${i}]`, `must be an integer greater than the previous offset, got ${o[i]} after ${o[i - 1]}`);
     }
   }
-  if (!(o[n - 1] - o[0] < MAX_OFFSET)) throw invalid('points.tsOffset', 'a chunk must span less than 2^53 ns');
+  if (!(o[n - 1] - o[0] < MAX_OFFSET)) throw bug('points.tsOffset', 'a chunk must span less than 2^53 ns');
   const first = cols.tsBase + BigInt(o[0]);
   const last = cols.tsBase + BigInt(o[n - 1]);
-  if (first < INT64_MIN || last > INT64_MAX) throw invalid('points.tsBase', 'times fall outside the int64 range');
+  if (first < INT64_MIN || last > INT64_MAX) throw bug('points.tsBase', 'times fall outside the int64 range');
   if (cols.type === 'float64') {
     const f = cols.f64 as Float64Array;
-    for (let i = 0; i < n; i++) if (!Number.isFinite(f[i])) throw invalid(`points.f64[${i}]`, `non-finite value ${f[i]}`);
+    for (let i = 0; i < n; i++) if (!Number.isFinite(f[i])) throw bug(`points.f64[${i}]`, `non-finite value ${f[i]}`);
   } else if (cols.type === 'boolean') {
     const b = cols.u8 as Uint8Array;
-    for (let i = 0; i < n; i++) if (b[i] > 1) throw invalid(`points.u8[${i}]`, `boolean must be 0 or 1, got ${b[i]}`);
+    for (let i = 0; i < n; i++) if (b[i] > 1) throw bug(`points.u8[${i}]`, `boolean must be 0 or 1, got ${b[i]}`);
   } else if (cols.type === 'string') {
     const s = cols.str as string[];
     for (let i = 0; i < n; i++) {
-      if (typeof s[i] !== 'string') throw invalid(`points.str[${i}]`, 'not a string');
+      if (typeof s[i] !== 'string') throw bug(`points.str[${i}]`, 'not a string');
       // Lone surrogates have no UTF-8 form; storing them would not round-trip.
-      if (LONE_SURROGATE.test(s[i])) throw invalid(`points.str[${i}]`, 'contains a lone UTF-16 surrogate');
+      if (LONE_SURROGATE.test(s[i])) throw bug(`points.str[${i}]`, 'contains a lone UTF-16 surrogate');
     }
   }
 }
@@ -222,7 +222,7 @@ export function finishSection(r: ChunkReader, what: string): void {
 }
 
 function checkCapacity(field: string, length: number, count: number): void {
-  if (length < count) throw invalid(field, `capacity ${length} is less than the chunk's ${count} points`);
+  if (length < count) throw bug(field, `capacity ${length} is less than the chunk's ${count} points`);
 }
 
 /**
@@ -238,7 +238,7 @@ export function decodeChunk(bytes: Uint8Array, out: PointColumns, header?: Chunk
   const needed = c.h.type;
   const cap = valueColumnLength(out, needed);
   if (needed !== 'string') checkCapacity(`out.${COLUMN_NAME[needed]}`, cap, n);
-  else if (out.str === null) throw invalid('out.str', 'missing for a string chunk');
+  else if (out.str === null) throw bug('out.str', 'missing for a string chunk');
   const s = sectionEnds(c.bytes);
   let r = new ChunkReader(c.bytes, c.words, s.timesAt, s.valuesAt);
   decodeTimes(r, n, out.tsOffset);
@@ -274,7 +274,7 @@ export function decodeTimesOnly(bytes: Uint8Array, tsOut: Float64Array): number 
 export function decodeNumericInto(bytes: Uint8Array, tsOut: Float64Array, f64Out: Float64Array): number {
   const c = openChunk(bytes);
   const n = c.h.count;
-  if (c.h.type === 'string') throw invalid('chunk', 'a string chunk has no numeric view');
+  if (c.h.type === 'string') throw bug('chunk', 'a string chunk has no numeric view');
   checkCapacity('tsOut', tsOut.length, n);
   checkCapacity('f64Out', f64Out.length, n);
   const s = sectionEnds(c.bytes);

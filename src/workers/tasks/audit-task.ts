@@ -2,8 +2,8 @@
 // range, oldest first (engine readRawAudit), each with who superseded it and when.
 // Body: {series, start_ns, end_ns, entries: [{ts_ns, superseded_at_ns, value, quality,
 //        principal}], truncated}
-import { readRawAudit, requireMeta } from '../../storage/read-raw.js';
-import { stringifyJson } from '../../http/json.js';
+import { readRawAudit, requireMeta } from '../../storage/series-store.js';
+import { stringifyJson } from '../../json/json.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, type AuditTask, type TaskOutcome } from '../task-protocol.js';
 

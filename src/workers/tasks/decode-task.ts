@@ -5,11 +5,11 @@
 // thread waited for a core; the thread's own CPU time (Linux /proc/thread-self, 10 ms
 // ticks) is what the decoder cost. cpu_seconds is null where that file does not exist.
 import { readFileSync } from 'node:fs';
-import { allChunks } from '../../storage/chunk-access.js';
-import { decodeChunk, MAX_CHUNK_POINTS } from '../../storage/encoding/chunk.js';
-import { allocColumns } from '../../storage/point-runs.js';
-import { seriesKey } from '../../storage/keys.js';
-import { requireMeta } from '../../storage/read-raw.js';
+import { allChunks } from '../../storage/series-store.js';
+import { decodeChunk, MAX_CHUNK_POINTS } from '../../storage/series-store.js';
+import { allocColumns } from '../../storage/series-store.js';
+import { seriesKey } from '../../storage/series-store.js';
+import { requireMeta } from '../../storage/series-store.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, type DecodeTask, type TaskOutcome } from '../task-protocol.js';
 

@@ -2,8 +2,8 @@
 // series' own cadence allows (engine readGaps: 3x the median interval in the range).
 // Body: {series, start_ns, end_ns, cadence_ns, gaps: [{start_ns, end_ns, kind, reason}]}
 // kind 'declared' (the collector said so, with its reason) or 'detected' (reason null).
-import { readGaps } from '../../storage/read-raw.js';
-import { stringifyJson } from '../../http/json.js';
+import { readGaps } from '../../storage/series-store.js';
+import { stringifyJson } from '../../json/json.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, type GapsTask, type TaskOutcome } from '../task-protocol.js';
 

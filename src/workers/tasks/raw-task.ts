@@ -1,7 +1,7 @@
 // GET /v1/series/{uuid}/raw in a worker: walks the chunks and the head over [start, end)
 // (engine scanRange) and serialises each point straight from the decoded columns into
 // the worker's body buffer, JSON or msgpack. No per-point objects and no BigInt on the
-// common paths (times print from two exact doubles; see json-digits.ts).
+// common paths (times print from two exact doubles; see digits.ts (src/json)).
 //
 // Body: {series, start_ns, end_ns, points: [{ts_ns, value, quality}], next_cursor}
 // value: number (float64), int64 integer, boolean, string, or {enum_set, ordinal}.
@@ -9,15 +9,15 @@
 // (raw-points-columns.ts): {series, start_ns, end_ns, layout, value_type, enum_set, count,
 // points: {ts_ns, value, quality}, encoding, next_cursor}; in JSON the same without
 // `encoding`, points as three arrays (raw-columns-json.ts).
-import { encodeCursor } from '../../http/cursor.js';
+import { encodeCursor } from '../../cursor.js';
 import type { PointColumns, ValueType } from '../../storage/encoding/chunk-types.js';
-import { MAX_CHUNK_POINTS } from '../../storage/encoding/chunk.js';
-import { allocColumns } from '../../storage/point-runs.js';
-import { checkRange, MAX_RAW_LIMIT, requireMeta } from '../../storage/read-raw.js';
-import { listRange, scanChunks, scanRange, visitHead, type RunVisitor } from '../../storage/range-scan.js';
-import { readOpenColumns } from '../../storage/head-record.js';
-import { seriesKey } from '../../storage/keys.js';
-import { invalid } from '../../http/errors.js';
+import { MAX_CHUNK_POINTS } from '../../storage/series-store.js';
+import { allocColumns } from '../../storage/series-store.js';
+import { checkRange, MAX_RAW_LIMIT, requireMeta } from '../../storage/series-store.js';
+import { listRange, scanChunks, scanRange, visitHead, type RunVisitor } from '../../storage/series-store.js';
+import { readOpenColumns } from '../../storage/series-store.js';
+import { seriesKey } from '../../storage/series-store.js';
+import { invalid } from '../../errors.js';
 import { mpInt64Big, mpKey, mpMapHeader, mpNil, mpString, mpUint } from '../msgpack-bytes.js';
 import { writeJsonPoints } from '../raw-points-json.js';
 import { writeMsgpackPoints } from '../raw-points-msgpack.js';
@@ -25,8 +25,8 @@ import { ColumnPage } from '../raw-points-columns.js';
 import { JsonColumnPage, putCount, reserveCount } from '../raw-columns-json.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type RawTask, type TaskOutcome } from '../task-protocol.js';
-import type { ReadView } from '../../storage/series-env.js';
-import type { BodySink } from '../body-sink.js';
+import type { ReadView } from '../../storage/series-store.js';
+import type { BodySink } from '../../body-sink.js';
 
 /** Per-worker decode columns, one set per value type, reused by every raw read. */
 const scratch = new Map<ValueType, PointColumns>();

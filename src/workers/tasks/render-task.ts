@@ -4,11 +4,11 @@
 // becomes null. Transitions mark where the meaning of the line changes inside the range:
 // declared gaps ('gap-start'/'gap-end'), swinging-door lossy ranges ('lossy-start'/
 // 'lossy-end') and the finalised watermark ('finalised').
-import { renderSeries } from '../../storage/render.js';
-import { readMeta, type SeriesMeta } from '../../storage/series-meta.js';
-import { type BodySink } from '../body-sink.js';
-import { writeDouble } from '../json-digits.js';
-import { putUint53 } from '../json-fast-digits.js';
+import { renderSeries } from '../../storage/series-store.js';
+import { readMeta, type SeriesMeta } from '../../storage/series-store.js';
+import { type BodySink } from '../../body-sink.js';
+import { writeDouble } from '../../json/digits.js';
+import { putUint53 } from '../../json/fast-digits.js';
 import { mpArrayHeader, mpFloat64, mpKey, mpMapHeader, mpNil, mpString, mpUint } from '../msgpack-bytes.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type RenderTask, type TaskOutcome } from '../task-protocol.js';

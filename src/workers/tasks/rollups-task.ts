@@ -2,8 +2,8 @@
 // (engine readRollups), as JSON. NaN statistics (no points, or no covered time) are null.
 // Body: {series, interval, continuity, buckets: [{start_ns, count, min, max, first, last,
 //        twa, percent_good, covered_ns}], truncated}
-import { readRollups } from '../../storage/rollups.js';
-import { stringifyJson } from '../../http/json.js';
+import { readRollups } from '../../storage/series-store.js';
+import { stringifyJson } from '../../json/json.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, type RollupsTask, type TaskOutcome } from '../task-protocol.js';
 

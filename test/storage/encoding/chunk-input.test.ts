@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { decodeChunk, decodeNumericInto, decodeTimesOnly, encodeChunk } from '../../../src/storage/encoding/chunk.js';
 import type { PointColumns } from '../../../src/storage/encoding/chunk-types.js';
-import { ServiceError } from '../../../src/http/errors.js';
+import { InvariantError } from '../../../src/errors.js';
 import { createPointColumns } from '../../../src/storage/encoding/point-columns.js';
 import { toColumns } from '../../helpers/chunk-arbitraries.js';
 
@@ -11,14 +11,14 @@ function floats(values: number[], deltas?: number[]): PointColumns {
   return toColumns({ type: 'float64', firstTs: T0, o0: 0, deltas: deltas ?? values.slice(1).map(() => 1e9), values, quality: values.map(() => 192) });
 }
 
-/** The invalid-request ServiceError fn throws, checked to name `field`. */
+/** The codec's input checks are assertions (callers validate first): an InvariantError naming `field`. */
 function refusal(t: Test, fn: () => unknown, field: string): void {
   try {
     fn();
   } catch (e) {
-    t.ok(e instanceof ServiceError, `a ServiceError for ${field}`);
-    const se = e as ServiceError;
-    t.equal(se.code, 'invalid-request');
+    t.ok(e instanceof InvariantError, `an InvariantError for ${field}`);
+    const se = e as InvariantError;
+    t.equal(se.field, field);
     t.match(se.message, field, `message names ${field}: ${se.message}`);
     return;
   }

@@ -1,7 +1,7 @@
 // The Authentication area's 22 operations (spec "Authentication").
 import type { AnyRoute } from '../../route.js';
 import { sessionRoutes } from './session-routes.js';
-import { adminRoutes } from './admin-routes.js';
+import { adminRoutes } from './principal-routes.js';
 
 export function authRoutes(): AnyRoute[] {
   return [...sessionRoutes(), ...adminRoutes()];

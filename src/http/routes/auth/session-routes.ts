@@ -1,8 +1,8 @@
 // Authentication area, people's side: discovery, local and OIDC login, whoami, and
 // session listing and revocation.
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
-import { ServiceError, notFound } from '../../errors.js';
-import { encodeCursor, decodeCursor } from '../../cursor.js';
+import { ServiceError, notFound } from '../../../errors.js';
+import { encodeCursor, decodeCursor } from '../../../cursor.js';
 import { modelTransaction } from '../../../model/tx-log.js';
 import { authOf } from '../../../auth/access-control.js';
 import { loginLocal } from '../../../auth/local-login.js';

@@ -3,7 +3,7 @@
 import type { Principal } from '../../../auth/access-types.js';
 import type { AuthAccessControl } from '../../../auth/access-control.js';
 import { scopeOf } from '../../../auth/grants.js';
-import { CAPABILITIES, type Capability } from '../../schemas/common.js';
+import { CAPABILITIES, type Capability } from '../../../auth/capabilities.js';
 
 const ordered = (set: ReadonlySet<Capability>) => CAPABILITIES.filter((c) => set.has(c));
 

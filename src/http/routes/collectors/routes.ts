@@ -2,7 +2,7 @@
 // the ingest worker; a collector seen before a restart keeps its epoch and counters.
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../../route.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../../errors.js';
 import { CollectorDetail, CollectorDiagnostic, CollectorIdParams } from './schemas.js';
 
 export function collectorsRoutes(): AnyRoute[] {

@@ -2,7 +2,7 @@
 // time zone), the tree, path lookup and template instantiation.
 import { sqlTextArray } from '../../../model/db.js';
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../../errors.js';
 import { readTxFor } from '../../../model/versions/history.js';
 import { createAsset, patchAsset } from '../../../model/assets/assets.js';
 import { instantiateTemplate } from '../../../model/attributes/attributes.js';

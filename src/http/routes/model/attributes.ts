@@ -1,12 +1,12 @@
 // Attributes (the Effective attribute) and their bindings. Access is checked on the
 // asset that carries the attribute, hidden as 404 when the caller cannot read it.
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../../errors.js';
 import { readTxFor, type ReadTx } from '../../../model/versions/history.js';
 import { attributesWhere, effectiveAttributes, type EffectiveAttribute } from '../../../model/attributes/effective.js';
 import { createAttribute, patchAttribute } from '../../../model/attributes/attributes.js';
 import { bind, bindingHistory } from '../../../model/bindings/bindings.js';
-import type { Capability } from '../../schemas/common.js';
+import type { Capability } from '../../../auth/capabilities.js';
 import { modelOf, who } from './context.js';
 import {
   UuidParams, AsOfQuery, EffectiveAttribute as EffectiveAttributeSchema, CreateAttributeBody, PatchAttributeBody,

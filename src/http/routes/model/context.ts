@@ -4,7 +4,7 @@
 import type { HandlerContext } from '../../route.js';
 import type { Who } from '../../../model/tx-log.js';
 import type { AssetModel } from '../../../model/assets/asset-model.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../../errors.js';
 
 export function modelOf(ctx: HandlerContext): AssetModel {
   const m = ctx.service.parts.model;

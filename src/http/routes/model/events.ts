@@ -7,7 +7,7 @@
 // the replay are held and sent after it, so none is lost or repeated. A comment line
 // every 15 s keeps proxies from closing an idle stream.
 import { defineRoute, type AnyRoute, type HandlerContext, type SseSink } from '../../route.js';
-import { stringifyJson } from '../../json.js';
+import { stringifyJson } from '../../../json/json.js';
 import { onModelCommit } from '../../../model/tx-log.js';
 import { eventsSince, visiblePart, type EventTransaction, type EventVisibility } from '../../../model/events/events.js';
 import { modelOf, assetReader } from './context.js';

@@ -1,7 +1,7 @@
 // Links: typed, directed edges between assets. Reading a link needs read on both ends;
 // creating or changing one needs model-edit on both.
 import { defineRoute, type AnyRoute } from '../../route.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../../errors.js';
 import { readTxFor } from '../../../model/versions/history.js';
 import { createLink, patchLink, linksOfAsset, linkAt } from '../../../model/links/links.js';
 import { modelOf, who, assetReader } from './context.js';

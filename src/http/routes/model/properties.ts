@@ -1,6 +1,6 @@
 // Asset properties: own rows, or rows inherited down the tree with effective=true.
 import { defineRoute, type AnyRoute } from '../../route.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../../errors.js';
 import { readTxFor } from '../../../model/versions/history.js';
 import { propertiesOf, effectiveProperties, putProperty, deleteProperty } from '../../../model/assets/properties.js';
 import { modelOf, who } from './context.js';

@@ -1,8 +1,8 @@
 // Resolve (selectors to attributes, paths and covering bindings; filtered per result)
 // and staging (series no binding covers).
 import { defineRoute, type AnyRoute } from '../../route.js';
-import { ServiceError } from '../../errors.js';
-import { encodeCursor, decodeCursor } from '../../cursor.js';
+import { ServiceError } from '../../../errors.js';
+import { encodeCursor, decodeCursor } from '../../../cursor.js';
 import { resolve } from '../../../model/resolve/resolve.js';
 import { stagedSeries } from '../../../model/series-owner.js';
 import { modelOf, assetReader } from './context.js';

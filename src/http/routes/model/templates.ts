@@ -1,6 +1,6 @@
 // Templates: list, create, read (optionally as of a time) and replace as a new version.
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../../errors.js';
 import { readTxFor } from '../../../model/versions/history.js';
 import { templatesAt, createTemplate, patchTemplate } from '../../../model/templates/templates.js';
 import { modelOf, who } from './context.js';

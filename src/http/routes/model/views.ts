@@ -1,7 +1,7 @@
 // Views: alternate hierarchies over the same assets. The View projection is exactly
 // {view_id, name, retired, tx_id}; the hierarchy is read through /tree.
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../../errors.js';
 import { readTxFor } from '../../../model/versions/history.js';
 import { createView, patchView, viewsAt, viewMembersAt } from '../../../model/views/views.js';
 import { modelOf, who } from './context.js';

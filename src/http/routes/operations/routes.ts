@@ -1,8 +1,8 @@
 // Operations area: long-running server work, filtered to what the caller may inspect
 // (its own work; everything for holders of `admin`).
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
-import { ServiceError } from '../../errors.js';
-import { encodeCursor, decodeCursor } from '../../cursor.js';
+import { ServiceError } from '../../../errors.js';
+import { encodeCursor, decodeCursor } from '../../../cursor.js';
 import { OPERATION_ID_RE } from '../../../operations/catalogue.js';
 import { OperationRecord, OperationPage, ListOperationsQuery, OperationIdParams } from './schemas.js';
 

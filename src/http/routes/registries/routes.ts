@@ -1,8 +1,8 @@
 // Governed registries: list and read entries of a kind (any reader), add entries through
 // the dedupe gate (registry-manage).
 import { defineRoute, type AnyRoute } from '../../route.js';
-import { ServiceError } from '../../errors.js';
-import { encodeCursor, decodeCursor } from '../../cursor.js';
+import { ServiceError } from '../../../errors.js';
+import { encodeCursor, decodeCursor } from '../../../cursor.js';
 import { readTxFor } from '../../../model/versions/history.js';
 import { entryRow, listEntryRows, toEntry } from '../../../model/registries/registry-entries.js';
 import { createEntry } from '../../../model/registries/registry-writes.js';

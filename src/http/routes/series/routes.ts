@@ -6,13 +6,13 @@
 // reads done here.
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
-import { ServiceError, invalid } from '../../errors.js';
-import { decodeCursor, encodeCursor } from '../../cursor.js';
-import type { Capability } from '../../schemas/common.js';
+import { ServiceError, invalid } from '../../../errors.js';
+import { decodeCursor, encodeCursor } from '../../../cursor.js';
+import type { Capability } from '../../../auth/capabilities.js';
 import type { SeriesRecord } from '../../../series/records.js';
 import type { ValueType } from '../../../storage/encoding/chunk-types.js';
-import { listChunks, readSnapshot } from '../../../storage/read-raw.js';
-import { INT64_MAX, INT64_MIN } from '../../../storage/keys.js';
+import { listChunks, readSnapshot } from '../../../storage/series-store.js';
+import { INT64_MAX, INT64_MIN } from '../../../storage/series-store.js';
 import { rawCursorListing } from '../../../workers/tasks/raw-task.js';
 import { MSGPACK_TYPE, type BodyFormat } from '../../../workers/task-protocol.js';
 import type { ReadBody } from '../../../workers/read-pool.js';

@@ -1,7 +1,7 @@
 // Service area: liveness, model readiness and the contract itself.
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute } from '../../route.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../../errors.js';
 
 const ModelHealth = Type.Object({
   status: Type.Literal('ok'),

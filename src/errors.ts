@@ -1,0 +1,98 @@
+// One error type for the whole service. Deep code throws (or returns) a ServiceError
+// with a stable code; the HTTP layer maps it once to an ErrorEnvelope and a status.
+// Across worker threads and gRPC an error travels as {code, message, details} and is
+// rebuilt with ServiceError.fromWire, because structured clone drops classes.
+
+/** Every code the service emits, with its HTTP status and the condition it names. */
+export const ERROR_CODES = {
+  'invalid-request': { status: 400, meaning: 'The request (path, query or body) does not match the operation\'s schema; details.errors lists each field and problem.' },
+  'invalid-json': { status: 400, meaning: 'The body is not well-formed JSON, is not valid UTF-8, nests deeper than the limit, or uses a forbidden key (__proto__, constructor, prototype).' },
+  'invalid-cursor': { status: 400, meaning: 'The cursor is not one this service issued for this listing.' },
+  'invalid-idempotency-key': { status: 400, meaning: 'The Idempotency-Key header is empty, longer than 255 characters, or contains characters outside visible ASCII.' },
+  'idempotency-key-required': { status: 400, meaning: 'The operation requires an Idempotency-Key header.' },
+  'unsupported-media-type': { status: 415, meaning: 'The body is not application/json.' },
+  'not-acceptable': { status: 406, meaning: 'None of the media types in Accept can be produced by this operation.' },
+  'body-too-large': { status: 413, meaning: 'The body exceeds the size limit (details.limit_bytes).' },
+  'unauthenticated': { status: 401, meaning: 'No credentials, or credentials that are unknown, expired or revoked.' },
+  'invalid-credentials': { status: 401, meaning: 'Login failed: the username or the password is wrong (never says which).' },
+  'forbidden': { status: 403, meaning: 'The principal lacks the capability or the scope the operation needs.' },
+  'csrf-rejected': { status: 403, meaning: 'A cookie-authenticated mutating request without the anti-forgery proof.' },
+  'account-sealed': { status: 403, meaning: 'The account is disabled.' },
+  'route-not-found': { status: 404, meaning: 'No operation has this path.' },
+  'not-found': { status: 404, meaning: 'The resource does not exist or is not visible to the principal.' },
+  'method-not-allowed': { status: 405, meaning: 'The path exists but not with this method; the Allow header lists the methods.' },
+  'conflict': { status: 409, meaning: 'The resource changed underneath the request (transaction or preview drift), or is in a final state.' },
+  'name-conflict': { status: 409, meaning: 'The name is already taken where it must be unique.' },
+  'idempotency-conflict': { status: 409, meaning: 'The Idempotency-Key was used before with a different body, or that first request is still running.' },
+  'hash-mismatch': { status: 409, meaning: 'The preview_hash does not match the stored preview.' },
+  'duplicate-entry': { status: 409, meaning: 'The dedupe gate found an exact or polarity variant of an existing registry entry.' },
+  'too-many-requests': { status: 429, meaning: 'Too many attempts; retry after the Retry-After header.' },
+  'internal': { status: 500, meaning: 'An unexpected fault; the correlation id finds it in the log.' },
+  'operations-catalogue-failed': { status: 500, meaning: 'The operations catalogue could not be read.' },
+  'identity-provider-unavailable': { status: 503, meaning: 'The configured OpenID Connect provider could not be reached; local login still works.' },
+  'model-unavailable': { status: 503, meaning: 'The model database is not configured or not reachable.' },
+  'capacity-exhausted': { status: 503, meaning: 'Read or render capacity is exhausted; retry later.' },
+  'shutting-down': { status: 503, meaning: 'The service is stopping and accepts no new work.' },
+  'storage-full': { status: 503, meaning: 'Free disk space is below the threshold; writes are refused, reads still work.' },
+  'chunk-corrupt': { status: 500, meaning: 'A stored chunk failed its checksum; no value from it is returned.' },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown> | undefined;
+  /** Extra response headers (Allow, Retry-After). */
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, headers?: Record<string, string>) {
+    super(message);
+    this.name = 'ServiceError';
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  toWire(): WireError {
+    return { code: this.code, message: this.message, details: this.details };
+  }
+
+  static fromWire(w: WireError): ServiceError {
+    const code = (w.code in ERROR_CODES ? w.code : 'internal') as ErrorCode;
+    return new ServiceError(code, w.message, w.details);
+  }
+}
+
+export interface WireError {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+export function isServiceError(e: unknown): e is ServiceError {
+  return e instanceof ServiceError;
+}
+
+/** Shorthands for the conditions raised most often. */
+export const notFound = (what: string, details?: Record<string, unknown>) => new ServiceError('not-found', `${what} not found`, details);
+export const invalid = (field: string, problem: string) =>
+  new ServiceError('invalid-request', `${field}: ${problem}`, { errors: [{ field, problem }] });
+
+/**
+ * A broken invariant of our own code, never a client's mistake: callers validate their
+ * input before it reaches the code that asserts (the codecs, say), so this surfaces as a
+ * 500 `internal` and a log line, like VictoriaMetrics' "BUG:" panics, not as a 400.
+ */
+export class InvariantError extends Error {
+  readonly field: string;
+  constructor(field: string, problem: string) {
+    super(`BUG: ${field}: ${problem}`);
+    this.name = 'InvariantError';
+    this.field = field;
+  }
+}
+
+/** Shorthand for throwing an InvariantError naming what broke. */
+export const bug = (field: string, problem: string) => new InvariantError(field, problem);
