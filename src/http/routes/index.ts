@@ -6,11 +6,11 @@ import { serviceRoutes } from './service/routes.js';
 import { operationsRoutes } from './operations/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { registriesRoutes } from './registries/routes.js';
-import { adminRoutes } from './change-sets/routes.js';
+import { changeSetRoutes } from './change-sets/routes.js';
 import { lintsRoutes } from './lints/routes.js';
-import { modelJobsRoutes } from './bulk-jobs/routes.js';
+import { bulkJobsRoutes } from './bulk-jobs/routes.js';
 import { seriesRoutes } from './series/routes.js';
-import { jobsRoutes } from './background-work/routes.js';
+import { backgroundWorkRoutes } from './background-work/routes.js';
 import { collectorsRoutes } from './collectors/routes.js';
 import { modelRoutes } from './model/routes.js';
 
@@ -22,11 +22,11 @@ export function allRoutes(): AnyRoute[] {
     ...operationsRoutes(),
     ...authRoutes(),
     ...registriesRoutes(),
-    ...adminRoutes(),
+    ...changeSetRoutes(),
     ...lintsRoutes(),
-    ...modelJobsRoutes(),
+    ...bulkJobsRoutes(),
     ...seriesRoutes(),
-    ...jobsRoutes(),
+    ...backgroundWorkRoutes(),
     ...collectorsRoutes(),
     ...modelRoutes(),
   ];

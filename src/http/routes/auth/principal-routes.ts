@@ -44,7 +44,7 @@ function int64Cursor(v: string): bigint {
   return BigInt(v);
 }
 
-export function adminRoutes(): AnyRoute[] {
+export function principalRoutes(): AnyRoute[] {
   return [
     defineRoute({
       operationId: 'createPrincipal', method: 'post', path: '/v1/auth/principals', area: 'Authentication',

@@ -3,7 +3,7 @@
 import { defineRoute, type AnyRoute } from '../../route.js';
 import { JobsResponse } from './schemas.js';
 
-export function jobsRoutes(): AnyRoute[] {
+export function backgroundWorkRoutes(): AnyRoute[] {
   return [
     defineRoute({
       operationId: 'listJobs', method: 'get', path: '/v1/jobs', area: 'Collectors and jobs',

@@ -19,7 +19,7 @@ async function visibleJob(ctx: HandlerContext, id: string) {
   return job;
 }
 
-export function modelJobsRoutes(): AnyRoute[] {
+export function bulkJobsRoutes(): AnyRoute[] {
   return [
     defineRoute({
       operationId: 'createModelJob', method: 'post', path: '/v1/model/jobs', area: AREA,

@@ -21,7 +21,7 @@ async function visible(ctx: HandlerContext, id: string, capability: 'read' | 'mo
   return cs;
 }
 
-export function adminRoutes(): AnyRoute[] {
+export function changeSetRoutes(): AnyRoute[] {
   return [
     defineRoute({
       operationId: 'createChangeSet', method: 'post', path: '/v1/admin/change-sets', area: AREA,
