@@ -15,7 +15,7 @@ const src = join(root, 'src');
 /** [path under src (a folder ends with /), rank]. Higher ranks may import lower ones. */
 const LAYERS: Array<[string, number]> = [
   // The bottom: shared by every layer, importing nothing of ours but each other in this order.
-  ['errors.ts', 0], ['clock.ts', 0], ['uuid.ts', 0], ['log.ts', 0],
+  ['errors.ts', 0], ['exact-ratio.ts', 0], ['clock.ts', 0], ['uuid.ts', 0], ['log.ts', 0],
   ['body-sink.ts', 1], ['threads/', 1], ['config/', 1],
   ['json/', 2], ['cursor.ts', 2],
   // The storage engine: codecs below the engine.
@@ -29,6 +29,8 @@ const LAYERS: Array<[string, number]> = [
   ['background-work/', 32], ['change-sets/', 32],
   ['service-context.ts', 33],
   ['series/', 34],
+  // Resolved reads: the model and the data meet (resolution, the read routes' planning, live updates).
+  ['reads/', 35],
   // Front ends: the gRPC collector stream (it authenticates collectors and creates
   // series, so it sits above the domain) and REST.
   ['ingest/', 40],

@@ -1,0 +1,147 @@
+// Resolution of a read body (spec "Resolved reads"): the `resolve` object turned, through
+// the model (as of `as_of_ns` when given), into the attributes the caller may read, each
+// with its path, what the effective attribute says about its values (value type of its
+// series, continuity, quantity kind, unit) and its segments: the bindings covering the
+// read's window [startNs, endNs), clipped to it, in time order, each naming its series. A
+// sensor swap inside the window gives two segments; an unbound attribute has none (never
+// an error). Results the caller may not read are left out (scope "each resolved result").
+//
+// Exported API (stable; D2/D3 and later areas extend it additively):
+//   resolveRead(service, can, req, window) -> Promise<ReadResolution>
+//     service: the ServiceContext; can: the handler's ctx.can (capability, target);
+//     req: the validated `resolve` object; window: {startNs, endNs} ([start, end), bigint),
+//     or {atNs} for an instant read (snapshot: the bindings covering that instant).
+//   ReadResolution { modelTx, modelAsOfNs, window, attributes: ReadAttribute[] }  (path order)
+//   ReadAttribute  { attributeId, assetId, name, path, assetPath, valueType, continuity,
+//                    continuityClass, quantityKindId, unitId, enumSetId, segments }
+//   ReadSegment    { seriesId, bindingId, startNs, endNs, valueType }
+//   continuityOf(continuityClass, valueType) -> 'continuous' | 'stepped' | 'event'
+import type { ServiceContext } from '../service-context.js';
+import type { Capability } from '../auth/capabilities.js';
+import type { AccessTarget } from '../auth/access-types.js';
+import { ServiceError } from '../errors.js';
+import { nowNs } from '../clock.js';
+import { resolve, type ResolveRequest } from '../model/resolve/resolve.js';
+import { readMeta } from '../storage/series-store.js';
+import type { ValueType } from '../storage/encoding/chunk-types.js';
+
+export type { ResolveRequest } from '../model/resolve/resolve.js';
+
+/** How values between stored points are read: the three continuity kinds of the spec. */
+export type ReadContinuity = 'continuous' | 'stepped' | 'event';
+
+export interface ReadSegment {
+  seriesId: string;
+  bindingId: string;
+  /** Clipped to the window: max(binding from, window start). */
+  startNs: bigint;
+  /** Clipped to the window, exclusive: min(binding to, window end). */
+  endNs: bigint;
+  /** The series' stored type; null when the series has no storage record (created in the model only). */
+  valueType: ValueType | null;
+}
+
+export interface ReadAttribute {
+  attributeId: string;
+  assetId: string;
+  name: string;
+  /** `<asset path>/<attribute name>`. */
+  path: string;
+  assetPath: string;
+  /** The type of the latest segment's series; null when unbound in the window. */
+  valueType: ValueType | null;
+  continuity: ReadContinuity;
+  /** As the effective attribute carries it (continuous, stepped, event). */
+  continuityClass: string;
+  quantityKindId: string | null;
+  /** The unit stored values are in: the effective attribute's display unit. */
+  unitId: string | null;
+  enumSetId: string | null;
+  segments: ReadSegment[];
+}
+
+export interface ReadWindow { startNs: bigint; endNs: bigint }
+
+export interface ReadResolution {
+  /** The model transaction answered (the as-of one, or the newest). */
+  modelTx: bigint;
+  /** The model instant answered: `as_of_ns` when given, else the time of resolution. */
+  modelAsOfNs: bigint;
+  window: ReadWindow;
+  attributes: ReadAttribute[];
+}
+
+export type Can = (capability: Capability, target: AccessTarget) => Promise<boolean>;
+
+/** Reads of metadata done on the HTTP thread per slice, so one resolve never holds the event loop long. */
+const META_SLICE = 2_000;
+
+/**
+ * The attribute's continuity class (the model's closed vocabulary: continuous, stepped,
+ * event) as the read applies it. A continuous class over a series that has no numeric
+ * order between values (boolean, enum, string) reads as stepped: there is nothing between
+ * `open` and `closed` to interpolate. A class outside the vocabulary (rows older than
+ * it) reads by value type: float64 continuous, other types stepped.
+ */
+export function continuityOf(continuityClass: string, valueType: ValueType | null): ReadContinuity {
+  const numeric = valueType === null || valueType === 'float64' || valueType === 'int64';
+  if (continuityClass === 'continuous') return numeric ? 'continuous' : 'stepped';
+  if (continuityClass === 'stepped' || continuityClass === 'event') return continuityClass;
+  return valueType === null || valueType === 'float64' ? 'continuous' : 'stepped';
+}
+
+function modelOf(service: ServiceContext) {
+  const m = service.parts.model;
+  if (!m) throw new ServiceError('model-unavailable', 'the asset model is not started');
+  return m;
+}
+
+/** Resolves `req` over the window; see the file header. */
+export async function resolveRead(service: ServiceContext, can: Can, req: ResolveRequest, window: ReadWindow | { atNs: bigint }): Promise<ReadResolution> {
+  const model = modelOf(service);
+  const everything = await can('read', { kind: 'global' });
+  const seen = new Map<string, boolean>();
+  const visible = async (assetId: string): Promise<boolean> => {
+    if (everything) return true;
+    let ok = seen.get(assetId);
+    if (ok === undefined) { ok = await can('read', { kind: 'asset', id: assetId }); seen.set(assetId, ok); }
+    return ok;
+  };
+  const atNs = 'atNs' in window ? window.atNs : null;
+  const w: ReadWindow = atNs !== null ? { startNs: atNs, endNs: atNs + 1n } : window as ReadWindow;
+  if (w.endNs <= w.startNs) throw new ServiceError('invalid-request', 'end_ns: must be greater than start_ns', { errors: [{ field: 'end_ns', problem: 'not after start_ns' }] });
+  // The model's range is inclusive at both ends: [start, end - 1] is the window [start, end).
+  const asked: ResolveRequest = { ...req, range: atNs !== null ? [atNs, atNs] : [w.startNs, w.endNs - 1n] };
+  const modelAsOfNs = req.as_of_ns == null ? nowNs() : BigInt(req.as_of_ns);
+  const r = await resolve(model, asked, visible);
+
+  const storage = service.parts.storage;
+  const typeOf = new Map<string, ValueType | null>();
+  const attributes: ReadAttribute[] = new Array(r.results.length);
+  for (let from = 0; from < r.results.length; from += META_SLICE) {
+    if (from > 0) await new Promise<void>((done) => setImmediate(done));
+    const to = Math.min(r.results.length, from + META_SLICE);
+    storage.read((view) => {
+      for (let i = from; i < to; i++) {
+        const a = r.results[i];
+        const segments: ReadSegment[] = [];
+        for (const b of a.bindings) {
+          const startNs = b.from_ns > w.startNs ? b.from_ns : w.startNs;
+          const endNs = b.to_ns !== null && b.to_ns < w.endNs ? b.to_ns : w.endNs;
+          if (endNs <= startNs) continue;
+          let valueType = typeOf.get(b.series_id);
+          if (valueType === undefined) { valueType = readMeta(view, b.series_id)?.type ?? null; typeOf.set(b.series_id, valueType); }
+          segments.push({ seriesId: b.series_id, bindingId: b.binding_id, startNs, endNs, valueType });
+        }
+        segments.sort((x, y) => (x.startNs < y.startNs ? -1 : x.startNs > y.startNs ? 1 : 0));
+        const valueType = segments.length > 0 ? segments[segments.length - 1].valueType : null;
+        attributes[i] = {
+          attributeId: a.attribute_id, assetId: a.asset_id, name: a.name, path: a.path, assetPath: a.asset_path,
+          valueType, continuity: continuityOf(a.continuity_class, valueType), continuityClass: a.continuity_class,
+          quantityKindId: a.quantity_kind_id, unitId: a.display_unit_id, enumSetId: a.enum_set_id, segments,
+        };
+      }
+    });
+  }
+  return { modelTx: r.model_tx, modelAsOfNs, window: w, attributes };
+}
