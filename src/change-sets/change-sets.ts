@@ -6,7 +6,7 @@
 // service process per model database, as the asset model's caches already assume), so
 // a commit and a cancel of the same change set cannot interleave.
 import { randomUUID } from 'node:crypto';
-import type { Db, Queryable } from '../model/db.js';
+import { jsonbParam, type Db, type Queryable } from '../model/db.js';
 import type { AssetModel } from '../model/assets/asset-model.js';
 import type { OperationsCatalogue } from '../operations/catalogue.js';
 import { ServiceError } from '../errors.js';
@@ -84,7 +84,7 @@ export async function createChangeSet(deps: ChangeSetDeps, principal: string, re
   const { rows } = await deps.db.query<Row>(
     `INSERT INTO change_set (change_set_id, state, reason, operations, preview, preview_hash, created_ns, principal)
      VALUES ($1, 'preview', $2, $3::jsonb, $4::jsonb, $5, $6, $7) RETURNING *`,
-    [id, reason, JSON.stringify([clean]), JSON.stringify(preview), previewHash(preview), nowNs(), principal]);
+    [id, reason, jsonbParam([clean]), jsonbParam(preview), previewHash(preview), nowNs(), principal]);
   return toChangeSet(rows[0]);
 }
 
@@ -120,7 +120,7 @@ export function commitChangeSet(deps: ChangeSetDeps, id: string, hash: string, p
         };
         const { rows } = await q.query<Row>(
           `UPDATE change_set SET state = 'committed', committed_ns = $2, receipt = $3::jsonb WHERE change_set_id = $1 AND state = 'preview' RETURNING *`,
-          [id, tx[0].committed_ns, JSON.stringify(receipt)]);
+          [id, tx[0].committed_ns, jsonbParam(receipt)]);
         await recordOperationIn(q, deps.operations, cs, receipt, principal);
         return rows[0];
       });

@@ -1,6 +1,6 @@
 // The model side of ingest (main thread): collector rows (epochs and diagnostic counters),
 // collector identities for mTLS, and the series behind each declared stream.
-import type { Db, Queryable } from '../model/db.js';
+import { jsonbParam, type Db, type Queryable } from '../model/db.js';
 import { nowNs } from '../clock.js';
 import type { CollectorRow } from './thread-messages.js';
 
@@ -18,7 +18,7 @@ interface Row {
 const COLUMNS = 'collector_id, session_epoch, streams, last_batch_arrival_ns, last_collector_receipt_ns, watermark_ns, fenced_streams_total, last_fenced_ns';
 
 function toRow(r: Row): CollectorRow {
-  const streams = typeof r.streams === 'string' ? JSON.parse(r.streams) as unknown : r.streams;
+  const streams = r.streams; // jsonb arrives parsed (db.ts)
   return {
     collector_id: r.collector_id,
     session_epoch: BigInt(r.session_epoch),
@@ -63,7 +63,7 @@ export async function saveCollectorRows(db: Db, rows: CollectorRow[]): Promise<v
          streams = EXCLUDED.streams, last_batch_arrival_ns = EXCLUDED.last_batch_arrival_ns,
          last_collector_receipt_ns = EXCLUDED.last_collector_receipt_ns, watermark_ns = EXCLUDED.watermark_ns,
          fenced_streams_total = EXCLUDED.fenced_streams_total, last_fenced_ns = EXCLUDED.last_fenced_ns, updated_ns = EXCLUDED.updated_ns`,
-      [r.collector_id, r.session_epoch, JSON.stringify(r.streams), r.last_batch_arrival_ns, r.last_collector_receipt_ns, r.watermark_ns, r.fenced_streams_total, r.last_fenced_ns, t],
+      [r.collector_id, r.session_epoch, jsonbParam(r.streams), r.last_batch_arrival_ns, r.last_collector_receipt_ns, r.watermark_ns, r.fenced_streams_total, r.last_fenced_ns, t],
     );
   }
 }

@@ -29,7 +29,7 @@ async function enumSetNamed(q: Queryable, ref: string): Promise<EnumSet | null> 
       WHERE kind = 'enum-sets' AND tx_to IS NULL AND ${byId ? 'entry_id = $1::uuid' : 'name = $1'}`, [ref]);
   const row = rows[0];
   if (!row) return null;
-  const members = typeof row.members === 'string' ? JSON.parse(row.members) as unknown : row.members;
+  const members = row.members; // jsonb arrives parsed (db.ts)
   const ordinals = Array.isArray(members) ? members.map((m) => Number((m as { ordinal: unknown }).ordinal)).filter((o) => Number.isInteger(o)) : [];
   return { id: row.entry_id, name: row.name, ordinals };
 }

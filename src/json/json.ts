@@ -31,3 +31,25 @@ export function parseJson(bytes: Uint8Array, opts?: ParseJsonOptions): unknown {
   const exact = scanJson(buf, maxDepth);
   return exact ? buildJson(buf) : JSON.parse(buf.toString('utf8'));
 }
+
+/**
+ * Deepest nesting a stored document may have. Request bodies are limited to 64 levels, and
+ * the model wraps them a few levels deeper at most (change-set operations, job params); the
+ * limit only bounds the scan's scratch, the builder is iterative.
+ */
+const STORED_MAX_DEPTH = 4096;
+
+/** An integer literal of 16 or more digits may lie beyond 2^53 - 1; 15 digits never do. */
+const LONG_DIGIT_RUN = /\d{16}/;
+
+/**
+ * Parses JSON text that the service stored itself (a jsonb column read back from
+ * PostgreSQL or PGlite), keeping integers of any size exact: beyond ±(2^53-1) they come
+ * back as bigint, as they arrived in the request. Text with no run of 16 digits cannot
+ * hold such an integer and goes straight to JSON.parse; anything else takes the exact
+ * path (a long run inside a string or a fraction only costs the slower parse).
+ */
+export function parseStoredJson(text: string): unknown {
+  if (!LONG_DIGIT_RUN.test(text)) return JSON.parse(text);
+  return parseJson(Buffer.from(text, 'utf8'), { maxDepth: STORED_MAX_DEPTH });
+}

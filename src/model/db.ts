@@ -1,9 +1,16 @@
 // One small query interface over node-postgres (DATABASE_URL) and embedded PGlite (the
 // default, persisted under the data directory, run on its own thread). Both backends
-// return int8 as bigint and bytea as Buffer, so callers never see which one they run on.
+// return int8 as bigint, bytea as Buffer and json/jsonb with exact integers, so callers
+// never see which one they run on.
+//
+// JSON in the model takes one path (docs/decisions.md, 2026-11-27): written as text by
+// src/json's stringifyJson (bigint as bare digits; jsonbParam, or any object parameter),
+// stored by PostgreSQL as numeric (exact to any number of digits), read back by the type
+// parser below (parseStoredJson: integers beyond 2^53 as bigint), on both backends.
 import pg from 'pg';
 import { mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { openPGliteThread } from './pglite-client.js';
+import { parseStoredJson, stringifyJson } from '../json/json.js';
 
 export type SqlParam = string | number | bigint | boolean | null | Buffer | Uint8Array | Date | unknown[] | Record<string, unknown>;
 
@@ -27,7 +34,22 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
+/** The OIDs of json and jsonb, whose text both backends hand to jsonTypeParser. */
+export const JSON_OIDS = [114, 3802] as const;
+/** How a json or jsonb value's text becomes a value: integers kept exact. */
+export const jsonTypeParser = (text: string): unknown => parseStoredJson(text);
+
 pg.types.setTypeParser(20, (v: string) => BigInt(v)); // int8 as bigint, like PGlite
+for (const oid of JSON_OIDS) pg.types.setTypeParser(oid, jsonTypeParser);
+
+/**
+ * The parameter for a json/jsonb column holding any JSON value (a bare string or number
+ * included, which normaliseParams would otherwise pass as itself): its text, bigint as
+ * bare digits.
+ */
+export function jsonbParam(value: unknown): string {
+  return stringifyJson(value);
+}
 
 /**
  * A Postgres array literal ({"a","b",NULL}) for an array parameter, to be cast in SQL
@@ -51,7 +73,8 @@ export function sqlTextArray(values: ReadonlyArray<string | number | bigint | nu
   return out + '}';
 }
 
-// pg serialises bigint through toString, which is exact; JSON params need it too.
+// pg serialises bigint through toString, which is exact; an object or array parameter is
+// JSON text by stringifyJson, so a bigint inside it is bare digits, as a request had it.
 // `copyBytes`: a byte parameter headed for another thread is copied to its own bytes, or
 // structured clone would copy the whole buffer under it (a Buffer's is often an 8 KiB pool).
 export function normaliseParams(params: SqlParam[] | undefined, copyBytes = false): unknown[] | undefined {
@@ -59,7 +82,7 @@ export function normaliseParams(params: SqlParam[] | undefined, copyBytes = fals
   return params.map((p) => (p instanceof Uint8Array
     ? (copyBytes ? new Uint8Array(p) : p)
     : p !== null && typeof p === 'object' && !(p instanceof Date)
-      ? JSON.stringify(p, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
+      ? stringifyJson(p)
       : p));
 }
 

@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { DbReply, DbRequest, WireDbError, WireResult } from './pglite-protocol.js';
+import { parseStoredJson } from '../json/json.js';
 
 const port = parentPort;
 if (!port) throw new Error('BUG: pglite-thread started outside a worker thread');
@@ -43,7 +44,8 @@ function reply(m: DbReply): void {
 async function main(): Promise<void> {
   let db: PGlite;
   try {
-    db = await PGlite.create(dataDir, { parsers: { 20: (v: string) => BigInt(v) } });
+    // int8 as bigint and json/jsonb with exact integers, as db.ts sets for node-postgres.
+    db = await PGlite.create(dataDir, { parsers: { 20: (v: string) => BigInt(v), 114: parseStoredJson, 3802: parseStoredJson } });
   } catch (e) {
     reply({ id: 0, ok: false, error: wireError(e) });
     return;

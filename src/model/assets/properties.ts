@@ -2,13 +2,12 @@
 // calendar...). Effective properties are inherited down the tree: an asset sees its own
 // rows plus each ancestor's keys it does not set itself, the nearest one winning.
 import { randomUUID } from 'node:crypto';
-import { type Queryable, sqlTextArray } from '../db.js';
+import { type Queryable, jsonbParam, sqlTextArray } from '../db.js';
 import { modelTransaction, type EventSink, type Who } from '../tx-log.js';
 import { ServiceError } from '../../errors.js';
 import { SqlArgs, validAt, endCurrentVersion, type ReadTx } from '../versions/history.js';
 import { checkName } from '../versions/names.js';
 import { nowNs } from '../../clock.js';
-import { stringifyJson } from '../../json/json.js';
 import { currentAssetRow } from './assets.js';
 import type { AssetModel } from './asset-model.js';
 
@@ -45,7 +44,7 @@ export async function putPropertyIn(q: Queryable, txId: bigint, events: EventSin
   const prev = await endCurrentVersion<PropertyRow>(q, 'asset_property_version', { asset_id: assetId, key }, txId);
   const row: PropertyRow = { property_id: prev?.property_id ?? randomUUID(), asset_id: assetId, key, value, valid_from_ns: validFromNs ?? nowNs(), tx_from: txId };
   await q.query('INSERT INTO asset_property_version (property_id, asset_id, key, value, valid_from_ns, tx_from) VALUES ($1, $2, $3, $4::jsonb, $5, $6)',
-    [row.property_id, assetId, key, stringifyJson(value), row.valid_from_ns, txId]);
+    [row.property_id, assetId, key, jsonbParam(value), row.valid_from_ns, txId]);
   events.emit('property', row.property_id, prev ? 'updated' : 'created', { asset_id: assetId, key });
   return toOwn(row);
 }

@@ -25,14 +25,15 @@ export function checkBulkBindParams(p: unknown): BulkBindParams {
   if (under !== undefined && (typeof under !== 'string' || !under.startsWith('/'))) throw bad('params.under', 'must be an asset path such as /Plant/Area 1');
   let from = 0n;
   if (from_ns !== undefined) {
-    // A JSON integer, or the exact digit string the stored params keep it as.
+    // A JSON integer (kept in the stored params as sent, any size exact), or a digit
+    // string: params stored before 2026-11-27 kept it so.
     const integral = (typeof from_ns === 'number' && Number.isSafeInteger(from_ns)) || typeof from_ns === 'bigint'
       || (typeof from_ns === 'string' && /^[0-9]{1,19}$/.test(from_ns));
     if (!integral) throw bad('params.from_ns', 'must be an integer (ns)');
     from = BigInt(from_ns as number | bigint | string);
     if (from < 0n) throw bad('params.from_ns', 'must not be negative');
   }
-  return { pattern, ...(under !== undefined ? { under } : {}), from_ns: String(from) };
+  return { pattern, ...(under !== undefined ? { under } : {}), ...(from_ns !== undefined ? { from_ns: from_ns as number | bigint | string } : {}) };
 }
 
 function patternRegex(pattern: string): { re: RegExp; assetFirst: boolean } {

@@ -2,7 +2,7 @@
 // the preview inside the model transaction that applies it (under a lock that
 // serialises job commits) and applies it only when it is identical to the stored one,
 // so a commit does exactly what was previewed or refuses with 409 conflict.
-import type { Db } from '../db.js';
+import { jsonbParam, type Db } from '../db.js';
 import { modelTransaction, type Who } from '../tx-log.js';
 import { ServiceError } from '../../errors.js';
 import { nowNs } from '../../clock.js';
@@ -72,7 +72,7 @@ export async function createJob(db: Db, principal: string, kind: string, params:
   });
   const { rows } = await db.query<Row>(
     `INSERT INTO model_job (kind, state, params, preview, preview_tx, created_ns, principal) VALUES ($1, 'preview', $2::jsonb, $3::jsonb, $4, $5, $6) RETURNING *`,
-    [kind, JSON.stringify(p), JSON.stringify(preview), tx, nowNs(), principal]);
+    [kind, jsonbParam(p), jsonbParam(preview), tx, nowNs(), principal]);
   return toJob(rows[0]);
 }
 

@@ -1,7 +1,7 @@
 // Creating registry entries (through the dedupe gate, in one model transaction) and
 // seeding the system entries at start.
 import { randomUUID } from 'node:crypto';
-import { type Db, type Queryable, sqlTextArray } from '../db.js';
+import { type Db, type Queryable, jsonbParam, sqlTextArray } from '../db.js';
 import { modelTransaction, type EventSink, type Who } from '../tx-log.js';
 import { ServiceError } from '../../errors.js';
 import { checkName } from '../versions/names.js';
@@ -53,8 +53,8 @@ async function insertRow(q: Queryable, r: NewRow, txId: bigint, validFromNs: big
        factor_exact, offset_exact, rationale, override, system, valid_from_ns, tx_from)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10, $11, $12, $13::jsonb, $14, $15, $16)`,
     [r.entry_id, r.kind, r.name, r.symbol ?? null, r.kind_id ?? null, r.canonical_unit_id ?? null, r.integrates_to ?? null,
-      r.encoding === undefined ? null : JSON.stringify(r.encoding), r.members === undefined ? null : JSON.stringify(r.members),
-      r.factor_exact ?? null, r.offset_exact ?? null, r.rationale ?? null, r.override === undefined ? null : JSON.stringify(r.override),
+      r.encoding === undefined ? null : jsonbParam(r.encoding), r.members === undefined ? null : jsonbParam(r.members),
+      r.factor_exact ?? null, r.offset_exact ?? null, r.rationale ?? null, r.override === undefined ? null : jsonbParam(r.override),
       r.system ?? false, validFromNs, txId],
   );
   events.emit('registry-entry', r.entry_id, 'created', { kind: r.kind, name: r.name, system: r.system ?? false, ...(r.override ? { override: r.override } : {}) });
