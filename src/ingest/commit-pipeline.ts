@@ -40,6 +40,8 @@ export interface PipelineHooks {
   fatal(e: unknown): void;
   /** After each group has settled (the caller flushes acks then). */
   settled(): void;
+  /** A group is durable, in commit order, before its batches settle: the commit feed (commit-feed.ts). */
+  durable?(batches: PointBatch[], results: StoredBatchResult[]): void;
 }
 
 export class CommitPipeline {
@@ -191,6 +193,9 @@ export class CommitPipeline {
       if (outcome instanceof ServiceError) {
         for (const p of writing) p.settle({ rejected: 'storage-full', detail: outcome.message });
       } else {
+        if (this.hooks.durable && outcome.length > 0) {
+          try { this.hooks.durable(writing.map((p) => p.batch), outcome); } catch { /* the feed must never hold back an ack */ }
+        }
         for (let i = 0; i < writing.length; i++) writing[i].settle({ result: outcome[i] });
       }
       this.hooks.settled();

@@ -8,11 +8,12 @@ import { VALUE_TYPES } from '../series/records.js';
 import type { ValueType } from '../storage/encoding/chunk-types.js';
 import { CollectorState } from './collector-state.js';
 import { CommitPipeline } from './commit-pipeline.js';
+import { CommitFeed } from './commit-feed.js';
 import type { IngestStore } from './ingest-store.js';
 import { IngestSession, type SessionStream } from './ingest-session.js';
 import type { SessionLink } from './session-link.js';
 import type {
-  AuthenticateArg, AuthenticateResult, CollectorDetail, CollectorDiagnostic, CollectorRow, IngestTuning,
+  AuthenticateArg, AuthenticateResult, CollectorDetail, CommittedGroup, CollectorDiagnostic, CollectorRow, IngestTuning,
   OpenSessionArg, OpenSessionResult, StreamRequest,
 } from './thread-messages.js';
 import type { AuthMode } from '../auth/access-types.js';
@@ -24,6 +25,8 @@ export interface MainSide {
   persist(rows: CollectorRow[]): void;
   fatal(message: string): void;
   log(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>): void;
+  /** The commit feed's groups (see commit-feed.ts); buffers in `transfer` are moved, not copied. */
+  commits(group: CommittedGroup, transfer: ArrayBuffer[]): void;
 }
 
 /** SessionOpen as proto-loader hands it over. */
@@ -52,6 +55,8 @@ export class OpenRefused extends Error {
 export class IngestCore {
   readonly collectors = new Map<string, CollectorState>();
   readonly pipeline: CommitPipeline;
+  /** Durable points of the series the main thread watches. */
+  readonly feed: CommitFeed;
   private full = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private pacing = new Set<IngestSession>();
@@ -67,11 +72,13 @@ export class IngestCore {
     known: CollectorRow[],
   ) {
     for (const row of known) this.collectors.set(row.collector_id, new CollectorState(row.collector_id, row));
+    const feed = this.feed = new CommitFeed((group, transfer) => main.commits(group, transfer));
     this.pipeline = new CommitPipeline(store, {
       principal: 'ingest',
       storageFull: () => this.full,
       fatal: (e) => main.fatal(`storage write failed; stopping rather than retrying: ${e instanceof Error ? e.message : String(e)}`),
       settled: () => undefined,
+      durable: (batches, results) => feed.publish(batches, results),
     }, tuning);
     this.timers.push(setInterval(() => this.persist(), PERSIST_MS));
     this.timers.push(setInterval(() => { void this.checkDisk(); }, DISK_CHECK_MS));

@@ -13,7 +13,7 @@ import { claimEpoch, collectorIdentitiesNamed, listCollectorRows, saveCollectorR
 import { readTlsFiles, type IngestConfig } from '../config/ingest-config.js';
 import { resolveStreams } from './stream-series.js';
 import type {
-  AuthenticateArg, AuthenticateResult, CollectorDetail, CollectorDiagnostic, CollectorRow, IngestWorkerData, OpenSessionArg, OpenSessionResult,
+  AuthenticateArg, AuthenticateResult, CollectorDetail, CommittedGroup, CollectorDiagnostic, CollectorRow, IngestWorkerData, OpenSessionArg, OpenSessionResult,
 } from './thread-messages.js';
 
 declare module '../service-context.js' {
@@ -28,6 +28,8 @@ export interface IngestHostOptions {
 }
 
 export class IngestHost {
+  private readonly commitListeners = new Set<(group: CommittedGroup) => void>();
+
   private constructor(
     private readonly worker: Worker,
     private readonly rpc: PortRpc,
@@ -70,6 +72,11 @@ export class IngestHost {
       worker.once('exit', (code) => reject(new Error(`the ingest worker exited with code ${code} while starting`)));
     });
     const host = new IngestHost(worker, rpc, port, context);
+    rpc.handle<CommittedGroup>('commits', (group) => {
+      for (const l of host.commitListeners) {
+        try { l(group); } catch (e) { ilog.warn({ err: e }, 'a commit-feed listener failed'); }
+      }
+    });
     worker.on('error', (e) => fatal(`ingest worker failed: ${e.stack ?? e.message}`));
     ilog.info({ port, tls: config.tls !== null, mtls: config.tls?.clientCaFile != null }, 'collector ingest listening');
     return host;
@@ -83,6 +90,20 @@ export class IngestHost {
         ...r, acked_through: 0n, credit_live: 0n, credit_backfill: 0n,
       }));
     });
+  }
+
+  /**
+   * The commit feed (commit-feed.ts): durable points of the watched series, one group per
+   * group commit, in commit order. Returns the unsubscribe function.
+   */
+  onCommits(listener: (group: CommittedGroup) => void): () => void {
+    this.commitListeners.add(listener);
+    return () => { this.commitListeners.delete(listener); };
+  }
+
+  /** Replaces the set of series the worker reports commits of; resolves once the worker applied it. */
+  watch(seriesIds: readonly string[]): Promise<void> {
+    return this.rpc.call<number>('watch', seriesIds).then(() => undefined);
   }
 
   detail(collectorId: string): Promise<CollectorDetail | null> {

@@ -19,6 +19,7 @@ async function run(): Promise<void> {
     persist: (rows: CollectorRow[]) => rpc.notify('persist', rows),
     fatal: (message) => rpc.notify('fatal', message),
     log: (level, msg, fields) => rpc.notify('log', { level, msg, fields }),
+    commits: (group, transfer) => rpc.notify('commits', group, transfer),
   };
   const core = new IngestCore(store, main, data.tuning, data.authMode, data.dataDir, data.known);
   await core.checkDisk();
@@ -29,6 +30,8 @@ async function run(): Promise<void> {
   }, (msg, fields) => main.log('error', msg, fields));
 
   rpc.handle('diagnostics', () => core.diagnostics());
+  // The series live subscriptions watch (the whole set each time); answered once applied.
+  rpc.handle<string[]>('watch', (ids) => { core.feed.setWatched(ids); return core.feed.watching; });
   rpc.handle<string>('detail', (id) => core.detail(id));
   rpc.handle('stop', async () => {
     await server.stop();

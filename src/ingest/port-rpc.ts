@@ -6,7 +6,7 @@
 import { ServiceError, type WireError } from '../errors.js';
 
 interface Endpoint {
-  postMessage(value: unknown): void;
+  postMessage(value: unknown, transfer?: readonly ArrayBuffer[]): void;
   on(event: 'message', listener: (value: unknown) => void): unknown;
   off(event: 'message', listener: (value: unknown) => void): unknown;
 }
@@ -48,9 +48,9 @@ export class PortRpc {
     });
   }
 
-  /** One-way message: no answer, no error report. */
-  notify(op: string, arg: unknown): void {
-    if (!this.closedError) this.port.postMessage({ rpc: 'note', op, arg } satisfies Envelope);
+  /** One-way message: no answer, no error report. Buffers in `transfer` are moved to the other side. */
+  notify(op: string, arg: unknown, transfer?: readonly ArrayBuffer[]): void {
+    if (!this.closedError) this.port.postMessage({ rpc: 'note', op, arg } satisfies Envelope, transfer);
   }
 
   /** Fails every outstanding call (the other side went away). */

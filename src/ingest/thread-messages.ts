@@ -126,3 +126,23 @@ export interface CollectorRow {
   fenced_streams_total: bigint;
   last_fenced_ns: bigint | null;
 }
+
+// worker -> main, the commit feed (commit-feed.ts) ------------------------------
+
+/** The durable points of one watched series in one group commit, in the order sent. */
+export interface CommittedColumns {
+  series: string;
+  times: BigInt64Array;
+  /** As the write path takes them: Float64Array, BigInt64Array, Uint8Array 0/1, Int32Array ordinals, or strings. */
+  values: Float64Array | BigInt64Array | Uint8Array | Int32Array | unknown[];
+  quality: Uint32Array;
+}
+
+/** One group commit's points of watched series (op `commits`). */
+export interface CommittedGroup {
+  /** Increments per group published by this worker. */
+  seq: number;
+  /** When the group became durable, absolute ms (performance.timeOrigin + now): latency measurements. */
+  durableMs: number;
+  columns: CommittedColumns[];
+}
