@@ -47,12 +47,14 @@ export type { LifecycleReport } from './lifecycle.js';
 export type { DiskUsage } from './disk-usage.js';
 export { renderSeries, RENDER_STATS, type RenderQuery, type RenderMode, type RenderStat, type SignificantPoints, type MinMaxBand } from './render.js';
 export { columnOf } from './render-columns.js';
+export { summarizePieces, uniformBoundaries, checkBoundaries, MAX_SUMMARY_INTERVALS, type SummaryPiece, type SummaryQuery, type SummaryColumns } from './summary.js';
 export { readMeta } from './series-meta.js';
 export { allChunks } from './chunk-access.js';
 export { readOpenColumns } from './head-record.js';
 export { INT64_MAX, INT64_MIN, seriesKey } from './keys.js';
 export { allocColumns } from './point-runs.js';
-export { listRange, scanChunks, scanRange, visitHead, type RunVisitor } from './range-scan.js';
+export { listRange, scanChunks, scanRange, visitHead, pointBefore, pointAtOrAfter, type RunVisitor, type EdgePoint, type DecodedChunks } from './range-scan.js';
+export { copyValue, valueAt, numericAt, timeAt, type PointValue } from './point-runs.js';
 export { MAX_CHUNK_POINTS, decodeChunk } from './encoding/chunk.js';
 export { valueBytes } from './encoding/point-columns.js';
 

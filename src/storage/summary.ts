@@ -1,0 +1,333 @@
+// SUMMARY: per-interval statistics of one attribute's signal over a range, stitched across
+// the series bound to it (a sensor swap gives one piece per series, in time order).
+//
+// The signal is the union point stream U: the points of each piece's series inside the
+// piece, in time order. Between consecutive points of U the signal is a segment: 'stepped'
+// holds the earlier value, 'continuous' interpolates linearly. Before the range's first
+// point the segment starts at the last point before the range (of the series bound at the
+// range start), so the value before each interval weights its start (InfluxDB #7445 and
+// timescale-toolkit #46 weight an interval from its first point and get this wrong). Time
+// is covered only between points, as in the rollups (rollups.ts) and render: after the
+// last known point nothing is assumed. Time between pieces (unbound) is not covered.
+//
+// Aligned interior hours come from the hourly rollups, edges from raw points: inside a
+// piece, an hour bucket of its series is used when it lies inside one interval and strictly
+// between the piece's first and last point of that series (then the segments entering and
+// leaving the bucket are segments of U, so the stored areas are exactly U's). Everything
+// else is read raw. Rollups keep neither value sums nor the bad/uncertain split of non-good
+// time, so a summary asking for mean, stddev or those durations reads every point
+// (useRollups false): see docs/decisions.md (2026-11-27, summary).
+//
+// Times inside the accumulator are ns offsets (doubles) from `base`, a point of the
+// interval grid moved forward when runs reach 2^51 ns past it, so offsets stay exact over
+// ranges longer than the 104 days a single double offset would allow.
+import { invalid } from '../errors.js';
+import type { PointColumns, ValueType } from './encoding/chunk-types.js';
+import { seriesKey } from './keys.js';
+import { allocColumns, numericInto } from './point-runs.js';
+import { pointAtOrAfter, pointBefore, scanRange, type DecodedChunks, type EdgePoint } from './range-scan.js';
+import { checkRange, requireMeta } from './read-raw.js';
+import { floorTo, hourBuckets, HOUR_NS, type Bucket } from './rollup-read.js';
+import { GOOD_QUALITY } from './rollup-row.js';
+import type { Continuity } from './rollups.js';
+import type { ReadView } from './series-env.js';
+
+/** OPC DA quality classes (ARCHITECTURE.md): good >= 192, uncertain 64..191, bad < 64. */
+const UNCERTAIN_QUALITY = 64;
+/** At most this many intervals per attribute in one summary. */
+export const MAX_SUMMARY_INTERVALS = 100_000;
+const REBASE_AT = 2 ** 51;
+
+export interface SummaryPiece { series: string; fromNs: bigint; toNs: bigint }
+
+export interface SummaryQuery {
+  /** Interval boundaries, ascending: interval k is [boundaries[k], boundaries[k+1]). */
+  boundaries: BigInt64Array;
+  continuity: Continuity;
+  /** Use hourly rollups for aligned interior hours (false: every point is read). */
+  useRollups: boolean;
+}
+
+/** Per-interval accumulations; NaN where a statistic has no input. */
+export interface SummaryColumns {
+  n: number;
+  count: Float64Array;
+  min: Float64Array; max: Float64Array; first: Float64Array; last: Float64Array;
+  /** Sum of (v - shift) and of its square, shift = the interval's first value (stable variance). */
+  sumD: Float64Array; sumD2: Float64Array;
+  /** Integral of the signal (value x ns) and the time it covers. */
+  area: Float64Array; covered: Float64Array;
+  goodNs: Float64Array; uncertainNs: Float64Array; badNs: Float64Array;
+  pointsRead: number;
+  rollupHours: number;
+}
+
+/** Boundaries of a uniform grid [start + k*interval) clipped to end (the last interval may be shorter). */
+export function uniformBoundaries(startNs: bigint, endNs: bigint, intervalNs: bigint): BigInt64Array {
+  if (intervalNs <= 0n) throw invalid('interval', 'must be a positive duration');
+  const n = (endNs - startNs + intervalNs - 1n) / intervalNs;
+  if (n > BigInt(MAX_SUMMARY_INTERVALS)) throw invalid('interval', `gives ${n} intervals over the range; at most ${MAX_SUMMARY_INTERVALS}`);
+  const out = new BigInt64Array(Number(n) + 1);
+  for (let k = 0; k < out.length - 1; k++) out[k] = startNs + BigInt(k) * intervalNs;
+  out[out.length - 1] = endNs;
+  return out;
+}
+
+export function checkBoundaries(b: BigInt64Array): void {
+  if (b.length < 2) throw invalid('interval', 'gives no interval');
+  checkRange(b[0], b[b.length - 1]);
+  if (b.length - 1 > MAX_SUMMARY_INTERVALS) throw invalid('interval', `gives ${b.length - 1} intervals over the range; at most ${MAX_SUMMARY_INTERVALS}`);
+  for (let k = 1; k < b.length; k++) {
+    if (b[k] <= b[k - 1]) throw new Error('BUG: summary boundaries not ascending');
+    if (b[k] - b[k - 1] >= 2n ** 52n) throw invalid('interval', 'must be shorter than 2^52 ns (52 days)');
+  }
+}
+
+/** Index of the interval holding t (-1 before the first, n after the last). */
+function intervalOfNs(b: BigInt64Array, t: bigint): number {
+  let lo = 0, hi = b.length;
+  while (lo < hi) { const mid = (lo + hi) >>> 1; if (b[mid] <= t) lo = mid + 1; else hi = mid; }
+  return lo - 1 >= b.length - 1 ? b.length - 1 : lo - 1;
+}
+
+class IntervalAccumulator {
+  readonly c: SummaryColumns;
+  private readonly n: number;
+  private readonly stepped: boolean;
+  /** Boundary offsets from base (exact within 2^53 ns of it). */
+  private readonly bOff: Float64Array;
+  base: bigint;
+  /** The previous point of U (offset from base; NaN: none). */
+  private pOff = NaN; private pV = NaN; private pQ = 0;
+  /** Segment time before this offset is already counted (rollup hours) or not covered. */
+  private countedTo = -Infinity;
+  /** Unbound time between two pieces, not covered: [gapLo, gapHi). */
+  private gapLo = NaN; private gapHi = NaN;
+
+  constructor(private readonly B: BigInt64Array, continuity: Continuity) {
+    const n = B.length - 1;
+    this.n = n;
+    const f = () => new Float64Array(n);
+    this.c = {
+      n, count: f(), min: f().fill(NaN), max: f().fill(NaN), first: f().fill(NaN), last: f().fill(NaN), sumD: f(), sumD2: f(),
+      area: f(), covered: f(), goodNs: f(), uncertainNs: f(), badNs: f(), pointsRead: 0, rollupHours: 0,
+    };
+    this.stepped = continuity === 'stepped';
+    this.base = B[0];
+    this.bOff = new Float64Array(n + 1);
+    this.fillOffsets();
+  }
+
+  private fillOffsets(): void {
+    for (let k = 0; k <= this.n; k++) this.bOff[k] = Number(this.B[k] - this.base);
+  }
+
+  /** Offset of `t` from base, moving base forward first when t is 2^51 ns or more past it. */
+  offsetOf(t: bigint): number {
+    if (t - this.base >= BigInt(REBASE_AT)) this.rebase(t);
+    return Number(t - this.base);
+  }
+
+  /** Offset of `t` from base without moving base (edge points far outside the range). */
+  edgeOffset(t: bigint): number { return Number(t - this.base); }
+
+  private rebase(t: bigint): void {
+    const k = intervalOfNs(this.B, t);
+    const nb = this.B[k < 0 ? 0 : k];
+    if (nb <= this.base) return;
+    const shift = Number(nb - this.base);
+    this.base = nb;
+    this.fillOffsets();
+    this.pOff -= shift; this.countedTo -= shift; this.gapLo -= shift; this.gapHi -= shift;
+  }
+
+  /** Largest k with bOff[k] <= off, clamped to [-1, n]. */
+  private intervalAt(off: number): number {
+    const b = this.bOff;
+    let lo = 0, hi = b.length;
+    while (lo < hi) { const mid = (lo + hi) >>> 1; if (b[mid] <= off) lo = mid + 1; else hi = mid; }
+    return lo - 1;
+  }
+
+  setPrev(off: number, v: number, q: number): void {
+    this.pOff = off; this.pV = v; this.pQ = q;
+  }
+
+  hasPrev(): boolean { return !Number.isNaN(this.pOff); }
+
+  /** Segment time before `off` is not to be counted again (rollup hours end there). */
+  countedUpTo(off: number): void { this.countedTo = off; }
+
+  /** The time [lo, hi) between two pieces is not covered by the segment that crosses it. */
+  unbound(lo: number, hi: number): void { this.gapLo = lo; this.gapHi = hi; }
+
+  /** The segment from the previous point to (off, v), where it is not yet counted, up to `upTo`. */
+  segmentTo(off: number, v: number, upTo = Infinity): void {
+    if (Number.isNaN(this.pOff)) return;
+    const lo = Math.max(this.pOff, this.countedTo, this.bOff[0]), hi = Math.min(off, this.bOff[this.n], upTo);
+    if (!Number.isNaN(this.gapLo) && this.gapLo < hi && this.gapHi > lo) {
+      this.addSegment(off, v, lo, Math.min(hi, this.gapLo));
+      this.addSegment(off, v, Math.max(lo, this.gapHi), hi);
+    } else this.addSegment(off, v, lo, hi);
+    this.gapLo = NaN; this.gapHi = NaN;
+    this.countedTo = -Infinity;
+  }
+
+  /** The part [a0, a1) of the segment from the previous point to (t1, v1), split at interval ends. */
+  private addSegment(t1: number, v1: number, a0: number, a1: number): void {
+    if (!(a1 > a0)) return;
+    const c = this.c, bOff = this.bOff, t0 = this.pOff, v0 = this.pV, q = this.pQ;
+    const slope = this.stepped ? 0 : (v1 - v0) / (t1 - t0);
+    const numeric = !Number.isNaN(v0) && (this.stepped || !Number.isNaN(v1));
+    let a = a0, k = this.intervalAt(a0);
+    while (a < a1 && k < this.n) {
+      const b = Math.min(a1, bOff[k + 1]);
+      const d = b - a;
+      if (k >= 0 && d > 0) {
+        if (numeric) c.area[k] += this.stepped ? v0 * d : (2 * v0 + slope * (a - t0 + b - t0)) * 0.5 * d;
+        c.covered[k] += d;
+        if (q >= GOOD_QUALITY) c.goodNs[k] += d; else if (q >= UNCERTAIN_QUALITY) c.uncertainNs[k] += d; else c.badNs[k] += d;
+      }
+      a = b; k++;
+    }
+  }
+
+  /** Points at offsets off[i] (i in [i0, i1), ascending, inside the range) with their segments. */
+  points(off: Float64Array, v: Float64Array, q: Uint32Array, i0: number, i1: number): void {
+    const c = this.c, bOff = this.bOff;
+    let k = -1, end = -Infinity;
+    for (let i = i0; i < i1; i++) {
+      const t = off[i], x = v[i];
+      this.segmentTo(t, x);
+      if (t >= end) { k = this.intervalAt(t); end = bOff[k + 1]; }
+      if (c.count[k] === 0) { c.first[k] = x; c.min[k] = x; c.max[k] = x; }
+      else if (x < c.min[k]) c.min[k] = x;
+      else if (x > c.max[k]) c.max[k] = x;
+      c.last[k] = x;
+      const dx = x - c.first[k];
+      c.sumD[k] += dx; c.sumD2[k] += dx * dx;
+      c.count[k]++;
+      this.pOff = t; this.pV = x; this.pQ = q[i];
+    }
+    c.pointsRead += i1 - i0;
+  }
+
+  /** A rollup hour at offset `off`, inside one interval; its last point becomes the previous point. */
+  rollupHour(off: number, b: Bucket): void {
+    const c = this.c, r = b.row, k = this.intervalAt(off);
+    if (r.count > 0) {
+      if (c.count[k] === 0) { c.first[k] = r.first; c.min[k] = r.min; c.max[k] = r.max; }
+      else { if (r.min < c.min[k]) c.min[k] = r.min; if (r.max > c.max[k]) c.max[k] = r.max; }
+      c.last[k] = r.last;
+      c.count[k] += r.count;
+      // sums are not kept by rollups: useRollups is false whenever they are asked for
+      c.sumD[k] = NaN; c.sumD2[k] = NaN;
+      this.setPrev(this.offsetOf(r.lastTs), r.last, r.lastQuality);
+    }
+    c.area[k] += this.stepped ? r.areaStepped : r.areaLinear;
+    c.covered[k] += r.coveredNs;
+    c.goodNs[k] += r.goodNs;
+    // the non-good time is bad or uncertain, which rollups do not tell apart
+    c.uncertainNs[k] = NaN; c.badNs[k] = NaN;
+    c.rollupHours++;
+  }
+}
+
+/** Per-thread decode scratch (one value type at a time) and offset/value columns for raw runs. */
+let scratch: PointColumns | null = null;
+let offs = new Float64Array(8192), vals = new Float64Array(8192);
+
+function scratchFor(type: ValueType): PointColumns | undefined {
+  // strings decode into fresh arrays (their scratch would hold references)
+  if (type === 'string') return undefined;
+  if (!scratch || scratch.type !== type) scratch = allocColumns(type, 8192);
+  return scratch;
+}
+
+/** The points of [from, to) of a series into the accumulator, with their segments. */
+function rawRegion(view: ReadView, series: Buffer, acc: IntervalAccumulator, from: bigint, to: bigint, type: ValueType): void {
+  if (to <= from) return;
+  const isString = type === 'string';
+  scanRange(view, series, from, to, (cols, i0, i1) => {
+    const n = i1 - i0;
+    if (offs.length < n) { offs = new Float64Array(n); vals = new Float64Array(n); }
+    const shift = acc.offsetOf(cols.tsBase + BigInt(cols.tsOffset[i0])) - cols.tsOffset[i0];
+    const ts = cols.tsOffset;
+    for (let k = 0; k < n; k++) offs[k] = ts[i0 + k] + shift;
+    if (isString) vals.fill(NaN, 0, n); else numericInto(cols, i0, i1, vals);
+    acc.points(offs, vals, cols.quality.subarray(i0, i1), 0, n);
+    return true;
+  }, scratchFor(type));
+}
+
+/**
+ * Runs of hour buckets usable from rollups inside [from, to): those strictly between the
+ * piece's first and last point that lie inside one interval of the grid.
+ */
+function rollupRuns(view: ReadView, series: Buffer, q: SummaryQuery, first: EdgePoint, last: EdgePoint): Bucket[][] {
+  const b0 = floorTo(first.ts, HOUR_NS) + HOUR_NS, e0 = floorTo(last.ts, HOUR_NS);
+  if (e0 <= b0) return [];
+  // an hour fits when no interval boundary lies strictly inside it
+  const B = q.boundaries;
+  const fits = (h: bigint) => { const k = intervalOfNs(B, h); return k >= 0 && k < B.length - 1 && B[k + 1] >= h + HOUR_NS; };
+  const hours = hourBuckets(view, series, b0, e0, Number((e0 - b0) / HOUR_NS) + 1);
+  const runs: Bucket[][] = [];
+  let run: Bucket[] = [];
+  let expect = -1n;
+  for (const b of hours) {
+    if (!fits(b.start) || (run.length > 0 && b.start !== expect)) { if (run.length > 0) runs.push(run); run = []; }
+    if (fits(b.start)) { run.push(b); expect = b.start + HOUR_NS; }
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+}
+
+/**
+ * The per-interval accumulations of the union of `pieces` (time order, inside the range,
+ * not overlapping) over the grid [start + k*interval, ...) clipped to the range end.
+ */
+export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[], q: SummaryQuery): SummaryColumns {
+  checkBoundaries(q.boundaries);
+  const startNs = q.boundaries[0], endNs = q.boundaries[q.boundaries.length - 1];
+  const acc = new IntervalAccumulator(q.boundaries, q.continuity);
+  let prevTo: bigint | null = null;
+  for (let p = 0; p < pieces.length; p++) {
+    const piece = pieces[p];
+    const from = piece.fromNs > startNs ? piece.fromNs : startNs, to = piece.toNs < endNs ? piece.toNs : endNs;
+    if (to <= from) continue;
+    const meta = requireMeta(view, piece.series);
+    const isString = meta.type === 'string';
+    const series = seriesKey(piece.series);
+    const memo: DecodedChunks = new Map();
+    if (prevTo === null) {
+      // the value before the range (only when this piece's series is bound at the range start)
+      const before = from === startNs ? pointBefore(view, series, from, undefined, memo) : null;
+      if (before) acc.setPrev(acc.edgeOffset(before.ts), isString ? NaN : before.v, before.quality);
+    } else if (from > prevTo && acc.hasPrev()) acc.unbound(acc.offsetOf(prevTo), acc.offsetOf(from));
+    prevTo = to;
+    if (!q.useRollups) { rawRegion(view, series, acc, from, to, meta.type); continue; }
+    const first = pointAtOrAfter(view, series, from, undefined, memo);
+    const last = pointBefore(view, series, to, undefined, memo);
+    if (!first || first.ts >= to || !last || last.ts < from) continue;
+    let at = from;
+    for (const run of rollupRuns(view, series, q, first, last)) {
+      const rs = run[0].start, re = run[run.length - 1].start + HOUR_NS;
+      rawRegion(view, series, acc, at, rs, meta.type);
+      // the segment from the last raw point into the run: its part before the run
+      const next = pointAtOrAfter(view, series, rs, undefined, memo)!;
+      acc.segmentTo(acc.offsetOf(next.ts), isString ? NaN : next.v, acc.offsetOf(rs));
+      for (const b of run) acc.rollupHour(acc.offsetOf(b.start), b);
+      acc.countedUpTo(acc.offsetOf(re));
+      at = re;
+    }
+    rawRegion(view, series, acc, at, to, meta.type);
+  }
+  // the segment from the last point to the first point after the range, when the last piece reaches the end
+  const lastPiece = pieces.length > 0 ? pieces[pieces.length - 1] : null;
+  if (lastPiece && prevTo === endNs && acc.hasPrev()) {
+    const meta = requireMeta(view, lastPiece.series);
+    const after = pointAtOrAfter(view, seriesKey(lastPiece.series), endNs);
+    if (after) acc.segmentTo(acc.edgeOffset(after.ts), meta.type === 'string' ? NaN : after.v);
+  }
+  return acc.c;
+}
