@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   'account-sealed': { status: 403, meaning: 'The account is disabled.' },
   'route-not-found': { status: 404, meaning: 'No operation has this path.' },
   'not-found': { status: 404, meaning: 'The resource does not exist or is not visible to the principal.' },
+  'upgrade-required': { status: 426, meaning: 'The operation is a WebSocket (GET /v1/stream): send the request with Upgrade: websocket.' },
   'method-not-allowed': { status: 405, meaning: 'The path exists but not with this method; the Allow header lists the methods.' },
   'conflict': { status: 409, meaning: 'The resource changed underneath the request (transaction or preview drift), or is in a final state.' },
   'name-conflict': { status: 409, meaning: 'The name is already taken where it must be unique.' },
