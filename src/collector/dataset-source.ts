@@ -1,6 +1,7 @@
-// The shared industrial dataset (../shared/datasets/industrial.mjs) as columnar batches:
-// one stream per dataset series, points taken in order, batch by batch, into typed arrays
-// (no per-point objects beyond what the generator itself yields).
+// Point sources as columnar batches: one stream per series, points taken in order, batch by
+// batch, into typed arrays (no per-point objects beyond what the generator itself yields).
+// The simulator's own plant (plant-signals.ts) is the default source; loadDataset streams
+// the shared industrial dataset (../shared/datasets/industrial.mjs), a test and benchmark aid.
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import type { ValueType } from '../storage/encoding/chunk-types.js';
@@ -17,7 +18,7 @@ export interface DatasetOptions {
   points: number;
   seed: number;
   startNs?: bigint;
-  /** Where industrial.mjs lives; default ../shared/datasets from the working directory. */
+  /** Where industrial.mjs lives (the shared test and benchmark dataset); default ../shared/datasets from the working directory. */
   path?: string;
 }
 
@@ -36,19 +37,23 @@ export async function loadDataset(opts: DatasetOptions): Promise<SourceStream[]>
   const file = opts.path ?? resolve(process.cwd(), '../shared/datasets/industrial.mjs');
   const mod = await import(pathToFileURL(file).href) as { datasetSeries(o: Record<string, unknown>): DatasetSeries[] };
   const list = mod.datasetSeries({ series: opts.series, points: opts.points, seed: opts.seed, ...(opts.startNs !== undefined ? { startNs: opts.startNs } : {}) });
-  return list.map((s) => streamOf(s));
+  return list.map((s) => streamOfPoints(s.name, s.type, s.points()));
 }
 
-function streamOf(s: DatasetSeries): SourceStream {
-  const it = s.points();
+/**
+ * A stream over [ts, value, quality] points in time order, pulled batch by batch into typed
+ * arrays. An enum stream names its set (`enumSet`), or its first value does ({enum_set, ordinal}).
+ */
+export function streamOfPoints(name: string, type: ValueType, it: Iterator<[bigint, unknown, number]>, declaredEnumSet?: string): SourceStream {
+  const s = { name, type };
   let peeked: [bigint, unknown, number] | null = null;
-  let enumSet: string | undefined;
+  let enumSet: string | undefined = declaredEnumSet;
   const pull = (): [bigint, unknown, number] | null => {
     if (peeked) { const p = peeked; peeked = null; return p; }
     const r = it.next();
     return r.done ? null : r.value;
   };
-  if (s.type === 'enum') {
+  if (s.type === 'enum' && enumSet === undefined) {
     const first = pull();
     if (first) peeked = first;
     const set = (first?.[1] as { enum_set?: unknown } | undefined)?.enum_set;

@@ -1,5 +1,6 @@
-// The collector simulator: streams the shared dataset to the service, live (points sent
-// when their time comes) or as fast as credit allows, keeps what the server has not
+// The collector simulator: streams its sources (the plant of plant-signals.ts, or the shared
+// dataset) to the service, live (history up to now as fast as credit allows, then each point
+// when its time comes) or a fixed span as fast as credit allows, keeps what the server has not
 // acknowledged in a store-and-forward buffer on disk while disconnected, and replays that
 // buffer on the backfill lane after reconnecting, beside the live lane.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,7 +20,7 @@ export interface SimulatorOptions {
   batchPoints: number;
   /** Holds the forward buffer and the last session epoch. */
   stateDir: string;
-  /** Live mode: the dataset's time is shifted so that its start is now. */
+  /** Live mode: how often the points that came due are sent (ms). */
   liveTickMs?: number;
   log?: (line: string) => void;
 }
@@ -42,6 +43,7 @@ export class Simulator {
   private stopped = false;
   private exhausted = false;
   private replaying = false;
+  private closed = false;
 
   constructor(private readonly opts: SimulatorOptions) {
     mkdirSync(opts.stateDir, { recursive: true });
@@ -78,7 +80,12 @@ export class Simulator {
     }
     this.stopped = true;
     await producer;
+    // Stopped by the caller: give what is in flight a moment to be acknowledged (durable).
+    const deadline = Date.now() + 5_000;
+    while (this.client && !this.client.ended && this.client.inFlight() > 0 && Date.now() < deadline) await sleep(20);
     this.client?.close();
+    await sleep(50); // batches the close cut short go to the forward buffer for the next run
+    this.closed = true;
     this.buffer.close();
   }
 
@@ -93,7 +100,9 @@ export class Simulator {
       agent: 'historian-simulator/0.1',
     });
     const refused = c.welcome.streams.filter((s) => !s.accepted);
-    if (refused.length) this.opts.log?.(`${refused.length} streams refused, e.g. ${refused[0].refusal}`);
+    for (const reason of new Set(refused.map((s) => s.refusal))) {
+      this.opts.log?.(`${refused.filter((s) => s.refusal === reason).length} stream(s) refused: ${reason}`);
+    }
     // A fresh collector (empty buffer, nothing sent yet) resumes after the last durable point.
     if (this.stats.sessions === 0 && this.buffer.pendingBytes() === 0) {
       c.welcome.streams.forEach((w, i) => { if (w.has_last_durable) this.opts.streams[i].skipThrough(BigInt(w.last_durable_ns)); });
@@ -111,22 +120,25 @@ export class Simulator {
     const quality = cols.quality ?? new Uint32Array(cols.times.length).fill(192);
     if (!c || c.ended || !this.accepted(stream)) {
       if (c && !c.ended && !this.accepted(stream)) return null;
-      this.buffer.append(stream, { ...cols, quality });
-      this.stats.bufferedBytes = this.buffer.pendingBytes();
+      this.keep(stream, { ...cols, quality });
       return null;
     }
     this.stats.sent += cols.times.length;
     return c.send('LIVE', stream, this.opts.streams[stream].type, cols, nowNs()).then(
       (o) => {
         if (o.ok) { this.stats.acked += cols.times.length - o.refused; this.stats.refused += o.refused; }
-        else if (o.retryable) this.buffer.append(stream, { ...cols, quality });
+        else if (o.retryable) this.keep(stream, { ...cols, quality });
       },
-      () => {
-        // The session ended before an answer: unknown outcome, so keep the batch for replay.
-        this.buffer.append(stream, { ...cols, quality });
-        this.stats.bufferedBytes = this.buffer.pendingBytes();
-      },
+      // The session ended before an answer: unknown outcome, so keep the batch for replay.
+      () => this.keep(stream, { ...cols, quality }),
     );
+  }
+
+  /** Puts a batch in the forward buffer (replayed on the backfill lane), unless the simulator has shut down. */
+  private keep(stream: number, cols: OutgoingColumns & { quality: Uint32Array }): void {
+    if (this.closed) return;
+    this.buffer.append(stream, cols);
+    this.stats.bufferedBytes = this.buffer.pendingBytes();
   }
 
   private accepted(stream: number): boolean {
@@ -143,26 +155,38 @@ export class Simulator {
         const cols = this.opts.streams[i].next(this.opts.batchPoints);
         if (!cols) { live[i] = false; remaining--; continue; }
         void this.deliver(i, cols);
-        // Keep the credit queue short: the wait belongs to the server's pacing, not our memory.
-        while (this.client && !this.client.ended && this.client.waitingForCredit() > 8) await sleep(1);
+        await this.creditRoom();
       }
     }
     this.exhausted = true;
   }
 
+  /**
+   * Live mode: every tick, each stream's points up to now. The first tick after the first
+   * session sends the history (a start before now) as fast as credit allows; later ticks
+   * send the last second's points.
+   */
   private async produceLive(): Promise<void> {
     const tick = this.opts.liveTickMs ?? 1_000;
+    // Nothing before the first session: it may move the streams past what the server already holds.
+    while (this.stats.sessions === 0) { if (this.stopped) return; await sleep(50); }
     while (!this.stopped) {
       const now = BigInt(Date.now()) * 1_000_000n;
-      for (let i = 0; i < this.opts.streams.length; i++) {
+      for (let i = 0; i < this.opts.streams.length && !this.stopped; i++) {
         for (;;) {
           const cols = this.opts.streams[i].next(this.opts.batchPoints, now);
           if (!cols) break;
           void this.deliver(i, cols);
+          await this.creditRoom();
         }
       }
       await sleep(tick);
     }
+  }
+
+  /** Keeps the credit queue short: the wait belongs to the server's pacing, not our memory. */
+  private async creditRoom(): Promise<void> {
+    while (!this.stopped && this.client && !this.client.ended && this.client.waitingForCredit() > 8) await sleep(1);
   }
 
   /** Replays the forward buffer on the backfill lane; its position advances with the acks. */
