@@ -95,10 +95,25 @@ function checkQuery(q: RenderQuery): void {
 }
 
 export function renderSeries(view: ReadView, id: string, q: RenderQuery): SignificantPoints | MinMaxBand {
+  return renderPieces(view, [{ series: id, fromNs: q.startNs, toNs: q.endNs }], q);
+}
+
+/** A stretch of the range drawn from one series (a binding clipped to the range). */
+export interface RenderPiece { series: string; fromNs: bigint; toNs: bigint }
+
+/**
+ * The render of the union of `pieces` (time order, inside the range, not overlapping): the
+ * points of each piece's series inside the piece go into one pixel grid over the whole
+ * range, so the result equals rendering one series holding exactly those points. The point
+ * before the range comes from the first piece's series when it starts at the range start,
+ * the point after from the last piece's when it reaches the end.
+ */
+export function renderPieces(view: ReadView, pieces: readonly RenderPiece[], q: RenderQuery): SignificantPoints | MinMaxBand {
   checkQuery(q);
-  const meta = requireMeta(view, id);
-  if (meta.type === 'string') throw invalid('series', 'a string series has no numeric view and cannot be rendered');
-  const series = seriesKey(id);
+  for (const p of pieces) {
+    const meta = requireMeta(view, p.series);
+    if (meta.type === 'string') throw invalid('series', 'a string series has no numeric view and cannot be rendered');
+  }
   const perPoint = q.mode === 'minmax-band' && (q.stat === 'twa' || q.stat === 'percent_good');
   const sink = new ColumnSink(q.startNs, q.endNs, q.width, q.continuity === 'stepped', perPoint);
   if (q.width === 0) {
@@ -106,31 +121,42 @@ export function renderSeries(view: ReadView, id: string, q: RenderQuery): Signif
       ? { mode: 'significant-points', count: 0, tMs: new Float64Array(0), tNs: new BigInt64Array(0), v: new Float64Array(0), percentGood: NaN, pointsScanned: 0, chunksFromHeaders: 0, chunksDecoded: 0, groupsDecoded: 0 }
       : { mode: 'minmax-band', width: 0, tMs: new Float64Array(0), vMin: new Float64Array(0), vMax: new Float64Array(0), stat: q.stat ?? null, vStat: q.stat ? new Float64Array(0) : null, percentGood: NaN, pointsScanned: 0, chunksFromHeaders: 0, chunksDecoded: 0, groupsDecoded: 0 };
   }
-  const before = pointBefore(view, series, q.startNs);
-  if (before) sink.prevPoint(Number(before.ts - q.startNs), before.v, before.quality >= GOOD_QUALITY);
   const span = Number(q.endNs - q.startNs);
-  const h = new HeaderView(series, q.startNs);
+  const first = pieces.length > 0 && pieces[0].fromNs <= q.startNs ? pieces[0] : null;
+  const last = pieces.length > 0 && pieces[pieces.length - 1].toNs >= q.endNs ? pieces[pieces.length - 1] : null;
+  const before = first ? pointBefore(view, seriesKey(first.series), q.startNs) : null;
+  if (before) sink.prevPoint(Number(before.ts - q.startNs), before.v, before.quality >= GOOD_QUALITY);
   let fromHeaders = 0, decoded = 0, groupsDecoded = 0;
-  forEachChunk(view, series, q.startNs, q.endNs - 1n, (bytes) => {
-    h.read(bytes);
-    if (h.lastRel < 0) return true;
-    if (h.firstRel >= span) return false;
-    try {
-      const g = addChunk(sink, h, bytes, span, perPoint);
-      if (g < 0) fromHeaders++;
-      else { decoded++; groupsDecoded += g; }
-    } catch (e) {
-      if (e instanceof ChunkCorruptError) throw new ServiceError('chunk-corrupt', `series ${id}: ${e.message}`, { series: id, chunk_start_ns: (q.startNs + BigInt(h.firstRel)).toString(), byte_length: e.byteLength });
-      throw e;
+  for (const p of pieces) {
+    const fromNs = p.fromNs > q.startNs ? p.fromNs : q.startNs, toNs = p.toNs < q.endNs ? p.toNs : q.endNs;
+    if (toNs <= fromNs) continue;
+    const series = seriesKey(p.series);
+    // the piece in rel: chunks wholly inside it may be answered from headers; a piece edge
+    // inside the range cuts runs exactly (cutLo/cutHi), a range edge as before (segments clip)
+    const lo = Number(fromNs - q.startNs), hi = Number(toNs - q.startNs);
+    const cut: PieceCut = { lo, hi, cutLoNs: fromNs > q.startNs ? fromNs : null, cutHiNs: toNs < q.endNs ? toNs : null };
+    const h = new HeaderView(series, q.startNs);
+    forEachChunk(view, series, fromNs, toNs - 1n, (bytes) => {
+      h.read(bytes);
+      if (h.lastRel < lo) return true;
+      if (h.firstRel >= hi) return false;
+      try {
+        const g = addChunk(sink, h, bytes, cut, perPoint);
+        if (g < 0) fromHeaders++;
+        else { decoded++; groupsDecoded += g; }
+      } catch (e) {
+        if (e instanceof ChunkCorruptError) throw new ServiceError('chunk-corrupt', `series ${p.series}: ${e.message}`, { series: p.series, chunk_start_ns: (q.startNs + BigInt(h.firstRel)).toString(), byte_length: e.byteLength });
+        throw e;
+      }
+      return true;
+    });
+    const head = readOpenColumns(view, series);
+    if (head && head.count > 0) {
+      const i0 = lowerBoundCols(head, fromNs), i1 = lowerBoundCols(head, toNs);
+      if (i1 > i0) addColumns(sink, head, q.startNs, i0, i1);
     }
-    return true;
-  });
-  const head = readOpenColumns(view, series);
-  if (head && head.count > 0) {
-    const i0 = lowerBoundCols(head, q.startNs), i1 = lowerBoundCols(head, q.endNs);
-    if (i1 > i0) addColumns(sink, head, q.startNs, i0, i1);
   }
-  const after = pointAtOrAfter(view, series, q.endNs);
+  const after = last ? pointAtOrAfter(view, seriesKey(last.series), q.endNs) : null;
   if (after) sink.nextPoint(Number(after.ts - q.startNs), after.v);
   return q.mode === 'significant-points'
     ? { mode: 'significant-points', ...sink.significantPoints(before, after), chunksFromHeaders: fromHeaders, chunksDecoded: decoded, groupsDecoded }
@@ -138,13 +164,20 @@ export function renderSeries(view: ReadView, id: string, q: RenderQuery): Signif
 }
 
 /**
+ * Where a piece lies in rel: [lo, hi); cutLoNs/cutHiNs: a piece edge strictly inside the
+ * range (points beyond it belong to another piece and are dropped), null at a range edge
+ * (points beyond it feed the edge segments and fall outside every column, as for one series).
+ */
+interface PieceCut { lo: number; hi: number; cutLoNs: bigint | null; cutHiNs: bigint | null }
+
+/**
  * One chunk into the sink, by the cheapest exact route: -1 when the header (and summary)
  * sufficed, else the directory groups decoded (0 for a whole-chunk decode). Per-point stats and chunks cut by the range ends take every point with its
  * quality. Otherwise a chunk inside one column is its header; a chunk across columns
  * decodes only its boundary groups when it has a group directory, else whole.
  */
-function addChunk(sink: ColumnSink, h: HeaderView, bytes: Uint8Array, span: number, perPoint: boolean): number {
-  const inside = h.firstRel >= 0 && h.lastRel < span;
+function addChunk(sink: ColumnSink, h: HeaderView, bytes: Uint8Array, cut: PieceCut, perPoint: boolean): number {
+  const inside = h.firstRel >= cut.lo && h.lastRel < cut.hi;
   const uniform = h.goodCount === h.count || h.goodCount === 0;
   // A uniform chunk inside one column needs nothing beyond its header.
   if (!perPoint && inside && uniform && sink.columnAt(h.firstRel) === sink.columnAt(h.lastRel)) {
@@ -172,11 +205,16 @@ function addChunk(sink: ColumnSink, h: HeaderView, bytes: Uint8Array, span: numb
   }
   if (uniform) {
     const n = decodeNumericInto(bytes, scratchTs, scratchV);
-    sink.addPoints(h.firstRel, scratchTs, scratchV, null, h.goodCount === h.count, 0, n);
+    let i0 = 0, i1 = n;
+    if (cut.cutLoNs !== null) while (i0 < n && h.firstRel + scratchTs[i0] < cut.lo) i0++;
+    if (cut.cutHiNs !== null) while (i1 > i0 && h.firstRel + scratchTs[i1 - 1] >= cut.hi) i1--;
+    sink.addPoints(h.firstRel, scratchTs, scratchV, null, h.goodCount === h.count, i0, i1);
   } else {
     const cols = scratchFor(h.type);
     decodeChunk(bytes, cols);
-    addColumns(sink, cols, sink.startNs, 0, cols.count);
+    const i0 = cut.cutLoNs === null ? 0 : lowerBoundCols(cols, cut.cutLoNs);
+    const i1 = cut.cutHiNs === null ? cols.count : lowerBoundCols(cols, cut.cutHiNs);
+    if (i1 > i0) addColumns(sink, cols, sink.startNs, i0, i1);
   }
   return 0;
 }

@@ -45,7 +45,7 @@ export { readRaw, readRawAudit, readSnapshot, listChunks, readFinalised, readGap
 export { readRollups, ROLLUP_INTERVALS, type RollupColumns, type RollupInterval, type Continuity } from './rollups.js';
 export type { LifecycleReport } from './lifecycle.js';
 export type { DiskUsage } from './disk-usage.js';
-export { renderSeries, RENDER_STATS, type RenderQuery, type RenderMode, type RenderStat, type SignificantPoints, type MinMaxBand } from './render.js';
+export { renderSeries, renderPieces, RENDER_STATS, type RenderPiece, type RenderQuery, type RenderMode, type RenderStat, type SignificantPoints, type MinMaxBand } from './render.js';
 export { columnOf } from './render-columns.js';
 export { summarizePieces, uniformBoundaries, checkBoundaries, MAX_SUMMARY_INTERVALS, type SummaryPiece, type SummaryQuery, type SummaryColumns } from './summary.js';
 export { readMeta } from './series-meta.js';
