@@ -15,7 +15,7 @@ import { ServiceError } from '../errors.js';
 
 export { AuthAccessControl, authOf } from './access-control.js';
 export { bootstrapAdmin } from './bootstrap.js';
-export { assertCsrfProof, CSRF_HEADER } from './csrf.js';
+export { assertSameOrigin, type CrossOriginPolicy } from './csrf.js';
 export type { ScopeResolver } from './scope-resolver.js';
 
 export async function createAccessControl(opts: {

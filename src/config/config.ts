@@ -22,6 +22,8 @@ export interface Config {
   logLevel: string;
   /** Behind a TLS-terminating proxy that sets X-Forwarded-Proto (cookies get Secure). */
   trustProxy: boolean;
+  /** Origins (`scheme://host[:port]`) whose browser pages may change state with the session cookie (src/auth/csrf.ts). */
+  trustedOrigins: ReadonlySet<string>;
   /** Collector ingest (src/ingest/ingest-config.ts). */
   ingest: IngestConfig;
   oidc: { issuer: string; clientId: string; clientSecret: string | undefined; redirectUri: string; portalUrl: string; defaultRole: string } | undefined;
@@ -39,6 +41,7 @@ export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: 'SERVICE_BODY_LIMIT', default: '4194304', meaning: 'largest JSON request body in bytes (413 beyond it)' },
   { name: 'SERVICE_LOG_LEVEL', default: 'info', meaning: 'pino level: fatal, error, warn, info, debug, trace, silent' },
   { name: 'SERVICE_TRUST_PROXY', default: 'false', meaning: 'trust X-Forwarded-Proto from a TLS-terminating proxy (session cookies get Secure)' },
+  { name: 'SERVICE_TRUSTED_ORIGINS', default: '(none)', meaning: 'comma-separated origins (scheme://host[:port]) besides the service itself whose browser pages may send state-changing requests with the session cookie, e.g. a portal on another host' },
   { name: 'SERVICE_OIDC_ISSUER', default: '(unset)', meaning: 'OpenID Connect issuer URL; setting it enables the oidc login method' },
   { name: 'SERVICE_OIDC_CLIENT_ID', default: '(unset)', meaning: 'OIDC client id' },
   { name: 'SERVICE_OIDC_CLIENT_SECRET', default: '(unset)', meaning: 'OIDC client secret (confidential clients)' },
@@ -56,6 +59,22 @@ function int(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, ma
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return n;
+}
+
+/** SERVICE_TRUSTED_ORIGINS: comma-separated origins, kept in the form browsers send in `Origin`. */
+function trustedOrigins(raw: string | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const piece of (raw ?? '').split(',')) {
+    const s = piece.trim();
+    if (s === '') continue;
+    let u: URL | null = null;
+    try { u = new URL(s); } catch { /* reported below */ }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.pathname !== '/' || u.search || u.hash || u.username) {
+      throw new ConfigError(`SERVICE_TRUSTED_ORIGINS: "${s}" is not an origin (scheme://host[:port], no path)`);
+    }
+    out.add(u.origin);
+  }
+  return out;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -79,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: int(env, 'SERVICE_BODY_LIMIT', 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     logLevel: env.SERVICE_LOG_LEVEL || 'info',
     trustProxy: env.SERVICE_TRUST_PROXY === 'true' || env.SERVICE_TRUST_PROXY === '1',
+    trustedOrigins: trustedOrigins(env.SERVICE_TRUSTED_ORIGINS),
     ingest: loadIngestConfig(env, (m) => new ConfigError(m)),
     oidc: issuer ? {
       issuer,

@@ -25,7 +25,7 @@ export function sessionCookieOf(res: HttpResult): string {
   return set.split(';')[0];
 }
 
-/** Logs in and returns a client that sends the cookie (and the CSRF header on mutating requests). */
+/** Logs in and returns a client that sends the cookie, as curl with a cookie jar does. */
 export async function login(url: string, username: string, password: string): Promise<Client> {
   const res = await request(`${url}/v1/auth/login/local`, { method: 'POST', body: { username, password } });
   if (res.status !== 204) throw new Error(`login of ${username} failed: ${res.status} ${res.text}`);
@@ -35,7 +35,7 @@ export async function login(url: string, username: string, password: string): Pr
 export function cookieClient(url: string, cookie: string): Client {
   return (path, init = {}) => {
     const method = init.method ?? 'GET';
-    const headers: Record<string, string> = { cookie, ...(method === 'GET' ? {} : { 'x-service-csrf': '1' }), ...init.headers };
+    const headers: Record<string, string> = { cookie, ...init.headers };
     return request(`${url}${path}`, { ...init, method, headers });
   };
 }

@@ -1,0 +1,31 @@
+// Limits on the request head, answered where uWebSockets.js lets a request reach us.
+//
+// What the library itself does (truffle uWS 20.30, probed 2026-11-27 with raw sockets):
+//   - more than 48 header fields (Host included): the request never reaches a handler; the
+//     connection is held until uWS's idle timeout (~12 s) and closed with no answer;
+//   - a request head (request line and headers) that arrives in more than one read is
+//     buffered up to 4 KiB; past that the connection is closed with no answer;
+//   - a head that arrives in one read is parsed whole up to about 100 KiB (one receive);
+//     a 200 KiB path or header was reset.
+// None of these can be answered from JavaScript. Below them, a URL longer than
+// MAX_URL_BYTES is 414 and headers over MAX_HEADER_BYTES are 431, so a client that can be
+// answered learns the limit.
+import type { Exchange } from './exchange.js';
+import { ServiceError } from '../errors.js';
+
+/** Path plus query, in bytes as sent (percent-encoded). */
+export const MAX_URL_BYTES = 8192;
+/** Sum of `name: value\r\n` over the request's headers. */
+export const MAX_HEADER_BYTES = 16384;
+
+/** The refusal for an oversize URL or header block, or null. */
+export function checkRequestHead(ex: Exchange, headerBytes: number): ServiceError | null {
+  const urlBytes = ex.path.length + (ex.rawQuery === undefined ? 0 : ex.rawQuery.length + 1);
+  if (urlBytes > MAX_URL_BYTES) {
+    return new ServiceError('uri-too-long', `the URL of ${urlBytes} bytes exceeds the limit of ${MAX_URL_BYTES} bytes`, { limit_bytes: MAX_URL_BYTES });
+  }
+  if (headerBytes > MAX_HEADER_BYTES) {
+    return new ServiceError('headers-too-large', `the request headers total ${headerBytes} bytes, over the limit of ${MAX_HEADER_BYTES} bytes`, { limit_bytes: MAX_HEADER_BYTES });
+  }
+  return null;
+}
