@@ -4,7 +4,7 @@
 // becomes null. Transitions mark where the meaning of the line changes inside the range:
 // declared gaps ('gap-start'/'gap-end'), swinging-door lossy ranges ('lossy-start'/
 // 'lossy-end') and the finalised watermark ('finalised').
-import { renderSeries } from '../../storage/series-store.js';
+import { renderSeries, type MinMaxBand, type SignificantPoints } from '../../storage/series-store.js';
 import { readMeta, type SeriesMeta } from '../../storage/series-store.js';
 import { type BodySink } from '../../body-sink.js';
 import { writeDouble } from '../../json/digits.js';
@@ -13,7 +13,7 @@ import { mpArrayHeader, mpFloat64, mpKey, mpMapHeader, mpNil, mpString, mpUint }
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type RenderTask, type TaskOutcome } from '../task-protocol.js';
 
-interface Transition { tMs: number; kind: string }
+export interface Transition { tMs: number; kind: string }
 
 const NS_PER_MS = 1_000_000;
 
@@ -23,7 +23,7 @@ function toMs(ns: bigint): number {
   return Number(ms) + Number(ns - ms * 1_000_000n) / NS_PER_MS;
 }
 
-function transitionsOf(meta: SeriesMeta | undefined, startNs: bigint, endNs: bigint): Transition[] {
+export function transitionsOf(meta: SeriesMeta | undefined, startNs: bigint, endNs: bigint): Transition[] {
   if (!meta) return [];
   const out: Transition[] = [];
   const inside = (t: bigint) => t >= startNs && t < endNs;
@@ -92,45 +92,49 @@ export function renderTask(t: RenderTask): TaskOutcome {
   return runTask(json ? JSON_TYPE : MSGPACK_TYPE, (view, sink) => {
     const startNs = BigInt(t.startNs), endNs = BigInt(t.endNs);
     const r = renderSeries(view, t.series, { startNs, endNs, width: t.width, mode: t.mode, stat: t.stat ?? undefined, continuity: t.continuity });
-    const transitions = transitionsOf(readMeta(view, t.series), startNs, endNs);
-    if (r.mode === 'significant-points') {
-      if (json) {
-        sink.ascii('{"t_ms":'); jTimes(sink, r.tMs, r.count);
-        sink.ascii(',"v":'); jArray(sink, r.v, r.count);
-        sink.ascii(',"provenance":{"mode":"significant-points","percentGood":'); jNum(sink, r.percentGood);
-        sink.ascii(`,"pointsScanned":${r.pointsScanned}},"transitions":`); jTransitions(sink, transitions);
-        sink.ascii('}');
-      } else {
-        mpMapHeader(sink, 4);
-        sink.bytes(mpKey('t_ms')); mArray(sink, r.tMs, r.count);
-        sink.bytes(mpKey('v')); mArray(sink, r.v, r.count);
-        sink.bytes(mpKey('provenance')); mpMapHeader(sink, 3);
-        sink.bytes(mpKey('mode')); mpString(sink, 'significant-points');
-        sink.bytes(mpKey('percentGood')); mNum(sink, r.percentGood);
-        sink.bytes(mpKey('pointsScanned')); mpUint(sink, r.pointsScanned);
-        sink.bytes(mpKey('transitions')); mTransitions(sink, transitions);
-      }
-      return r.pointsScanned;
-    }
-    const n = r.tMs.length;
-    if (json) {
-      sink.ascii('{"t_ms":'); jTimes(sink, r.tMs, n);
-      sink.ascii(',"v_min":'); jArray(sink, r.vMin, n);
-      sink.ascii(',"v_max":'); jArray(sink, r.vMax, n);
-      if (r.vStat) { sink.ascii(`,"stat":${JSON.stringify(r.stat)},"v_stat":`); jArray(sink, r.vStat, n); }
-      sink.ascii(',"percent_good":'); jNum(sink, r.percentGood);
-      sink.ascii(`,"points_scanned":${r.pointsScanned},"transitions":`); jTransitions(sink, transitions);
-      sink.ascii('}');
-    } else {
-      mpMapHeader(sink, r.vStat ? 8 : 6);
-      sink.bytes(mpKey('t_ms')); mArray(sink, r.tMs, n);
-      sink.bytes(mpKey('v_min')); mArray(sink, r.vMin, n);
-      sink.bytes(mpKey('v_max')); mArray(sink, r.vMax, n);
-      if (r.vStat) { sink.bytes(mpKey('stat')); mpString(sink, r.stat ?? ''); sink.bytes(mpKey('v_stat')); mArray(sink, r.vStat, n); }
-      sink.bytes(mpKey('percent_good')); mNum(sink, r.percentGood);
-      sink.bytes(mpKey('points_scanned')); mpUint(sink, r.pointsScanned);
-      sink.bytes(mpKey('transitions')); mTransitions(sink, transitions);
-    }
+    writeRenderBody(sink, r, transitionsOf(readMeta(view, t.series), startNs, endNs), json);
     return r.pointsScanned;
   });
+}
+
+/** The series render body (both modes) of one render result; POST /v1/read/render writes the same per attribute. */
+export function writeRenderBody(sink: BodySink, r: SignificantPoints | MinMaxBand, transitions: Transition[], json: boolean): void {
+  if (r.mode === 'significant-points') {
+    if (json) {
+      sink.ascii('{"t_ms":'); jTimes(sink, r.tMs, r.count);
+      sink.ascii(',"v":'); jArray(sink, r.v, r.count);
+      sink.ascii(',"provenance":{"mode":"significant-points","percentGood":'); jNum(sink, r.percentGood);
+      sink.ascii(`,"pointsScanned":${r.pointsScanned}},"transitions":`); jTransitions(sink, transitions);
+      sink.ascii('}');
+    } else {
+      mpMapHeader(sink, 4);
+      sink.bytes(mpKey('t_ms')); mArray(sink, r.tMs, r.count);
+      sink.bytes(mpKey('v')); mArray(sink, r.v, r.count);
+      sink.bytes(mpKey('provenance')); mpMapHeader(sink, 3);
+      sink.bytes(mpKey('mode')); mpString(sink, 'significant-points');
+      sink.bytes(mpKey('percentGood')); mNum(sink, r.percentGood);
+      sink.bytes(mpKey('pointsScanned')); mpUint(sink, r.pointsScanned);
+      sink.bytes(mpKey('transitions')); mTransitions(sink, transitions);
+    }
+    return;
+  }
+  const n = r.tMs.length;
+  if (json) {
+    sink.ascii('{"t_ms":'); jTimes(sink, r.tMs, n);
+    sink.ascii(',"v_min":'); jArray(sink, r.vMin, n);
+    sink.ascii(',"v_max":'); jArray(sink, r.vMax, n);
+    if (r.vStat) { sink.ascii(`,"stat":${JSON.stringify(r.stat)},"v_stat":`); jArray(sink, r.vStat, n); }
+    sink.ascii(',"percent_good":'); jNum(sink, r.percentGood);
+    sink.ascii(`,"points_scanned":${r.pointsScanned},"transitions":`); jTransitions(sink, transitions);
+    sink.ascii('}');
+  } else {
+    mpMapHeader(sink, r.vStat ? 8 : 6);
+    sink.bytes(mpKey('t_ms')); mArray(sink, r.tMs, n);
+    sink.bytes(mpKey('v_min')); mArray(sink, r.vMin, n);
+    sink.bytes(mpKey('v_max')); mArray(sink, r.vMax, n);
+    if (r.vStat) { sink.bytes(mpKey('stat')); mpString(sink, r.stat ?? ''); sink.bytes(mpKey('v_stat')); mArray(sink, r.vStat, n); }
+    sink.bytes(mpKey('percent_good')); mNum(sink, r.percentGood);
+    sink.bytes(mpKey('points_scanned')); mpUint(sink, r.pointsScanned);
+    sink.bytes(mpKey('transitions')); mTransitions(sink, transitions);
+  }
 }
