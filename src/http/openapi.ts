@@ -1,9 +1,11 @@
 // The OpenAPI 3.1 contract, generated from the same route declarations and TypeBox
 // schemas the server validates with. TypeBox emits JSON Schema 2020-12, the dialect of
 // OpenAPI 3.1: a JSON round trip drops TypeBox's symbol keys, and schemas carrying an
-// $id become components referenced by #/components/schemas/<id>.
+// $id become components referenced by #/components/schemas/<id>. TypeBox tuples still use
+// draft-07's `items: [..]` with `additionalItems`; they become 2020-12's `prefixItems`.
+// The served contract passes Redocly's recommended ruleset with no error (test/http/contract.test.ts).
 import type { TSchema } from '@sinclair/typebox';
-import type { AnyRoute } from './route.js';
+import type { AnyRoute, Access } from './route.js';
 import { ERROR_CODES } from '../errors.js';
 import { ErrorEnvelope } from './schemas/common.js';
 
@@ -24,6 +26,17 @@ const STATUS_DESCRIPTION: Record<number, string> = {
   503: 'Model database or capacity unavailable',
 };
 
+/**
+ * The capability an operation can require, as the contract states it (`x-capability`):
+ * the declared one, or `admin` where the scope is `owner-or-admin` (one's own items need
+ * none, anyone else's need admin); null when no capability is ever checked.
+ */
+export function contractCapability(access: Access): string | null {
+  if (access.kind === 'capability') return access.capability;
+  if (access.kind === 'authenticated' && access.scope === 'owner-or-admin') return 'admin';
+  return null;
+}
+
 export function buildContract(routes: AnyRoute[], info: { version: string }): Json {
   const components: Record<string, Json> = {};
   const toSchema = (s: TSchema): Json => {
@@ -38,7 +51,7 @@ export function buildContract(routes: AnyRoute[], info: { version: string }): Js
       operationId: r.operationId,
       summary: r.summary,
       tags: [r.area],
-      'x-capability': r.access.kind === 'capability' ? r.access.capability : null,
+      'x-capability': contractCapability(r.access),
       'x-access': r.access.kind,
       'x-scope': r.access.kind === 'capability' ? r.access.scope : r.access.kind === 'authenticated' ? r.access.scope : 'none',
     };
@@ -115,6 +128,22 @@ function stripId(s: Json): Json {
   return rest;
 }
 
+/**
+ * A draft-07 tuple (`items` an array, `additionalItems`) as 2020-12 says it: `prefixItems`,
+ * and `items: false` when nothing may follow (TypeBox's tuples say so), else the schema of
+ * what follows.
+ */
+function tupleTo2020(schema: Json): void {
+  const { additionalItems } = schema;
+  schema.prefixItems = schema.items;
+  delete schema.additionalItems;
+  if (additionalItems === undefined || additionalItems === true) delete schema.items;
+  else schema.items = additionalItems;
+}
+
+const isEmptySchema = (s: unknown): boolean => s !== null && typeof s === 'object' && !Array.isArray(s)
+  && Object.keys(s).every((k) => k === 'description' || k === 'title');
+
 // Any nested schema with an $id becomes a component; bare $refs point at components.
 function hoist(node: Json, components: Record<string, Json>): Json {
   const walk = (v: unknown): unknown => {
@@ -126,6 +155,9 @@ function hoist(node: Json, components: Record<string, Json>): Json {
       if (k === '$ref' && typeof x === 'string' && !x.startsWith('#')) out[k] = `#/components/schemas/${x}`;
       else out[k] = walk(x);
     }
+    if (out.type === 'array' && Array.isArray(out.items)) tupleTo2020(out);
+    // Nullable(AnyJson()) is anyOf [{}, {type: null}]: a schema that matches anything says so.
+    if (Array.isArray(out.anyOf) && out.anyOf.some(isEmptySchema)) delete out.anyOf;
     if (typeof out.$id === 'string') {
       const id = out.$id;
       components[id] ??= stripId(out);
