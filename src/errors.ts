@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   'forbidden': { status: 403, meaning: 'The principal lacks the capability or the scope the operation needs.' },
   'csrf-rejected': { status: 403, meaning: 'A browser sent a state-changing request from another site: Sec-Fetch-Site is neither same-origin nor none, or Origin is neither this service nor a trusted origin.' },
   'account-sealed': { status: 403, meaning: 'The account is disabled.' },
+  'wrong-current-password': { status: 403, meaning: 'Changing one\'s own password needs the current password, and the one given is wrong.' },
   'route-not-found': { status: 404, meaning: 'No operation has this path.' },
   'not-found': { status: 404, meaning: 'The resource does not exist or is not visible to the principal.' },
   'upgrade-required': { status: 426, meaning: 'The operation is a WebSocket (GET /v1/stream): send the request with Upgrade: websocket.' },

@@ -125,3 +125,26 @@ export async function setPrincipalDisabled(
   events.emit('principal', id, disabled ? 'disabled' : 'enabled', {});
   return rows[0];
 }
+
+/**
+ * Sets a person's local password (the hash only) and revokes the person's open sessions,
+ * all but `keepSessionId` (the session of a person changing their own password), so a
+ * session opened with the old password does not outlive it. Service identities have
+ * tokens, not passwords.
+ */
+export async function setPrincipalPassword(
+  tx: Queryable, txId: bigint, events: EventSink, id: string, passwordHash: string, keepSessionId: string | null, by: string,
+): Promise<PrincipalRow> {
+  const { rows } = await tx.query<PrincipalRow>(
+    `UPDATE auth_principal SET password_hash = $2, tx_id = $3 WHERE principal_id = $1 AND kind = 'user' RETURNING ${COLUMNS}`, [id, passwordHash, txId]);
+  if (!rows[0]) {
+    if (await getPrincipal(tx, id)) throw new ServiceError('invalid-request', 'path.id: a service identity has tokens, not a password', { errors: [{ field: 'path.id', problem: 'names a service identity; only people have passwords' }] });
+    throw notFound('principal', { principal_id: id });
+  }
+  const s = await tx.query<{ session_id: string }>(
+    `UPDATE auth_session SET revoked_ns = $2, revoked_by = $3
+      WHERE principal_id = $1 AND revoked_ns IS NULL AND session_id IS DISTINCT FROM $4::uuid RETURNING session_id`, [id, nowNs(), by, keepSessionId]);
+  for (const r of s.rows) events.emit('session', r.session_id, 'revoked', { principal_id: id, cause: 'password-changed' });
+  events.emit('principal', id, 'password-changed', { by });
+  return rows[0];
+}

@@ -1,8 +1,10 @@
-// The Authentication area's 22 operations (spec "Authentication").
+// The Authentication area's operations (spec "Authentication"), and the account changes the
+// spec leaves out: password change, disable and enable (account-routes.ts).
 import type { AnyRoute } from '../../route.js';
 import { sessionRoutes } from './session-routes.js';
 import { principalRoutes } from './principal-routes.js';
+import { accountRoutes } from './account-routes.js';
 
 export function authRoutes(): AnyRoute[] {
-  return [...sessionRoutes(), ...principalRoutes()];
+  return [...sessionRoutes(), ...principalRoutes(), ...accountRoutes()];
 }

@@ -45,6 +45,15 @@ export const CreatePrincipalBody = Type.Object({
 }, closed);
 export type CreatePrincipalBody = Static<typeof CreatePrincipalBody>;
 
+export const ChangePasswordBody = Type.Object({
+  current_password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, format: 'password', writeOnly: true, description: 'Your current password: required to change your own; an administrator setting another person\'s password leaves it out' })),
+  new_password: Type.String({ minLength: 12, maxLength: 1024, format: 'password', writeOnly: true, description: 'At least 12 characters' }),
+  reason: Reason,
+}, closed);
+export type ChangePasswordBody = Static<typeof ChangePasswordBody>;
+
+export const PrincipalStateBody = Type.Object({ reason: Reason }, closed);
+
 export const PageQuery = Type.Object({
   limit: Type.Optional(Limit(1000)),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
@@ -176,7 +185,7 @@ export const GrantsQuery = Type.Object({
 
 export const CreateGrantBody = Type.Object({
   principal_id: Uuid(),
-  role_id: Uuid(),
+  role_id: Type.String({ minLength: 1, maxLength: 200, description: "The role's uuid, or its name: viewer, operator, engineer, administrator, or a custom role's name (names match ignoring case)" }),
   scope: GrantScope,
   reason: Reason,
 }, closed);
