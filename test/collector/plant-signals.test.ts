@@ -40,7 +40,7 @@ t.test('signals come unit by unit with their types, and the enum streams name th
 
 t.test('an hour of history: one sample a second for analog values and counters, by exception for the rest, never past the end', async (t) => {
   const streams = drain(1, 24, 3600);
-  const ordinals = new Set(EQUIPMENT_STATE.members.map((m) => m.ordinal));
+  const ordinals = new Set<number>(EQUIPMENT_STATE.members.map((m) => m.ordinal));
   for (const s of streams) {
     t.ok(s.times.every((ts, i) => ts > START - 1n && ts <= START + 3600n * SECOND && (i === 0 || ts > s.times[i - 1])), `${s.name}: times rise inside the hour`);
     if (s.type === 'float64' || s.type === 'int64') t.ok(s.times.length >= 3599 && s.times.length <= 3601, `${s.name}: a sample a second (${s.times.length})`);
