@@ -14,7 +14,7 @@
 //   ReadResolution { modelTx, modelAsOfNs, window, attributes: ReadAttribute[] }  (path order)
 //   ReadAttribute  { attributeId, assetId, name, path, assetPath, valueType, continuity,
 //                    continuityClass, quantityKindId, unitId, enumSetId, segments }
-//   ReadSegment    { seriesId, bindingId, startNs, endNs, valueType }
+//   ReadSegment    { seriesId, bindingId, startNs, endNs, valueType, boundFromNs, boundToNs }
 //   continuityOf(continuityClass, valueType) -> 'continuous' | 'stepped' | 'event'
 import type { ServiceContext } from '../service-context.js';
 import type { Capability } from '../auth/capabilities.js';
@@ -39,6 +39,9 @@ export interface ReadSegment {
   endNs: bigint;
   /** The series' stored type; null when the series has no storage record (created in the model only). */
   valueType: ValueType | null;
+  /** The binding's own bounds, unclipped (to null while open): the value before the window comes from [boundFromNs, startNs). */
+  boundFromNs: bigint;
+  boundToNs: bigint | null;
 }
 
 export interface ReadAttribute {
@@ -131,7 +134,7 @@ export async function resolveRead(service: ServiceContext, can: Can, req: Resolv
           if (endNs <= startNs) continue;
           let valueType = typeOf.get(b.series_id);
           if (valueType === undefined) { valueType = readMeta(view, b.series_id)?.type ?? null; typeOf.set(b.series_id, valueType); }
-          segments.push({ seriesId: b.series_id, bindingId: b.binding_id, startNs, endNs, valueType });
+          segments.push({ seriesId: b.series_id, bindingId: b.binding_id, startNs, endNs, valueType, boundFromNs: b.from_ns, boundToNs: b.to_ns });
         }
         segments.sort((x, y) => (x.startNs < y.startNs ? -1 : x.startNs > y.startNs ? 1 : 0));
         const valueType = segments.length > 0 ? segments[segments.length - 1].valueType : null;

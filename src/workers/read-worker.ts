@@ -10,3 +10,8 @@ export { gapsTask as gaps } from './tasks/gaps-task.js';
 export { auditTask as audit } from './tasks/audit-task.js';
 export { decodeTask as decode } from './tasks/decode-task.js';
 export { renderTask as render } from './tasks/render-task.js';
+export { readSnapshotTask as readSnapshot } from './tasks/read-snapshot-task.js';
+export { readRawTask as readRaw } from './tasks/read-raw-task.js';
+export { readAtTask as readAt } from './tasks/read-at-task.js';
+export { readAsOfTask as readAsOf } from './tasks/read-as-of-task.js';
+export { readAuditTask as readAudit } from './tasks/read-audit-task.js';

@@ -8,6 +8,7 @@
 import type { WireError } from '../errors.js';
 import type { Continuity, RollupInterval } from '../storage/series-store.js';
 import type { SlabHandOff } from './body-slabs.js';
+import type { ResolvedTaskBase } from './resolved-points.js';
 
 export type BodyFormat = 'json' | 'msgpack';
 /** Raw page layouts: a map per point (JSON and msgpack), or typed columns (msgpack only). */
@@ -64,6 +65,29 @@ export interface DecodeTask {
   repeat: number;
 }
 
+/** POST /v1/read/snapshot: the latest point of each attribute's segment at the instant. */
+export type ReadSnapshotTask = ResolvedTaskBase;
+
+/** POST /v1/read/raw: the segments' exact points; includePrior adds each attribute's last point before the window. */
+export interface ReadRawTask extends ResolvedTaskBase {
+  includePrior: boolean;
+}
+
+/** POST /v1/read/at and /v1/read/sampled: values at instants (given, or a regular grid), interpolated by continuity. */
+export interface ReadAtTask extends ResolvedTaskBase {
+  /** Ascending, unique (decimal ns); null with a grid. */
+  instants: string[] | null;
+  grid: { startNs: string; intervalNs: string; count: number } | null;
+}
+
+/** POST /v1/read/as-of: the segments' points as they were known at knownAtNs. */
+export interface ReadAsOfTask extends ResolvedTaskBase {
+  knownAtNs: string;
+}
+
+/** POST /v1/read/raw-audit: the edit history of the segments' points (maxPoints bounds the entries). */
+export type ReadAuditTask = ResolvedTaskBase;
+
 export interface TaskArgs {
   raw: RawTask;
   render: RenderTask;
@@ -71,6 +95,11 @@ export interface TaskArgs {
   gaps: GapsTask;
   audit: AuditTask;
   decode: DecodeTask;
+  readSnapshot: ReadSnapshotTask;
+  readRaw: ReadRawTask;
+  readAt: ReadAtTask;
+  readAsOf: ReadAsOfTask;
+  readAudit: ReadAuditTask;
 }
 export type TaskName = keyof TaskArgs;
 

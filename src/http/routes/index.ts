@@ -13,6 +13,7 @@ import { seriesRoutes } from './series/routes.js';
 import { backgroundWorkRoutes } from './background-work/routes.js';
 import { collectorsRoutes } from './collectors/routes.js';
 import { modelRoutes } from './model/routes.js';
+import { readRoutes } from './reads/routes.js';
 
 export const CONTRACT_VERSION = '0.1.0';
 
@@ -29,6 +30,7 @@ export function allRoutes(): AnyRoute[] {
     ...backgroundWorkRoutes(),
     ...collectorsRoutes(),
     ...modelRoutes(),
+    ...readRoutes(),
   ];
   routes.push(...serviceRoutes(() => contract));
   contract = buildContract(routes, { version: CONTRACT_VERSION });

@@ -1,0 +1,132 @@
+// The point reads of the Resolved reads area: snapshot, raw, at, sampled, as-of and
+// raw-audit. Each resolves its body on this thread (src/reads: the model, the caller's
+// permissions, units) and hands the point work to the read pool, which answers with the
+// finished body in a shared slab. Scope "each resolved result": attributes on assets the
+// caller may not read are left out of the answer, never refused.
+import { defineRoute, type AnyRoute, type HandlerContext, type Reply } from '../../route.js';
+import { invalid } from '../../../errors.js';
+import { nowNs } from '../../../clock.js';
+import { resolveRead, type ReadResolution, type ResolveRequest } from '../../../reads/read-resolution.js';
+import { unitPlans, type ReadUnitsRequest } from '../../../reads/read-units.js';
+import { readTaskBase, type ReadTaskOptions } from '../../../reads/read-plan.js';
+import { MSGPACK_TYPE, type BodyFormat } from '../../../workers/task-protocol.js';
+import type { ReadBody } from '../../../workers/read-pool.js';
+import type { ResolvedTaskBase } from '../../../workers/resolved-points.js';
+import {
+  SnapshotBody, SnapshotItem, RawBody, RawItem, AtBody, SampledBody, InstantItem, AsOfBody, AsOfItem, RawAuditBody, RawAuditItem, bareArray,
+} from './schemas.js';
+
+const AREA = 'Reads';
+const READ = { kind: 'capability', capability: 'read', scope: 'each-result' } as const;
+/** Resolve bodies name up to 200,000 attribute ids. */
+const BODY_LIMIT = 16 * 1024 * 1024;
+/** Most instants one at/sampled read answers per attribute. */
+const MAX_INSTANTS = 100_000;
+const DEFAULT_MAX_ENTRIES = 10_000;
+
+const bulkFormat = (ctx: HandlerContext): BodyFormat => (ctx.accepts(MSGPACK_TYPE) ? 'msgpack' : 'json');
+const bytesReply = (b: ReadBody): Reply => ({ kind: 'bytes', contentType: b.contentType, bytes: b.bytes, release: b.release });
+
+function window(b: { start_ns: number | bigint; end_ns: number | bigint }): { startNs: bigint; endNs: bigint } {
+  const startNs = BigInt(b.start_ns), endNs = BigInt(b.end_ns);
+  if (endNs <= startNs) throw invalid('end_ns', 'must be greater than start_ns');
+  return { startNs, endNs };
+}
+
+interface CommonBody { resolve: unknown; units?: ReadUnitsRequest; exclude_quality?: 'bad' | 'bad_and_uncertain'; max_points?: number }
+
+/** Resolves the body over the window and builds the task members every point read shares. */
+async function planned(ctx: HandlerContext, body: CommonBody, w: { startNs: bigint; endNs: bigint } | { atNs: bigint }, req: ResolveRequest, o: Partial<ReadTaskOptions> = {}): Promise<{ r: ReadResolution; base: ResolvedTaskBase }> {
+  const r = await resolveRead(ctx.service, (c, t) => ctx.can(c, t), req, w);
+  const units = await unitPlans(ctx.service, r.attributes, body.units);
+  const base = readTaskBase(r, units, { excludeQuality: body.exclude_quality ?? null, format: o.format ?? 'json', maxPoints: o.maxPoints ?? body.max_points });
+  return { r, base };
+}
+
+export function pointReadRoutes(): AnyRoute[] {
+  return [
+    defineRoute({
+      operationId: 'readSnapshot', method: 'post', path: '/v1/read/snapshot', area: AREA,
+      summary: 'The latest value of each resolved attribute (null when unbound or without a point since its binding began)',
+      access: READ, body: SnapshotBody, bodyLimit: BODY_LIMIT,
+      response: { status: 200, schema: bareArray(SnapshotItem), alsoProduces: [MSGPACK_TYPE] },
+      errors: [400, 503],
+      handler: async (ctx) => {
+        const req = ctx.body.resolve as ResolveRequest;
+        const at = req.as_of_ns == null ? null : BigInt(req.as_of_ns);
+        const { base } = await planned(ctx, ctx.body, { atNs: at ?? nowNs() }, req, { format: bulkFormat(ctx) });
+        return bytesReply(await ctx.service.parts.readPool.run('readSnapshot', base, ctx.signal));
+      },
+    }),
+    defineRoute({
+      operationId: 'readRaw', method: 'post', path: '/v1/read/raw', area: AREA,
+      summary: 'The stored points of each resolved attribute in [start_ns, end_ns), one segment per binding (a sensor swap gives two)',
+      access: READ, body: RawBody, bodyLimit: BODY_LIMIT,
+      response: { status: 200, schema: bareArray(RawItem), alsoProduces: [MSGPACK_TYPE] },
+      errors: [400, 503],
+      handler: async (ctx) => {
+        const w = window(ctx.body);
+        const { base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: bulkFormat(ctx) });
+        return bytesReply(await ctx.service.parts.readPool.run('readRaw', { ...base, includePrior: ctx.body.include_prior ?? false }, ctx.signal));
+      },
+    }),
+    defineRoute({
+      operationId: 'readAt', method: 'post', path: '/v1/read/at', area: AREA,
+      summary: 'Values of each resolved attribute at the given instants, interpolated by its continuity',
+      access: READ, body: AtBody, bodyLimit: BODY_LIMIT,
+      response: { status: 200, schema: bareArray(InstantItem), alsoProduces: [MSGPACK_TYPE] },
+      errors: [400, 503],
+      handler: async (ctx) => {
+        const instants = [...new Set(ctx.body.instants.map((x) => BigInt(x)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        const w = { startNs: instants[0], endNs: instants[instants.length - 1] + 1n };
+        const { base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: bulkFormat(ctx) });
+        return bytesReply(await ctx.service.parts.readPool.run('readAt', { ...base, instants: instants.map(String), grid: null }, ctx.signal));
+      },
+    }),
+    defineRoute({
+      operationId: 'readSampled', method: 'post', path: '/v1/read/sampled', area: AREA,
+      summary: 'Values of each resolved attribute every interval_ns from start_ns, interpolated by its continuity',
+      access: READ, body: SampledBody, bodyLimit: BODY_LIMIT,
+      response: { status: 200, schema: bareArray(InstantItem), alsoProduces: [MSGPACK_TYPE] },
+      errors: [400, 503],
+      handler: async (ctx) => {
+        const w = window(ctx.body);
+        const interval = BigInt(ctx.body.interval_ns);
+        const count = (w.endNs - w.startNs + interval - 1n) / interval;
+        if (count > BigInt(MAX_INSTANTS)) throw invalid('interval_ns', `gives ${count} samples per attribute, more than ${MAX_INSTANTS}; widen the interval or narrow the window`);
+        const { base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: bulkFormat(ctx) });
+        return bytesReply(await ctx.service.parts.readPool.run('readAt', {
+          ...base, instants: null, grid: { startNs: String(w.startNs), intervalNs: String(interval), count: Number(count) },
+        }, ctx.signal));
+      },
+    }),
+    defineRoute({
+      operationId: 'readAsOf', method: 'post', path: '/v1/read/as-of', area: AREA,
+      summary: 'The points of each resolved attribute in [start_ns, end_ns) as they were known at known_at_ns (superseded values as they were then)',
+      access: READ, body: AsOfBody, bodyLimit: BODY_LIMIT,
+      response: { status: 200, schema: bareArray(AsOfItem), alsoProduces: [MSGPACK_TYPE] },
+      errors: [400, 503],
+      handler: async (ctx) => {
+        const w = window(ctx.body);
+        const knownAt = BigInt(ctx.body.known_at_ns);
+        const req = ctx.body.resolve as ResolveRequest;
+        // the model as the reader saw it then, unless the body asks for another model instant
+        const asked: ResolveRequest = req.as_of_ns == null ? { ...req, as_of_ns: knownAt } : req;
+        const { base } = await planned(ctx, ctx.body, w, asked, { format: bulkFormat(ctx) });
+        return bytesReply(await ctx.service.parts.readPool.run('readAsOf', { ...base, knownAtNs: String(knownAt) }, ctx.signal));
+      },
+    }),
+    defineRoute({
+      operationId: 'readRawAudit', method: 'post', path: '/v1/read/raw-audit', area: AREA,
+      summary: 'The edit history of each resolved attribute\'s points in [start_ns, end_ns): old and new value, who, when',
+      access: READ, body: RawAuditBody, bodyLimit: BODY_LIMIT,
+      response: { status: 200, schema: bareArray(RawAuditItem) },
+      errors: [400, 503],
+      handler: async (ctx) => {
+        const w = window(ctx.body);
+        const { base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: 'json', maxPoints: ctx.body.max_entries ?? DEFAULT_MAX_ENTRIES });
+        return bytesReply(await ctx.service.parts.readPool.run('readAudit', base, ctx.signal));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,227 @@
+// What the resolved point reads (POST /v1/read/snapshot, raw, at, sampled, as-of,
+// raw-audit) hand a read worker, and the pieces their tasks share: the plan of attributes
+// and segments the HTTP thread resolved (src/reads), the quality filter, exact unit
+// conversion, the exact point just before an instant, the per-attribute provenance tally
+// and a small msgpack writer for the envelopes. The tasks (tasks/read-*-task.ts) write the
+// finished body into the worker's slab like every other read task.
+import type { PointColumns, ValueType } from '../storage/encoding/chunk-types.js';
+import { pointBefore, scanRange, seriesKey, valueAt, type DecodedChunks, type PointValue, type ReadView } from '../storage/series-store.js';
+import { readMeta } from '../storage/series-store.js';
+import { add, fromDouble, mul, parseRatio, toDouble, type Ratio } from '../exact-ratio.js';
+import { ServiceError } from '../errors.js';
+import type { BodySink } from '../body-sink.js';
+import { stringifyJson } from '../json/json.js';
+import { mpArrayHeader, mpBool, mpFloat64, mpInt64Big, mpMapHeader, mpNil, mpString } from './msgpack-bytes.js';
+import type { BodyFormat } from './task-protocol.js';
+
+export type ReadContinuity = 'continuous' | 'stepped' | 'event';
+export type ExcludeQuality = 'bad' | 'bad_and_uncertain' | null;
+
+export interface PlanSegment {
+  series: string;
+  /** Clipped to the window (decimal ns). */
+  startNs: string;
+  endNs: string;
+  /** The binding's own bounds (decimal ns; to null while open): where the value before the window may come from. */
+  boundFromNs: string;
+  boundToNs: string | null;
+}
+
+export interface PlanAttribute {
+  attributeId: string;
+  path: string;
+  /** The unit answered (after conversion). */
+  unitId: string | null;
+  continuity: ReadContinuity;
+  /** Exact ratios as text: v_out = v * factor + offset; null: values as stored. */
+  convert: { factor: string; offset: string } | null;
+  segments: PlanSegment[];
+}
+
+/** Members every resolved point task carries. */
+export interface ResolvedTaskBase {
+  attributes: PlanAttribute[];
+  windowStartNs: string;
+  windowEndNs: string;
+  modelAsOfNs: string;
+  /** The service clock when the request came (points stamped after it make clock_suspect). */
+  nowNs: string;
+  excludeQuality: ExcludeQuality;
+  format: BodyFormat;
+  /** Most points (or entries) the whole answer may hold; past it the read is refused (read-too-large). */
+  maxPoints: number;
+}
+
+/** OPC DA quality classes (ARCHITECTURE.md): good >= 192, uncertain 64..191, bad < 64. */
+export const GOOD = 192;
+export const UNCERTAIN = 64;
+
+/** Lowest quality a read keeps. */
+export const minQuality = (x: ExcludeQuality): number => (x === 'bad' ? UNCERTAIN : x === 'bad_and_uncertain' ? GOOD : 0);
+
+/** How far back the "value before an instant" looks past points the quality filter drops. */
+export const PRIOR_WALK = 64;
+
+export const tooLarge = (limit: number, what = 'points', field = 'max_points') => new ServiceError('read-too-large',
+  `the read holds more than ${limit} ${what} (${field}); narrow the window or the selection, or raise ${field}`, { limit, field });
+
+/** Exact unit conversion of one attribute: v * factor + offset, rounded once (the registry's arithmetic). */
+export class ValueConverter {
+  private readonly factor: Ratio;
+  private readonly offset: Ratio;
+  constructor(spec: { factor: string; offset: string }) {
+    const f = parseRatio(spec.factor), o = parseRatio(spec.offset);
+    if (f === null || o === null) throw new Error(`BUG: unit conversion ratios ${spec.factor}, ${spec.offset} do not parse`);
+    this.factor = f;
+    this.offset = o;
+  }
+  apply(v: number): number {
+    if (!Number.isFinite(v)) return v;
+    return toDouble(add(mul(fromDouble(v), this.factor), this.offset));
+  }
+}
+
+export const converterOf = (a: PlanAttribute): ValueConverter | null => (a.convert === null ? null : new ValueConverter(a.convert));
+
+/** A point's value as the body carries it: int64 as bigint, enum as {enum_set, ordinal}; converted values are numbers. */
+export function outValue(cols: PointColumns, i: number, enumSet: string | null, conv: ValueConverter | null): unknown {
+  if (conv !== null && (cols.type === 'float64' || cols.type === 'int64')) return conv.apply(cols.type === 'float64' ? cols.f64![i] : Number(cols.i64![i]));
+  const v = valueAt(cols, i);
+  return cols.type === 'enum' ? { enum_set: enumSet, ordinal: v } : v;
+}
+
+export function enumSetOf(view: ReadView, series: string): string | null {
+  return readMeta(view, series)?.enumSet?.id ?? null;
+}
+
+export interface ExactPoint { ts: bigint; value: unknown; quality: number; numeric: number }
+
+/** The stored point at exactly `ts` (value in out form), or null. */
+export function pointAt(view: ReadView, key: Buffer, ts: bigint, enumSet: string | null, conv: ValueConverter | null): ExactPoint | null {
+  let out: ExactPoint | null = null;
+  scanRange(view, key, ts, ts + 1n, (cols, i0) => {
+    const numeric = cols.type === 'float64' ? cols.f64![i0] : cols.type === 'int64' ? Number(cols.i64![i0]) : cols.type === 'boolean' ? cols.u8![i0] : cols.type === 'enum' ? cols.ord![i0] : NaN;
+    out = { ts, value: outValue(cols, i0, enumSet, conv), quality: cols.quality[i0], numeric: conv !== null ? conv.apply(numeric) : numeric };
+    return false;
+  });
+  return out;
+}
+
+/**
+ * The latest point with time < t and >= floor whose quality the read keeps, looking back
+ * past at most PRIOR_WALK dropped points; null when none.
+ */
+export function priorPoint(view: ReadView, key: Buffer, t: bigint, floor: bigint, keep: number, enumSet: string | null, conv: ValueConverter | null, memo?: DecodedChunks): ExactPoint | null {
+  let at = t;
+  for (let step = 0; step <= PRIOR_WALK; step++) {
+    const p = pointBefore(view, key, at, undefined, memo);
+    if (p === null || p.ts < floor) return null;
+    if (p.quality >= keep) return pointAt(view, key, p.ts, enumSet, conv);
+    at = p.ts;
+  }
+  return null;
+}
+
+export const keyOf = (series: string): Buffer => seriesKey(series);
+
+/**
+ * Provenance of one attribute's answer, tallied as points go by. Time weights: each point
+ * holds from its time to the next point's (or its segment's end); time before a segment's
+ * first point has no quality and counts nowhere.
+ */
+export class ProvenanceTally {
+  /** ns held by good points, by any point, and by points the quality filter dropped. */
+  goodNs = 0;
+  heldNs = 0;
+  filteredNs = 0;
+  clockSuspect = false;
+  touched = false;
+  readonly lossy: Array<{ start_ns: bigint; end_ns: bigint; tag: string }> = [];
+  private prevT = -1;
+  private prevQ = 0;
+  private segStart = 0n;
+
+  constructor(private readonly keep: number, private readonly nowNs: bigint) {}
+
+  /** A segment begins: its lossy ranges (swinging door) are noted. */
+  beginSegment(view: ReadView, series: string, startNs: bigint, endNs: bigint): void {
+    this.prevT = -1;
+    this.segStart = startNs;
+    const meta = readMeta(view, series);
+    if (!meta) return;
+    this.touched = true;
+    for (const r of meta.lossyRanges) {
+      if (r.endNs > startNs && r.startNs < endNs) this.lossy.push({ start_ns: r.startNs > startNs ? r.startNs : startNs, end_ns: r.endNs < endNs ? r.endNs : endNs, tag: r.tag });
+    }
+  }
+
+  /** Points i0..i1-1 of a run, all inside the segment. */
+  run(cols: PointColumns, i0: number, i1: number): void {
+    if (i1 <= i0) return;
+    const shift = Number(cols.tsBase - this.segStart);
+    const offs = cols.tsOffset, q = cols.quality;
+    for (let i = i0; i < i1; i++) {
+      const t = shift + offs[i];
+      if (this.prevT >= 0) this.hold(t - this.prevT);
+      this.prevT = t;
+      this.prevQ = q[i];
+    }
+    if (cols.tsBase + BigInt(offs[i1 - 1]) > this.nowNs) this.clockSuspect = true;
+  }
+
+  endSegment(endNs: bigint): void {
+    if (this.prevT >= 0) this.hold(Number(endNs - this.segStart) - this.prevT);
+    this.prevT = -1;
+  }
+
+  private hold(ns: number): void {
+    this.heldNs += ns;
+    if (this.prevQ >= GOOD) this.goodNs += ns;
+    if (this.prevQ < this.keep) this.filteredNs += ns;
+  }
+
+  /** The members this tally knows, over the window. */
+  members(base: { windowStartNs: bigint; windowEndNs: bigint; modelAsOfNs: bigint; filtering: boolean }): Record<string, unknown> {
+    const p: Record<string, unknown> = {
+      window_resolved: { start_ns: base.windowStartNs, end_ns: base.windowEndNs },
+      model_as_of_ns: base.modelAsOfNs,
+    };
+    if (this.heldNs > 0) p.percent_good = round6((100 * this.goodNs) / this.heldNs);
+    if (base.filtering) p.percent_time_filtered = round6((100 * this.filteredNs) / Number(base.windowEndNs - base.windowStartNs));
+    if (this.lossy.length > 0) p.lossy_ranges = this.lossy;
+    if (this.clockSuspect) p.clock_suspect = true;
+    if (this.touched) p.tiers_touched = ['hot'];
+    return p;
+  }
+}
+
+const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
+
+/** A small value of a body envelope as msgpack: null, boolean, number, bigint, string, arrays and plain objects. */
+export function mpAny(sink: BodySink, v: unknown): void {
+  if (v === null || v === undefined) { mpNil(sink); return; }
+  switch (typeof v) {
+    case 'boolean': mpBool(sink, v); return;
+    case 'bigint': mpInt64Big(sink, v); return;
+    case 'number':
+      if (Number.isSafeInteger(v)) mpInt64Big(sink, BigInt(v)); else mpFloat64(sink, v);
+      return;
+    case 'string': mpString(sink, v); return;
+  }
+  if (Array.isArray(v)) {
+    mpArrayHeader(sink, v.length);
+    for (const x of v) mpAny(sink, x);
+    return;
+  }
+  const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
+  mpMapHeader(sink, entries.length);
+  for (const [k, x] of entries) { mpString(sink, k); mpAny(sink, x); }
+}
+
+/** A whole body of plain values in the task's format. */
+export function writeBody(sink: BodySink, format: BodyFormat, body: unknown): void {
+  if (format === 'msgpack') mpAny(sink, body);
+  else sink.utf8(stringifyJson(body));
+}
+
+export type { PointValue, ValueType };

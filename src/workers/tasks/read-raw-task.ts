@@ -1,0 +1,148 @@
+// POST /v1/read/raw in a worker: per attribute, per segment (binding clipped to the
+// window), the stored points in [segment start, segment end), written straight from the
+// decoded columns into the body (the series raw route's writers). A quality filter or a
+// unit conversion first copies each run into per-worker scratch columns (kept points,
+// converted values) and writes those. With includePrior, `prior` is the attribute's last
+// point before the window under the binding covering the window's start.
+//
+// Body (JSON, or msgpack with the same shape):
+// [{attribute_id, path, unit_id, segments: [{series, start_ns, end_ns, points: [{ts_ns, value, quality}]}], prior?, provenance}]
+// Past maxPoints points in all the read stops and is refused (read-too-large): the slab
+// never grows past what max_points allows.
+import type { PointColumns, ValueType } from '../../storage/encoding/chunk-types.js';
+import { allocColumns, copyValue, MAX_CHUNK_POINTS, readMeta, scanRange, type ReadView } from '../../storage/series-store.js';
+import type { BodySink } from '../../body-sink.js';
+import { stringifyJson } from '../../json/json.js';
+import { writeJsonPoints } from '../raw-points-json.js';
+import { writeMsgpackPoints } from '../raw-points-msgpack.js';
+import { mpArrayHeader, mpKey, mpMapHeader, mpString } from '../msgpack-bytes.js';
+import { runTask } from '../worker-state.js';
+import { JSON_TYPE, MSGPACK_TYPE, type ReadRawTask, type TaskOutcome } from '../task-protocol.js';
+import {
+  converterOf, keyOf, minQuality, mpAny, priorPoint, ProvenanceTally, tooLarge, type PlanAttribute, type PlanSegment, type ValueConverter,
+} from '../resolved-points.js';
+
+/** Per-worker decode and filtered-copy columns, one set per value type. */
+const decodeScratch = new Map<ValueType, PointColumns>();
+const copyScratch = new Map<ValueType, PointColumns>();
+function scratch(m: Map<ValueType, PointColumns>, type: ValueType): PointColumns {
+  let c = m.get(type);
+  if (!c) { c = allocColumns(type, MAX_CHUNK_POINTS); m.set(type, c); }
+  return c;
+}
+
+/** Copies the kept points of a run (converted when asked) into scratch columns; returns them with count set. */
+function keptCopy(cols: PointColumns, i0: number, i1: number, keep: number, conv: ValueConverter | null): PointColumns {
+  const outType: ValueType = conv !== null && (cols.type === 'float64' || cols.type === 'int64') ? 'float64' : cols.type;
+  const out = scratch(copyScratch, outType);
+  out.tsBase = cols.tsBase;
+  let k = 0;
+  for (let i = i0; i < i1; i++) {
+    if (cols.quality[i] < keep) continue;
+    out.tsOffset[k] = cols.tsOffset[i];
+    out.quality[k] = cols.quality[i];
+    if (outType !== cols.type) out.f64![k] = conv!.apply(cols.type === 'float64' ? cols.f64![i] : Number(cols.i64![i]));
+    else if (conv !== null && outType === 'float64') out.f64![k] = conv.apply(cols.f64![i]);
+    else copyValue(cols, i, out, k);
+    k++;
+  }
+  out.count = k;
+  return out;
+}
+
+export function readRawTask(t: ReadRawTask): TaskOutcome {
+  const msgpack = t.format === 'msgpack';
+  return runTask(msgpack ? MSGPACK_TYPE : JSON_TYPE, (view, sink) => {
+    const keep = minQuality(t.excludeQuality);
+    const base = { windowStartNs: BigInt(t.windowStartNs), windowEndNs: BigInt(t.windowEndNs), modelAsOfNs: BigInt(t.modelAsOfNs), filtering: t.excludeQuality !== null };
+    const now = BigInt(t.nowNs);
+    const budget = { left: t.maxPoints, total: 0 };
+    if (msgpack) mpArrayHeader(sink, t.attributes.length); else sink.ascii('[');
+    for (let k = 0; k < t.attributes.length; k++) {
+      const a = t.attributes[k];
+      if (!msgpack && k > 0) sink.ascii(',');
+      writeAttribute(view, sink, t, a, keep, new ProvenanceTally(keep, now), base, budget);
+    }
+    if (!msgpack) sink.ascii(']');
+    return budget.total;
+  });
+}
+
+function writeAttribute(view: ReadView, sink: BodySink, t: ReadRawTask, a: PlanAttribute, keep: number, tally: ProvenanceTally,
+  base: { windowStartNs: bigint; windowEndNs: bigint; modelAsOfNs: bigint; filtering: boolean }, budget: { left: number; total: number }): void {
+  const msgpack = t.format === 'msgpack';
+  const conv = converterOf(a);
+  const fast = keep === 0 && conv === null;
+  if (msgpack) {
+    mpMapHeader(sink, t.includePrior ? 6 : 5);
+    sink.bytes(mpKey('attribute_id')); mpString(sink, a.attributeId);
+    sink.bytes(mpKey('path')); mpString(sink, a.path);
+    sink.bytes(mpKey('unit_id')); mpAny(sink, a.unitId);
+    sink.bytes(mpKey('segments')); mpArrayHeader(sink, a.segments.length);
+  } else {
+    sink.utf8(`{"attribute_id":"${a.attributeId}","path":${JSON.stringify(a.path)},"unit_id":${a.unitId === null ? 'null' : `"${a.unitId}"`},"segments":[`);
+  }
+  for (let s = 0; s < a.segments.length; s++) {
+    const seg = a.segments[s];
+    const startNs = BigInt(seg.startNs), endNs = BigInt(seg.endNs);
+    const meta = readMeta(view, seg.series);
+    const enumSet = meta?.enumSet?.id ?? '';
+    const enumJson = JSON.stringify(enumSet);
+    let countAt = 0;
+    if (msgpack) {
+      mpMapHeader(sink, 4);
+      sink.bytes(mpKey('series')); mpString(sink, seg.series);
+      sink.bytes(mpKey('start_ns')); mpAny(sink, startNs);
+      sink.bytes(mpKey('end_ns')); mpAny(sink, endNs);
+      sink.bytes(mpKey('points'));
+      sink.reserve(5);
+      sink.buf[sink.pos] = 0xdd;
+      countAt = sink.pos + 1;
+      sink.pos += 5;
+    } else {
+      sink.ascii(`${s > 0 ? ',' : ''}{"series":"${seg.series}","start_ns":${startNs},"end_ns":${endNs},"points":[`);
+    }
+    let n = 0;
+    if (meta !== undefined) {
+      tally.beginSegment(view, seg.series, startNs, endNs);
+      scanRange(view, keyOf(seg.series), startNs, endNs, (cols, i0, i1) => {
+        tally.run(cols, i0, i1);
+        if (budget.left < i1 - i0 && (fast || countKept(cols, i0, i1, keep) > budget.left)) throw tooLarge(t.maxPoints);
+        const run = fast ? cols : keptCopy(cols, i0, i1, keep, conv);
+        const j0 = fast ? i0 : 0, j1 = fast ? i1 : run.count;
+        if (msgpack) writeMsgpackPoints(sink, run, j0, j1, enumSet);
+        else writeJsonPoints(sink, run, j0, j1, n === 0, enumJson);
+        n += j1 - j0;
+        budget.left -= j1 - j0;
+        return true;
+      }, scratch(decodeScratch, meta.type));
+      tally.endSegment(endNs);
+    }
+    budget.total += n;
+    if (msgpack) sink.view.setUint32(countAt, n); else sink.ascii(']}');
+  }
+  if (!msgpack) sink.ascii(']');
+  if (t.includePrior) {
+    const prior = priorOf(view, a, a.segments[0], base.windowStartNs, keep, conv);
+    if (msgpack) { sink.bytes(mpKey('prior')); mpAny(sink, prior); } else sink.utf8(`,"prior":${stringifyJson(prior)}`);
+  }
+  const provenance = tally.members(base);
+  if (msgpack) { sink.bytes(mpKey('provenance')); mpAny(sink, provenance); } else sink.utf8(`,"provenance":${stringifyJson(provenance)}}`);
+}
+
+function countKept(cols: PointColumns, i0: number, i1: number, keep: number): number {
+  let n = 0;
+  for (let i = i0; i < i1; i++) if (cols.quality[i] >= keep) n++;
+  return n;
+}
+
+/** The last point before the window under the binding that covers the window's start (null when none covers it or it has none). */
+function priorOf(view: ReadView, a: PlanAttribute, first: PlanSegment | undefined, windowStart: bigint, keep: number, conv: ValueConverter | null) {
+  if (first === undefined || BigInt(first.startNs) !== windowStart) return null;
+  const floor = BigInt(first.boundFromNs);
+  if (floor >= windowStart) return null;
+  const meta = readMeta(view, first.series);
+  if (meta === undefined) return null;
+  const p = priorPoint(view, keyOf(first.series), windowStart, floor, keep, meta.enumSet?.id ?? null, conv);
+  return p === null ? null : { series: first.series, ts_ns: p.ts, value: p.value, quality: p.quality };
+}

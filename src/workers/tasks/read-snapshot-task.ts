@@ -1,0 +1,45 @@
+// POST /v1/read/snapshot in a worker: per attribute, the latest point of the series its
+// binding puts behind it at the instant (the series head: no chunk decode unless the head
+// is empty or the binding has closed). Only points inside the binding count: a series
+// bound at from_ns answers nothing older than that for this attribute. With a quality
+// filter the latest kept point, looking back past at most PRIOR_WALK dropped points.
+// Body: [{attribute_id, path, unit_id, snapshot: {ts_ns, value, quality} | null, provenance}]
+import { INT64_MAX, readMeta, readSnapshot } from '../../storage/series-store.js';
+import { runTask } from '../worker-state.js';
+import { JSON_TYPE, MSGPACK_TYPE, type ReadSnapshotTask, type TaskOutcome } from '../task-protocol.js';
+import { converterOf, enumSetOf, keyOf, minQuality, pointAt, priorPoint, writeBody, type ExactPoint } from '../resolved-points.js';
+
+export function readSnapshotTask(t: ReadSnapshotTask): TaskOutcome {
+  return runTask(t.format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, (view, sink) => {
+    const keep = minQuality(t.excludeQuality);
+    const now = BigInt(t.nowNs);
+    const base = { window_resolved: { start_ns: BigInt(t.windowStartNs), end_ns: BigInt(t.windowEndNs) }, model_as_of_ns: BigInt(t.modelAsOfNs) };
+    const out = new Array(t.attributes.length);
+    let points = 0;
+    for (let k = 0; k < t.attributes.length; k++) {
+      const a = t.attributes[k];
+      const conv = converterOf(a);
+      const seg = a.segments[a.segments.length - 1];
+      let p: ExactPoint | null = null;
+      if (seg !== undefined && readMeta(view, seg.series) !== undefined) {
+        const key = keyOf(seg.series);
+        const enumSet = enumSetOf(view, seg.series);
+        const from = BigInt(seg.boundFromNs);
+        const to = seg.boundToNs === null ? INT64_MAX : BigInt(seg.boundToNs);
+        const head = readSnapshot(view, seg.series);
+        if (head !== null && head.ts >= from && head.ts < to && head.quality >= keep) p = pointAt(view, key, head.ts, enumSet, conv);
+        else if (head !== null && head.ts >= from) p = priorPoint(view, key, head.ts < to ? head.ts : to, from, keep, enumSet, conv);
+        points++;
+      }
+      const provenance: Record<string, unknown> = { ...base };
+      if (seg !== undefined) provenance.tiers_touched = ['hot'];
+      if (p !== null && p.ts > now) provenance.clock_suspect = true;
+      out[k] = {
+        attribute_id: a.attributeId, path: a.path, unit_id: a.unitId,
+        snapshot: p === null ? null : { ts_ns: p.ts, value: p.value, quality: p.quality }, provenance,
+      };
+    }
+    writeBody(sink, t.format, out);
+    return points;
+  });
+}
