@@ -4,6 +4,7 @@ import type { Queryable } from '../model/db.js';
 import type { EventSink } from '../model/tx-log.js';
 import { ServiceError, notFound } from '../errors.js';
 import { nowNs } from '../clock.js';
+import { isUuid } from '../uuid.js';
 
 export type GrantScope = { kind: 'everywhere' } | { kind: 'asset'; asset_id: string } | { kind: 'view'; view_id: string };
 
@@ -54,9 +55,14 @@ export async function createGrant(
 ): Promise<GrantRow> {
   const p = await tx.query('SELECT 1 FROM auth_principal WHERE principal_id = $1', [input.principalId]);
   if (p.rows.length === 0) throw notFound('principal', { principal_id: input.principalId });
-  const r = await tx.query<{ retired: boolean }>('SELECT retired FROM auth_role WHERE role_id = $1', [input.roleId]);
+  // role_id is the role's uuid or its name (the built-ins viewer, operator, engineer,
+  // administrator, or a custom role's; names are unique ignoring case).
+  const byId = isUuid(input.roleId);
+  const r = await tx.query<{ role_id: string; retired: boolean }>(
+    `SELECT role_id, retired FROM auth_role WHERE ${byId ? 'role_id = $1::uuid' : 'lower(name) = lower($1)'}`, [input.roleId]);
   if (r.rows.length === 0) throw notFound('role', { role_id: input.roleId });
   if (r.rows[0].retired) throw new ServiceError('conflict', 'the role is retired and cannot be granted', { role_id: input.roleId });
+  input = { ...input, roleId: r.rows[0].role_id };
   const scopeId = input.scope.kind === 'asset' ? input.scope.asset_id : input.scope.kind === 'view' ? input.scope.view_id : null;
   const dup = await tx.query(
     `SELECT grant_id FROM auth_grant WHERE principal_id = $1 AND role_id = $2 AND scope_kind = $3 AND scope_id IS NOT DISTINCT FROM $4::uuid`,

@@ -73,7 +73,7 @@ export function buildContract(routes: AnyRoute[], info: { version: string }): Js
       });
     }
     if (parameters.length) op.parameters = parameters;
-    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: toSchema(r.body) } } };
+    if (r.body) op.requestBody = { required: !r.bodyOptional, content: { 'application/json': { schema: toSchema(r.body) } } };
     op['x-idempotency'] = r.idempotency ?? 'none';
 
     const responses: Json = {};

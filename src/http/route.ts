@@ -26,7 +26,8 @@ export type Access =
   | { kind: 'capability'; capability: Capability; scope: ScopeKind; scopeParam?: string };
 
 export interface ResponseSpec {
-  status: 200 | 201 | 202 | 204 | 302;
+  /** 101: a WebSocket operation (its handler answers `{kind: 'websocket'}`). */
+  status: 101 | 200 | 201 | 202 | 204 | 302;
   /** JSON schema of the body; omitted for 204/302 and for non-JSON bodies. */
   schema?: TSchema;
   /** Extra media types this operation can produce (e.g. application/x-msgpack), same shape. */
@@ -55,6 +56,8 @@ export interface RouteSpec<
   params?: P;
   query?: Q;
   body?: B;
+  /** An empty body (no bytes, no content-type) is taken as `{}`: for bodies whose members are all optional. */
+  bodyOptional?: boolean;
   /** Largest accepted body in bytes; defaults to the server-wide limit. */
   bodyLimit?: number;
   response: ResponseSpec;
@@ -102,14 +105,37 @@ export type Reply =
   | { kind?: 'json'; status?: number; body: unknown; headers?: Headers }
   | { kind: 'bytes'; status?: number; contentType: string; bytes: Uint8Array | string; headers?: Headers; release?: () => void }
   | { kind: 'empty'; status: 204 | 302 | 303; headers?: Headers }
-  | { kind: 'sse'; headers?: Headers; start: (sink: SseSink) => void };
+  | { kind: 'sse'; headers?: Headers; start: (sink: SseSink) => void }
+  /** Upgrades the request to a WebSocket (src/http/websocket.ts); `open` runs once it is open. */
+  | { kind: 'websocket'; open: (link: WebSocketLink) => WebSocketHandlers };
 
 /** A live Server-Sent Events response. Writes are corked and safe after the client left. */
 export interface SseSink {
-  /** Returns false when the client is gone or the send buffer is full (backpressure). */
+  /** Returns false when the client is gone or the send buffer is full (backpressure; the event is queued). */
   send(event: string, data: string, id?: string): boolean;
   comment(text: string): boolean;
   readonly closed: boolean;
+  /** Bytes written that the client has not taken yet (queued while the socket is full). */
+  readonly backlogBytes: number;
   onClose(cb: () => void): void;
-  close(): void;
+  /** Ends the stream; a `final` event is written after dropping whatever is still queued. */
+  close(final?: { event: string; data: string }): void;
+}
+
+/** The server's side of an open WebSocket. Sends after close are ignored. */
+export interface WebSocketLink {
+  /** Sends one text message; false when the socket is closed or uWS dropped it. */
+  send(text: string): boolean;
+  /** Bytes sent that the client has not taken yet. */
+  bufferedBytes(): number;
+  end(code: number, reason: string): void;
+  readonly closed: boolean;
+}
+
+/** What a WebSocket route does with its connection. */
+export interface WebSocketHandlers {
+  /** One client message (text frames decoded as UTF-8). */
+  message(text: string, binary: boolean): void;
+  drain?(): void;
+  closed(code: number, reason: string): void;
 }

@@ -14,10 +14,11 @@ import type { ValueType } from '../storage/encoding/chunk-types.js';
 import type { EnumSetRef, SeriesStore } from '../storage/series-store.js';
 import {
   insertSeriesRow, listSeriesRows, seriesById, seriesBySourceName, updateWritableClassRow,
-  SOURCE_NAME_MAX, VALUE_TYPES, WRITABLE_CLASS_RE, type SeriesRecord, type SeriesRowFilter,
+  SOURCE_NAME_MAX, VALUE_TYPES, type SeriesRecord, type SeriesRowFilter,
 } from './records.js';
 import { SeriesLookups } from './series-lookups.js';
 import { UUID_RE } from '../uuid.js';
+import { checkWriterClass } from '../model/vocabularies.js';
 
 export interface CreateSeriesInput {
   /** A caller-chosen uuid (idempotent re-creation); a fresh one when absent. */
@@ -37,7 +38,7 @@ function checkInput(s: CreateSeriesInput): void {
   if (!VALUE_TYPES.includes(s.valueType)) throw invalid('value_type', `must be one of ${VALUE_TYPES.join(', ')}`);
   if ((s.valueType === 'enum') !== (s.enumSet !== undefined)) throw invalid('enum_set', 'is required for enum series and only for them');
   if (s.enumSet && !UUID_RE.test(s.enumSet.id)) throw invalid('enum_set.id', 'must be a UUID');
-  if (s.writableClass !== undefined && !WRITABLE_CLASS_RE.test(s.writableClass)) throw invalid('writable_class', 'must be a lowercase word (letters, digits, dashes), at most 64 characters');
+  if (s.writableClass !== undefined) checkWriterClass('writable_class', s.writableClass);
 }
 
 export class SeriesCatalogue {
@@ -119,7 +120,7 @@ export class SeriesCatalogue {
   }
 
   async setWritableClass(id: string, writableClass: string, who: Who): Promise<SeriesRecord> {
-    if (!WRITABLE_CLASS_RE.test(writableClass)) throw invalid('writable_class', 'must be a lowercase word (letters, digits, dashes), at most 64 characters');
+    checkWriterClass('writable_class', writableClass);
     const committed = await modelTransaction(this.db, { principal: who.principal, reason: who.reason ?? `set writable class of series ${id}` }, async (tx, txId, events) => {
       const before = await seriesById(tx, id);
       if (!before) throw new ServiceError('not-found', `series ${id} not found`, { series: id });

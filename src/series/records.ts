@@ -6,9 +6,6 @@ import type { ValueType } from '../storage/encoding/chunk-types.js';
 
 export const VALUE_TYPES: readonly ValueType[] = ['float64', 'int64', 'boolean', 'string', 'enum'];
 
-/** Writable classes name who may write a series' points: a lowercase word with dashes. */
-export const WRITABLE_CLASS_RE = /^[a-z][a-z0-9-]{0,63}$/;
-
 /** Longest source name accepted (ingest stream names, manual entry names). */
 export const SOURCE_NAME_MAX = 512;
 

@@ -42,15 +42,20 @@ t.test('model lints over HTTP', async (t) => {
   const unused = await api('/v1/model/templates', 'POST', { name: 'Compressor', attributes: [] });
   const plant = await api('/v1/model/assets', 'POST', { name: 'Plant' });
   const p1 = await api('/v1/model/assets', 'POST', { name: 'P-101', parent: plant.asset_id, template_id: pump.template_id });
-  const inst = await api(`/v1/model/assets/${p1.asset_id}/instantiate`, 'POST', {});
-  const attr = (name: string) => (inst.attributes as Json[]).find((a) => a.name === name)!.attribute_id as string;
+  // Creating P-101 from the template created its attributes.
+  const inst = await api('/v1/model/resolve', 'POST', { select: { kind: 'all' }, scope: { under: { kind: 'asset_id', content: p1.asset_id } } });
+  const attr = (name: string) => (inst.results as Json[]).find((a) => a.name === name)!.attribute_id as string;
   await api('/v1/model/bindings', 'POST', { attribute_id: attr('Temperature'), series_id: await series('float64'), from_ns: 0 });
-  await api('/v1/model/bindings', 'POST', { attribute_id: attr('Run state'), series_id: await series('float64'), from_ns: 0 });
-  await api('/v1/model/bindings', 'POST', { attribute_id: attr('Valve'), series_id: await series('enum', motor.id), from_ns: 0 });
+  // The binding route refuses a series that cannot serve the attribute; bindings made
+  // before that check (or made wrong by a later definition change) are written directly.
+  const bindRaw = (attributeId: string, seriesId: string) => modelTransaction(db, { principal: 'test' }, (q, txId) => q.query(
+    'INSERT INTO binding_version (binding_id, attribute_id, series_id, from_ns, to_ns, tx_from) VALUES ($1, $2, $3, 0, NULL, $4)', [randomUUID(), attributeId, seriesId, txId]));
+  await bindRaw(attr('Run state'), await series('float64'));
+  await bindRaw(attr('Valve'), await series('enum', motor.id));
   const own = await api('/v1/model/attributes', 'POST', { asset_id: plant.asset_id, definition: def('Level', { quantity_kind_id: temperature, default_unit_id: randomUUID() }) });
   const stringSeries = await series('string');
   const flowAttr = await api('/v1/model/attributes', 'POST', { asset_id: plant.asset_id, definition: def('Flow', { quantity_kind_id: pressure }) });
-  await api('/v1/model/bindings', 'POST', { attribute_id: flowAttr.attribute_id, series_id: stringSeries, from_ns: 0 });
+  await bindRaw(flowAttr.attribute_id, stringSeries);
 
   const lints = (await api('/v1/model/lints')).items as Json[];
   const find = (code: string, id: string) => lints.filter((l) => l.code === code && l.resource.id === id);

@@ -45,7 +45,7 @@ t.test('resolve over the attribute cache', async (t) => {
   t.test('a cached answer equals the SQL answer at the same instant', async (t) => {
     const a = await current();
     t.equal(a.length, 7);
-    t.same(a.map((r) => r.path), ['/Plant/P-1/Flow', '/Plant/P-1/Speed', '/Plant/P-10/Flow', '/Plant/P-10/Speed', '/Plant/P-2/Flow', '/Plant/P-2/Note', '/Plant/P-2/Speed']);
+    t.same(a.map((r) => r.path), ['/Plant/P-1|Flow', '/Plant/P-1|Speed', '/Plant/P-10|Flow', '/Plant/P-10|Speed', '/Plant/P-2|Flow', '/Plant/P-2|Note', '/Plant/P-2|Speed']);
     t.same(await current(), await sqlPath(), 'warm cache and SQL agree');
     t.same(await current({ ...under, select: { kind: 'attributes_named', content: { name: 'Speed' } } }), await sqlPath({ ...under, select: { kind: 'attributes_named', content: { name: 'Speed' } } }));
     t.ok(model.attributes.size >= 7);
@@ -53,13 +53,13 @@ t.test('resolve over the attribute cache', async (t) => {
 
   t.test('bindings, overrides, retirement and template versions reach the cached answer', async (t) => {
     await current(); // warm
-    const flow = (await current()).find((r) => r.path === '/Plant/P-1/Flow')!;
+    const flow = (await current()).find((r) => r.path === '/Plant/P-1|Flow')!;
     const b = await bind(model, who, { attribute_id: flow.attribute_id, series_id: seriesId, from_ns: 10n });
     t.same((await current()).find((r) => r.attribute_id === flow.attribute_id)!.bindings.map((x) => x.binding_id), [b.binding!.binding_id]);
     const ranged = await current({ ...under, range: [0, 5] });
     t.same(ranged.find((r) => r.attribute_id === flow.attribute_id)!.bindings, [], 'a range before the binding has none');
-    await patchAttribute(model, who, flow.attribute_id, { overrides: { continuity_class: 'step' } });
-    t.match((await current()).find((r) => r.attribute_id === flow.attribute_id), { continuity_class: 'step', overridden_fields: ['continuity_class'] });
+    await patchAttribute(model, who, flow.attribute_id, { overrides: { continuity_class: 'stepped' } });
+    t.match((await current()).find((r) => r.attribute_id === flow.attribute_id), { continuity_class: 'stepped', overridden_fields: ['continuity_class'] });
     await patchAttribute(model, who, own, { retire: true });
     t.notOk((await current()).some((r) => r.attribute_id === own), 'a retired attribute leaves the answer');
     t.ok((await current({ ...under, include_retired: true })).some((r) => r.attribute_id === own));

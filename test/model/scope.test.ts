@@ -34,7 +34,7 @@ t.test('subtree and view grants scope the model routes', async (t) => {
     t.same(tree.roots.map((x) => x.path), ['/North'], 'the tree shows only the granted subtree');
     t.equal(tree.node_count, 2);
     const res = await r.ok<{ results: Array<{ path: string }> }>('POST', '/v1/model/resolve', { select: { kind: 'attributes_named', content: { name: 'Flow' } }, scope: {} });
-    t.same(res.results.map((x) => x.path), ['/North/Pump/Flow'], 'resolve filters each result');
+    t.same(res.results.map((x) => x.path), ['/North/Pump|Flow'], 'resolve filters each result');
     t.equal((await r.call('GET', `/v1/model/resolve-path?path=${encodeURIComponent('/South/Pump')}`)).status, 404);
     const events = await r.ok<Array<{ events: Array<{ entity_id: string; details: { asset_id?: string } }> }>>('GET', '/v1/model/events?limit=1000');
     const seen = new Set(events.flatMap((tx) => tx.events.map((e) => e.details.asset_id ?? e.entity_id)));

@@ -50,8 +50,8 @@ t.test('a commit of this process empties the cache at once', async (t) => {
   const lookups = new SeriesLookups(db, { checkMs: 60_000, maxAgeMs: 60_000 });
   t.teardown(() => lookups.close());
   t.equal((await lookups.record(id))?.writableClass, 'collector');
-  await catalogue.setWritableClass(id, 'calc', who);
-  t.equal((await lookups.record(id))?.writableClass, 'calc');
+  await catalogue.setWritableClass(id, 'calculation', who);
+  t.equal((await lookups.record(id))?.writableClass, 'calculation');
 });
 
 t.test('entries are fetched again after their maximum age whatever the version says', async (t) => {

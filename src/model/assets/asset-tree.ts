@@ -149,6 +149,23 @@ export class AssetTree {
 }
 
 /** Splits "/a/b" into names; null when the path is not absolute or has an empty segment. */
+/**
+ * The one notation for an attribute's path: its asset's path, "|", its name
+ * (/Site/Area/Pump-101|Flow), as PI writes \\Site\Area\Pump-101|Flow. "|" and not "/": an
+ * asset may have a child asset and an attribute of the same name, and names may contain
+ * neither character (names.ts). resolve, resolve-path, lints and every other emitter use it.
+ */
+export function attributePath(assetPath: string, attributeName: string): string {
+  return `${assetPath}|${attributeName}`;
+}
+
+/** An attribute path split at its "|" into the asset path and the attribute name; null for an asset path. */
+export function splitAttributePath(path: string): { assetPath: string; name: string } | null {
+  const bar = path.indexOf('|');
+  if (bar < 0) return null;
+  return { assetPath: path.slice(0, bar), name: path.slice(bar + 1) };
+}
+
 export function splitPath(path: string): string[] | null {
   if (!path.startsWith('/') || path === '/') return null;
   const parts = path.slice(1).split('/');

@@ -11,6 +11,7 @@ import { endCurrentVersion, isUniqueViolation, checkExpectedTx } from '../versio
 import { checkName } from '../versions/names.js';
 import { checkTimezone } from './timezones.js';
 import { currentTemplate } from '../templates/templates.js';
+import { instantiateTemplateIn } from '../attributes/attributes.js';
 import type { AssetModel } from './asset-model.js';
 
 /** Serialises moves so that two crossing moves can never build a cycle between them. */
@@ -95,9 +96,18 @@ export async function createAssetIn(q: Queryable, txId: bigint, events: EventSin
   return assetId;
 }
 
-export async function createAsset(model: AssetModel, who: Who, a: NewAsset): Promise<{ assetId: string; txId: bigint }> {
-  const c = await modelTransaction(model.db, who, (q, txId, events) => createAssetIn(q, txId, events, a));
-  return { assetId: c.result, txId: c.txId };
+/**
+ * Creates an asset in a transaction of its own; an asset made from a template gets the
+ * template's attributes in the same transaction (as a PI element made from a template
+ * does). Bulk work calls createAssetIn and instantiates with ids of its own choosing.
+ */
+export async function createAsset(model: AssetModel, who: Who, a: NewAsset): Promise<{ assetId: string; attributeIds: string[]; txId: bigint }> {
+  const c = await modelTransaction(model.db, who, async (q, txId, events) => {
+    const assetId = await createAssetIn(q, txId, events, a);
+    const attributeIds = a.template_id ? await instantiateTemplateIn(q, txId, events, assetId) : [];
+    return { assetId, attributeIds };
+  });
+  return { ...c.result, txId: c.txId };
 }
 
 /**

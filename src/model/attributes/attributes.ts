@@ -13,6 +13,7 @@ import { currentAssetRow } from '../assets/assets.js';
 import { ATTRIBUTE_COLUMNS, type AttributeRow } from './effective.js';
 import type { AssetModel } from '../assets/asset-model.js';
 import { isUuid } from '../../uuid.js';
+import { checkContinuityClass, checkWriterClass } from '../vocabularies.js';
 
 /** Rows per multi-row insert: 8 parameters each, far below the 65,535 parameter limit. */
 const INSERT_BATCH = 1000;
@@ -43,9 +44,8 @@ function checkOverrides(overrides: Record<string, unknown>, def: AttributeDefini
     if ((f === 'quantity_kind_id' || f === 'display_unit_id' || f === 'enum_set_id') && value !== null && !isUuid(value)) {
       throw new ServiceError('invalid-request', `${field}: must be a uuid or null`, { errors: [{ field, problem: 'not a uuid' }] });
     }
-    if ((f === 'continuity_class' || f === 'writer_class') && typeof value !== 'string') {
-      throw new ServiceError('invalid-request', `${field}: must be a string`, { errors: [{ field, problem: 'not a string' }] });
-    }
+    if (f === 'continuity_class') checkContinuityClass(field, value);
+    if (f === 'writer_class') checkWriterClass(field, value);
     out[f] = value;
   }
   return out;

@@ -59,7 +59,7 @@ export function effectiveAttribute(a: AttributeRow, defs: Map<string, AttributeD
   const e: EffectiveAttribute = {
     attribute_id: a.attribute_id, asset_id: a.asset_id, name: a.name, attr_def_id: a.attr_def_id,
     quantity_kind_id: base?.quantity_kind_id ?? null, display_unit_id: base?.default_unit_id ?? null,
-    continuity_class: base?.continuity_class ?? '', writer_class: base?.writer_class ?? '',
+    continuity_class: base?.continuity_class ?? 'continuous', writer_class: base?.writer_class ?? 'collector',
     enum_set_id: base?.enum_set_id ?? null, limit_traits: base?.limit_traits ?? null,
     lifecycle_policy: base?.lifecycle_policy ?? null, entry_cadence: base?.entry_cadence ?? null,
     retired: a.retired, overridden_fields: [], tx_id: a.tx_from,

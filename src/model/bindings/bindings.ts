@@ -9,6 +9,8 @@ import { modelTransaction, type EventSink, type Who } from '../tx-log.js';
 import { ServiceError } from '../../errors.js';
 import { SqlArgs, validAt, endCurrentVersion, type ReadTx } from '../versions/history.js';
 import type { AssetModel } from '../assets/asset-model.js';
+import { ATTRIBUTE_COLUMNS, effectiveAttributes, type AttributeRow, type EffectiveAttribute } from '../attributes/effective.js';
+import { entryRow } from '../registries/registry-entries.js';
 
 export interface Binding {
   binding_id: string;
@@ -37,6 +39,38 @@ const SERIES_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext('binding:' || $1)
 const overlaps = (aFrom: bigint, aTo: bigint | null, bFrom: bigint, bTo: bigint | null) =>
   (bTo === null || aFrom < bTo) && (aTo === null || bFrom < aTo);
 
+interface SeriesTypeRow { value_type: string; enum_set_id: string | null }
+
+const NUMERIC_TYPES = new Set(['float64', 'int64']);
+
+async function entryName(q: Queryable, id: string): Promise<string> {
+  const e = await entryRow(q, null, id);
+  return e ? `"${e.name}" (${id})` : id;
+}
+
+/**
+ * Refuses a series whose values cannot be the attribute's: an attribute with an enum set
+ * takes enum series of that set; one that measures a quantity takes float64 or int64
+ * series. An attribute with neither takes any series. The lints (binding-value-type,
+ * binding-enum-set-differs) keep reporting bindings that a later definition change made
+ * wrong; this check keeps new bindings from starting wrong.
+ */
+async function checkSeriesServes(q: Queryable, a: EffectiveAttribute, seriesId: string, s: SeriesTypeRow): Promise<void> {
+  let needs: string | null = null;
+  if (a.enum_set_id !== null) {
+    if (s.value_type !== 'enum' || s.enum_set_id !== a.enum_set_id) needs = `enum values of enum set ${await entryName(q, a.enum_set_id)}`;
+  } else if (a.quantity_kind_id !== null && !NUMERIC_TYPES.has(s.value_type)) {
+    needs = `numbers (float64 or int64) of quantity kind ${await entryName(q, a.quantity_kind_id)}`;
+  }
+  if (needs === null) return;
+  const holds = s.value_type === 'enum' ? `enum values of enum set ${await entryName(q, s.enum_set_id as string)}` : `${s.value_type} values`;
+  throw new ServiceError('invalid-request', `series_id: series ${seriesId} holds ${holds}; attribute "${a.name}" (${a.attribute_id}) takes ${needs}`, {
+    errors: [{ field: 'series_id', problem: 'value type cannot serve the attribute' }],
+    series_value_type: s.value_type, series_enum_set_id: s.enum_set_id,
+    attribute_quantity_kind_id: a.quantity_kind_id, attribute_enum_set_id: a.enum_set_id,
+  });
+}
+
 /** What a bind did: the new binding (null for an unbinding) and the bindings it closed. */
 export interface BindOutcome { binding: Binding | null; closed: string[] }
 
@@ -48,12 +82,14 @@ export async function bindIn(q: Queryable, txId: bigint, events: EventSink, b: N
   const to = b.to_ns ?? null;
   if (to !== null && to <= b.from_ns) throw new ServiceError('invalid-request', 'to_ns: must be after from_ns', { errors: [{ field: 'to_ns', problem: 'not after from_ns' }] });
   if (b.series_id === null && to !== null) throw new ServiceError('invalid-request', 'to_ns: an unbinding (series_id null) takes only from_ns', { errors: [{ field: 'to_ns', problem: 'not allowed when unbinding' }] });
-  const attr = await q.query<{ asset_id: string; retired: boolean }>('SELECT asset_id, retired FROM attribute_version WHERE attribute_id = $1 AND tx_to IS NULL FOR UPDATE', [b.attribute_id]);
+  const attr = await q.query<AttributeRow>(`SELECT ${ATTRIBUTE_COLUMNS} FROM attribute_version a WHERE a.attribute_id = $1 AND a.tx_to IS NULL FOR UPDATE`, [b.attribute_id]);
   if (!attr.rows[0]) throw new ServiceError('invalid-request', `attribute_id: no attribute ${b.attribute_id}`, { errors: [{ field: 'attribute_id', problem: 'no such attribute' }] });
   const assetId = attr.rows[0].asset_id;
   if (b.series_id !== null) {
-    const s = await q.query('SELECT 1 FROM series WHERE series_id = $1', [b.series_id]);
-    if (s.rowCount === 0) throw new ServiceError('invalid-request', `series_id: no series ${b.series_id}`, { errors: [{ field: 'series_id', problem: 'no such series' }] });
+    const s = await q.query<SeriesTypeRow>('SELECT value_type, enum_set_id FROM series WHERE series_id = $1', [b.series_id]);
+    if (!s.rows[0]) throw new ServiceError('invalid-request', `series_id: no series ${b.series_id}`, { errors: [{ field: 'series_id', problem: 'no such series' }] });
+    const [effective] = await effectiveAttributes(q, null, attr.rows);
+    await checkSeriesServes(q, effective, b.series_id, s.rows[0]);
     await q.query(SERIES_LOCK_SQL, [b.series_id]);
   }
   const { rows: mine } = await q.query<BindingRow>('SELECT binding_id, attribute_id, series_id, from_ns, to_ns, tx_from FROM binding_version WHERE attribute_id = $1 AND tx_to IS NULL', [b.attribute_id]);

@@ -6,7 +6,7 @@
 import type { Queryable } from '../db.js';
 import type { EventSink } from '../tx-log.js';
 import { ServiceError } from '../../errors.js';
-import type { AssetNode, AssetTree } from '../assets/asset-tree.js';
+import { attributePath, type AssetNode, type AssetTree } from '../assets/asset-tree.js';
 import { bindIn } from '../bindings/bindings.js';
 
 export interface BulkBindParams { pattern: string; under?: string; from_ns?: number | bigint | string }
@@ -79,7 +79,7 @@ export async function previewBulkBind(q: Queryable, tree: AssetTree, p: BulkBind
     if (a.bound) { skip('attribute-bound'); continue; }
     if (targeted.has(a.attribute_id)) { skip('attribute-targeted-twice'); continue; }
     targeted.add(a.attribute_id);
-    out.bindings.push({ series_id: s.series_id, source_name: s.source_name, attribute_id: a.attribute_id, asset_id: a.asset_id, path: `${tree.path(assets[0])}|${a.name}` });
+    out.bindings.push({ series_id: s.series_id, source_name: s.source_name, attribute_id: a.attribute_id, asset_id: a.asset_id, path: attributePath(tree.path(assets[0]), a.name) });
   }
   return out;
 }

@@ -7,7 +7,7 @@
 // uses for another attribute is skipped (name-taken).
 import type { Queryable } from '../db.js';
 import type { EventSink } from '../tx-log.js';
-import type { AssetNode, AssetTree } from '../assets/asset-tree.js';
+import { attributePath, type AssetNode, type AssetTree } from '../assets/asset-tree.js';
 import { sqlTextArray } from '../db.js';
 import { createAttributeIn, patchAttributeIn } from '../attributes/attributes.js';
 import { templatesAt } from '../templates/templates.js';
@@ -71,7 +71,7 @@ export async function previewTemplatePropagate(q: Queryable, tree: AssetTree, p:
       const removed = a.attr_def_id !== null && !current.has(a.attr_def_id);
       if (removed && !a.retired) change.retire.push({ attribute_id: a.attribute_id, attr_def_id: a.attr_def_id as string, name: a.name });
       else if (!removed && !a.retired && a.attr_def_id !== null && Object.keys(a.overrides).length > 0) {
-        out.overrides_kept.push({ attribute_id: a.attribute_id, path: `${path}/${a.name}`, fields: Object.keys(a.overrides).sort() });
+        out.overrides_kept.push({ attribute_id: a.attribute_id, path: attributePath(path, a.name), fields: Object.keys(a.overrides).sort() });
       }
     }
     if (change.add.length === 0 && change.retire.length === 0) out.unchanged_assets++;

@@ -6,7 +6,7 @@ import { nowNs } from '../../clock.js';
 import { effectiveAttributes, attributesWhere, type EffectiveAttribute } from '../attributes/effective.js';
 import { templatesAt } from '../templates/templates.js';
 import { currentEntryRows, type EntryRow } from '../registries/registry-entries.js';
-import type { AssetTree } from '../assets/asset-tree.js';
+import { attributePath, type AssetTree } from '../assets/asset-tree.js';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -57,7 +57,7 @@ export async function modelLints(q: Queryable, tree: AssetTree): Promise<Lint[]>
     const n = tree.get(a.asset_id);
     return n !== undefined && !tree.effectivelyRetired(n);
   });
-  const pathOf = (a: EffectiveAttribute) => { const n = tree.get(a.asset_id); return n ? `${tree.path(n)}|${a.name}` : null; };
+  const pathOf = (a: EffectiveAttribute) => { const n = tree.get(a.asset_id); return n ? attributePath(tree.path(n), a.name) : null; };
 
   const now = nowNs();
   const { rows: bindings } = await q.query<BindingRow>(

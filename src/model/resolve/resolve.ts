@@ -11,7 +11,7 @@ import { ServiceError } from '../../errors.js';
 import { nowNs } from '../../clock.js';
 import { readTxFor, SqlArgs, validAt, type ReadTx } from '../versions/history.js';
 import type { AssetModel } from '../assets/asset-model.js';
-import type { AssetNode, AssetTree } from '../assets/asset-tree.js';
+import { attributePath, type AssetNode, type AssetTree } from '../assets/asset-tree.js';
 import { ATTRIBUTE_COLUMNS, effectiveAttributes, type AttributeRow, type EffectiveAttribute } from '../attributes/effective.js';
 import type { Binding } from '../bindings/bindings.js';
 import { walkLinks } from '../links/links.js';
@@ -206,11 +206,12 @@ function resolvedAttribute(a: EffectiveAttribute, assetPath: string, bindings: B
     attribute_id: a.attribute_id, asset_id: a.asset_id, name: a.name, attr_def_id: a.attr_def_id, quantity_kind_id: a.quantity_kind_id,
     display_unit_id: a.display_unit_id, continuity_class: a.continuity_class, writer_class: a.writer_class, enum_set_id: a.enum_set_id,
     limit_traits: a.limit_traits, lifecycle_policy: a.lifecycle_policy, entry_cadence: a.entry_cadence, retired: a.retired,
-    overridden_fields: a.overridden_fields, tx_id: a.tx_id, path: `${assetPath}/${a.name}`, asset_path: assetPath, bindings,
+    overridden_fields: a.overridden_fields, tx_id: a.tx_id, path: attributePath(assetPath, a.name), asset_path: assetPath, bindings,
   };
 }
 
-const byPath = (a: ResolvedAttribute, b: ResolvedAttribute) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+/** By asset path, then name: /Plant/P-1|Flow before /Plant/P-10|Flow (plain byte order of the paths would not, "|" sorts after digits). */
+const byPath = (a: ResolvedAttribute, b: ResolvedAttribute) => (a.asset_path < b.asset_path ? -1 : a.asset_path > b.asset_path ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
  * Resolve over the current model from the attribute cache: the scope's assets (already

@@ -8,6 +8,7 @@ import { ServiceError } from '../../errors.js';
 import { SqlArgs, validAt, endCurrentVersion, isUniqueViolation, type ReadTx } from '../versions/history.js';
 import { checkName } from '../versions/names.js';
 import type { AssetModel } from '../assets/asset-model.js';
+import { checkContinuityClass, checkWriterClass } from '../vocabularies.js';
 
 /** Fields of the Effective attribute a definition may let assets override. */
 export const OVERRIDABLE_FIELDS = ['quantity_kind_id', 'display_unit_id', 'continuity_class', 'writer_class', 'enum_set_id', 'limit_traits', 'lifecycle_policy', 'entry_cadence'] as const;
@@ -53,6 +54,8 @@ export function overridableField(f: string): OverridableField | null {
 
 export function checkDefinition(field: string, d: AttributeDefinition): void {
   checkName(`${field}.name`, d.name, { pathSegment: true });
+  checkContinuityClass(`${field}.continuity_class`, d.continuity_class);
+  checkWriterClass(`${field}.writer_class`, d.writer_class);
   for (const [i, f] of d.overridable.entries()) {
     if (!overridableField(f)) {
       throw new ServiceError('invalid-request', `${field}.overridable[${i}]: "${f}" is not an overridable field (${OVERRIDABLE_FIELDS.join(', ')})`, { errors: [{ field: `${field}.overridable[${i}]`, problem: 'not an overridable field' }] });

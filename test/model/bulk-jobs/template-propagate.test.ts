@@ -24,7 +24,7 @@ t.test('model jobs: template propagation of a new template version', async (t) =
   const p2 = await ok('/v1/model/assets', 'POST', { name: 'P-2', parent: plant.asset_id, template_id: tpl.template_id });
   for (const a of [p1, p2]) await ok(`/v1/model/assets/${a.asset_id}/instantiate`, 'POST', {});
   const speed1 = (await attrsOf(p1.asset_id))['Speed'];
-  await ok(`/v1/model/attributes/${speed1.attribute_id}`, 'PATCH', { overrides: { continuity_class: 'step' } });
+  await ok(`/v1/model/attributes/${speed1.attribute_id}`, 'PATCH', { overrides: { continuity_class: 'stepped' } });
   const ownLevel = await ok('/v1/model/attributes', 'POST', { asset_id: p2.asset_id, definition: def('Level') });
   // Version 2: Temp removed, Level added, Speed's text changed.
   await ok(`/v1/model/templates/${tpl.template_id}`, 'PATCH', { name: 'Pump', attributes: [def('Flow'), { ...def('Speed', ['continuity_class']), writer_class: 'manual' }, def('Level')] });
@@ -46,7 +46,7 @@ t.test('model jobs: template propagation of a new template version', async (t) =
     t.same(byAsset.get(p2.asset_id)!.add, []);
     t.same(byAsset.get(p2.asset_id)!.retire.map((x: Json) => x.attribute_id), [temp2.attribute_id]);
     t.same(v.skipped.map((s: Json) => [s.asset_id, s.name, s.reason]), [[p2.asset_id, 'Level', 'name-taken']]);
-    t.same(v.overrides_kept, [{ attribute_id: speed1.attribute_id, path: '/Plant/P-1/Speed', fields: ['continuity_class'] }]);
+    t.same(v.overrides_kept, [{ attribute_id: speed1.attribute_id, path: '/Plant/P-1|Speed', fields: ['continuity_class'] }]);
     const replay = await api('/v1/model/jobs', 'POST', { kind: 'template-propagate', params }, { 'idempotency-key': 'prop-1' });
     t.equal(replay.headers.get('x-service-idempotent-replay'), 'true');
     t.same(replay.json, job);
@@ -68,7 +68,7 @@ t.test('model jobs: template propagation of a new template version', async (t) =
     const planned = job.preview.assets.find((a: Json) => a.asset_id === p1.asset_id).add[0];
     t.equal(a1['Level'].attribute_id, planned.attribute_id, 'the attribute has the id the preview showed');
     t.equal(a1['Temp'].retired, true);
-    t.match(a1['Speed'], { continuity_class: 'step', writer_class: 'manual', overridden_fields: ['continuity_class'], tx_id: speedBefore.tx_id }, 'the overridden attribute was not written');
+    t.match(a1['Speed'], { continuity_class: 'stepped', writer_class: 'manual', overridden_fields: ['continuity_class'], tx_id: speedBefore.tx_id }, 'the overridden attribute was not written');
     const a2 = await attrsOf(p2.asset_id);
     t.equal(a2['Level'].attribute_id, ownLevel.attribute_id, 'the asset\'s own Level attribute is untouched');
     t.equal(a2['Temp'].retired, true);

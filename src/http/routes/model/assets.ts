@@ -7,11 +7,13 @@ import { readTxFor } from '../../../model/versions/history.js';
 import { createAsset, patchAsset } from '../../../model/assets/assets.js';
 import { instantiateTemplate } from '../../../model/attributes/attributes.js';
 import { attributesWhere, effectiveAttributes } from '../../../model/attributes/effective.js';
-import type { AssetNode, AssetTree } from '../../../model/assets/asset-tree.js';
+import { attributePath, splitAttributePath, type AssetNode, type AssetTree } from '../../../model/assets/asset-tree.js';
+import { bindingsCovering } from '../../../model/bindings/bindings.js';
+import { nowNs } from '../../../clock.js';
 import { modelOf, who, assetReader } from './context.js';
 import {
   UuidParams, AsOfQuery, AssetProjection, CreateAssetBody, PatchAssetBody, TreeQuery, TreeResponse, ResolvePathQuery,
-  InstantiateBody, InstantiateResponse, type TreeNodeShape,
+  InstantiateBody, InstantiateResponse, ResolvePathResponse, type TreeNodeShape,
 } from './schemas.js';
 
 const AREA = 'Model';
@@ -52,7 +54,7 @@ export function assetRoutes(): AnyRoute[] {
   return [
     defineRoute({
       operationId: 'createAsset', method: 'post', path: '/v1/model/assets', area: AREA,
-      summary: 'Create an asset under a parent (or at the top level); its name must be unique among its siblings',
+      summary: 'Create an asset under a parent (or at the top level); its name must be unique among its siblings. With template_id, the template\'s attributes are created in the same transaction',
       access: { kind: 'capability', capability: 'model-edit', scope: 'handler' },
       body: CreateAssetBody,
       response: { status: 200, schema: AssetProjection },
@@ -112,24 +114,33 @@ export function assetRoutes(): AnyRoute[] {
     }),
     defineRoute({
       operationId: 'resolvePath', method: 'get', path: '/v1/model/resolve-path', area: AREA,
-      summary: 'The asset at a path such as /Plant/Area 1/Pump 3',
+      summary: 'The asset at a path such as /Plant/Area 1/Pump 3 (its Asset projection), or the attribute at /Plant/Area 1/Pump 3|Flow (the attribute as resolve answers it, with the bindings covering as_of_ns or now)',
       access: { kind: 'capability', capability: 'read', scope: 'each-result' },
       query: ResolvePathQuery,
-      response: { status: 200, schema: AssetProjection },
+      response: { status: 200, schema: ResolvePathResponse },
       errors: [400, 401, 403, 404, 503],
       handler: async (ctx) => {
         const model = modelOf(ctx);
-        const tree = await model.tree(await readTxFor(model.db, ctx.query.as_of_ns));
-        const n = tree.byPath(ctx.query.path);
-        if (!n || !(await ctx.can('read', { kind: 'asset', id: n.asset_id }))) throw new ServiceError('not-found', `no asset at path ${ctx.query.path}`);
-        return { body: tree.projection(n) };
+        const tx = await readTxFor(model.db, ctx.query.as_of_ns);
+        const tree = await model.tree(tx);
+        const attr = splitAttributePath(ctx.query.path);
+        const n = tree.byPath(attr ? attr.assetPath : ctx.query.path);
+        if (!n || !(await ctx.can('read', { kind: 'asset', id: n.asset_id }))) throw new ServiceError('not-found', `no asset at path ${attr ? attr.assetPath : ctx.query.path}`);
+        if (!attr) return { body: tree.projection(n) };
+        const rows = await attributesWhere(model.db, tx, (a) => `a.asset_id = ${a.add(n.asset_id)} AND a.name = ${a.add(attr.name)}`);
+        if (rows.length === 0) throw new ServiceError('not-found', `asset ${tree.path(n)} has no attribute named "${attr.name}"`);
+        const [e] = await effectiveAttributes(model.db, tx, rows);
+        const at = ctx.query.as_of_ns !== undefined ? BigInt(ctx.query.as_of_ns) : nowNs();
+        const bindings = (await bindingsCovering(model.db, tx, [e.attribute_id], at, null)).get(e.attribute_id) ?? [];
+        const assetPath = tree.path(n);
+        return { body: { ...e, path: attributePath(assetPath, e.name), asset_path: assetPath, bindings } };
       },
     }),
     defineRoute({
       operationId: 'instantiateAsset', method: 'post', path: '/v1/model/assets/{uuid}/instantiate', area: AREA,
-      summary: 'Create on the asset one attribute for each definition of its template that it does not have yet',
+      summary: 'Create on the asset one attribute for each definition of its template that it does not have yet (after the template gained definitions); the body is optional',
       access: { kind: 'capability', capability: 'model-edit', scope: 'path-asset' },
-      params: UuidParams, body: InstantiateBody,
+      params: UuidParams, body: InstantiateBody, bodyOptional: true,
       response: { status: 200, schema: InstantiateResponse },
       errors: [400, 401, 403, 404, 409, 503],
       handler: async (ctx) => {

@@ -3,6 +3,15 @@
 // bodies of the operations the spec lists without showing (decisions in docs/decisions.md).
 import { Type } from '@sinclair/typebox';
 import { Int64, Uuid, Nullable, AnyJson, Limit } from '../../schemas/common.js';
+import { CONTINUITY_CLASSES, WRITER_CLASSES } from '../../../model/vocabularies.js';
+
+export const ContinuityClassSchema = Type.Union(CONTINUITY_CLASSES.map((c) => Type.Literal(c)), {
+  $id: 'ContinuityClass', description: 'continuous (interpolated between points), stepped (a value holds until the next), event (points stand alone)',
+});
+/** One vocabulary for an attribute's writer_class and a series' writable_class. */
+export const WriterClassSchema = Type.Union(WRITER_CLASSES.map((c) => Type.Literal(c)), {
+  $id: 'WriterClass', description: 'collector (streamed over gRPC), calculation (the calculation engine), manual (entered by a person), import (bulk loads and backfills)',
+});
 
 const closed = { additionalProperties: false } as const;
 const Reason = Type.Optional(Type.String({ maxLength: 2000 }));
@@ -45,7 +54,9 @@ export const TreeNode = Type.Recursive((Self) => Type.Object({
 
 export const TreeResponse = Type.Object({ model_tx: Int64(), roots: Type.Array(TreeNode), node_count: Type.Integer({ minimum: 0 }) }, closed);
 
-export const ResolvePathQuery = Type.Object({ path: Type.String({ minLength: 2 }), as_of_ns: AsOf }, closed);
+export const ResolvePathQuery = Type.Object({
+  path: Type.String({ minLength: 2, description: 'An asset path (/Site/Area/Pump-101) or an attribute path (/Site/Area/Pump-101|Flow)' }), as_of_ns: AsOf,
+}, closed);
 
 export const PropertiesQuery = Type.Object({ effective: Type.Optional(Type.Boolean()), as_of_ns: AsOf }, closed);
 export const OwnProperty = Type.Object({ property_id: Uuid(), asset_id: Uuid(), key: Type.String(), value: AnyJson(), tx_id: Int64(), valid_from_ns: Int64() }, closed);
@@ -56,8 +67,8 @@ export const PutPropertyBody = Type.Object({ value: AnyJson(), reason: Reason, v
 export const DeletePropertyQuery = Type.Object({ reason: Reason }, closed);
 
 export const AttributeDefinition = Type.Object({
-  name: Type.String(), quantity_kind_id: Nullable(Uuid()), default_unit_id: Nullable(Uuid()), continuity_class: Type.String(),
-  writer_class: Type.String(), enum_set_id: Nullable(Uuid()), limit_traits: AnyJson(), lifecycle_policy: Nullable(AnyJson()),
+  name: Type.String(), quantity_kind_id: Nullable(Uuid()), default_unit_id: Nullable(Uuid()), continuity_class: ContinuityClassSchema,
+  writer_class: WriterClassSchema, enum_set_id: Nullable(Uuid()), limit_traits: AnyJson(), lifecycle_policy: Nullable(AnyJson()),
   entry_cadence: Nullable(AnyJson()), overridable: Type.Array(Type.String()),
 }, { ...closed, $id: 'AttributeDefinition' });
 
@@ -74,7 +85,7 @@ export const TemplateList = Type.Object({ templates: Type.Array(Template) }, clo
 
 export const EffectiveAttribute = Type.Object({
   attribute_id: Uuid(), asset_id: Uuid(), name: Type.String(), attr_def_id: Nullable(Uuid()), quantity_kind_id: Nullable(Uuid()),
-  display_unit_id: Nullable(Uuid()), continuity_class: Type.String(), writer_class: Type.String(), enum_set_id: Nullable(Uuid()),
+  display_unit_id: Nullable(Uuid()), continuity_class: ContinuityClassSchema, writer_class: WriterClassSchema, enum_set_id: Nullable(Uuid()),
   limit_traits: AnyJson(), lifecycle_policy: Nullable(AnyJson()), entry_cadence: Nullable(AnyJson()), retired: Type.Boolean(),
   overridden_fields: Type.Array(Type.String()), tx_id: Int64(),
 }, { ...closed, $id: 'EffectiveAttribute' });
@@ -146,6 +157,8 @@ export const ResolvedAttribute = Type.Object({
   ...EffectiveAttribute.properties, path: Type.String(), asset_path: Type.String(), bindings: Type.Array(Binding),
 }, closed);
 export const ResolveResponse = Type.Object({ model_tx: Int64(), results: Type.Array(ResolvedAttribute) }, closed);
+/** An asset path answers the Asset projection; an attribute path (with "|") the attribute, with the bindings covering the instant read. */
+export const ResolvePathResponse = Type.Union([AssetProjection, ResolvedAttribute]);
 
 export const StagingQuery = Type.Object({ limit: Type.Optional(Limit(1000)), cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })) }, closed);
 export const StagedSeries = Type.Object({ series_id: Uuid(), source_name: Type.String(), value_type: Type.String(), created_ns: Int64() }, closed);

@@ -2,6 +2,7 @@
 // unshown are this project's choices, recorded in docs/decisions.md.
 import { Type } from '@sinclair/typebox';
 import { Int64, Uuid, Nullable, AnyJson, Limit } from '../../schemas/common.js';
+import { WriterClassSchema } from '../model/schemas.js';
 
 export const SeriesParams = Type.Object({ uuid: Uuid() }, { additionalProperties: false });
 
@@ -12,7 +13,7 @@ export const SeriesRecordSchema = Type.Object({
   source_name: Type.String(),
   value_type: ValueTypeSchema,
   enum_set_id: Nullable(Uuid()),
-  writable_class: Type.String(),
+  writable_class: WriterClassSchema,
   placement: Type.Union([Type.Literal('staging'), Type.Literal('bound')], { description: 'staging until a binding puts the series under an asset' }),
   asset_id: Nullable(Uuid({ description: 'The owning asset through the current binding' })),
   created_tx: Int64(),
@@ -194,7 +195,7 @@ export const SnapshotResponse = Type.Object({
 }, { additionalProperties: false });
 
 export const WritableClassBody = Type.Object({
-  writable_class: Type.String({ pattern: '^[a-z][a-z0-9-]{0,63}$' }),
+  writable_class: WriterClassSchema,
 }, { additionalProperties: false });
 
 export const RenderQuery = Type.Object({
