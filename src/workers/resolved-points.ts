@@ -50,6 +50,8 @@ export interface ResolvedTaskBase {
   format: BodyFormat;
   /** Most points (or entries) the whole answer may hold; past it the read is refused (read-too-large). */
   maxPoints: number;
+  /** Write the items only, without the enclosing array: the HTTP thread joins the bodies of a sliced read (split-tasks.ts). */
+  fragment?: boolean;
 }
 
 /** OPC DA quality classes (ARCHITECTURE.md): good >= 192, uncertain 64..191, bad < 64. */
@@ -222,6 +224,16 @@ export function mpAny(sink: BodySink, v: unknown): void {
 export function writeBody(sink: BodySink, format: BodyFormat, body: unknown): void {
   if (format === 'msgpack') mpAny(sink, body);
   else sink.utf8(stringifyJson(body));
+}
+
+/** The answer's items: a whole array body, or with `fragment` the items alone (JSON: comma-separated, msgpack: one after another). */
+export function writeItems(sink: BodySink, format: BodyFormat, items: unknown[], fragment: boolean | undefined): void {
+  if (!fragment) { writeBody(sink, format, items); return; }
+  if (format === 'msgpack') { for (const it of items) mpAny(sink, it); return; }
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) sink.ascii(',');
+    sink.utf8(stringifyJson(items[i]));
+  }
 }
 
 export type { PointValue, ValueType };

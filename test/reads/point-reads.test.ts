@@ -241,6 +241,27 @@ t.test('resolved point reads', async (t) => {
     void p1;
   });
 
+  t.test('a read over many attributes runs in slices and answers one array in path order', async (t) => {
+    const names = Array.from({ length: 20 }, (_, i) => `Cell-${String(i).padStart(2, '0')}`);
+    const bank = await ok<{ template_id: string }>('/v1/model/templates', { name: 'Bank', attributes: names.map((n) => def(n, 'continuous', CELSIUS)) }, 201);
+    const site = await ok<{ asset_id: string }>('/v1/model/assets', { name: 'Site' });
+    for (const b of ['B1', 'B2']) await ok('/v1/model/assets', { name: b, parent: site.asset_id, template_id: bank.template_id });
+    const cells = (await ok<{ results: Array<{ attribute_id: string; path: string }> }>('/v1/model/resolve', under('/Site'))).results;
+    t.equal(cells.length, 40);
+    const cellSeries = await series('bank/cell');
+    await bind(cells[7].attribute_id, cellSeries, T0 - 100n * SEC);
+    await write(cellSeries, [at(0), at(10), at(20)], [3.5, 3.6, 3.7]);
+    const raw = await read('raw', { resolve: under('/Site'), ...window });
+    t.same(raw.map((i) => i.path), cells.map((c) => c.path), 'every attribute once, in path order');
+    t.same(raw[7].segments!.map((s) => s.points.map((p) => p.value)), [[3.5, 3.6, 3.7]]);
+    t.ok(raw.every((i, k) => k === 7 || i.segments!.length === 0));
+    const snap = await read('snapshot', { resolve: under('/Site'), units: { default: FAHRENHEIT } });
+    t.equal(snap.length, 40);
+    t.same(snap[7].snapshot, { ts_ns: at(20), value: 38.66, quality: 192 });
+    const big = await admin('/v1/read/raw', { method: 'POST', body: { resolve: under('/Site'), ...window, max_points: 2 } });
+    t.match(big.json, { code: 'read-too-large', details: { limit: 2 } });
+  });
+
   t.test('a resolve body with an unknown field is a 400', async (t) => {
     const r = await admin('/v1/read/snapshot', { method: 'POST', body: { resolve: { ...p1Temp, extra: 1 } } });
     t.equal(r.status, 400);

@@ -17,7 +17,7 @@
 import { readMeta, readRawAudit, scanRange, MAX_RAW_LIMIT, type ReadView } from '../../storage/series-store.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type ReadAsOfTask, type TaskOutcome } from '../task-protocol.js';
-import { converterOf, keyOf, minQuality, outValue, ProvenanceTally, tooLarge, writeBody, type ValueConverter } from '../resolved-points.js';
+import { converterOf, keyOf, minQuality, outValue, ProvenanceTally, tooLarge, writeItems, type ValueConverter } from '../resolved-points.js';
 
 export function readAsOfTask(t: ReadAsOfTask): TaskOutcome {
   return runTask(t.format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, (view, sink) => {
@@ -38,7 +38,7 @@ export function readAsOfTask(t: ReadAsOfTask): TaskOutcome {
       const provenance = { ...tally.members(base), contains_unknown_arrival: unknown.any };
       return { attribute_id: a.attributeId, path: a.path, unit_id: a.unitId, segments, provenance };
     });
-    writeBody(sink, t.format, out);
+    writeItems(sink, t.format, out, t.fragment);
     return visited;
   });
 }

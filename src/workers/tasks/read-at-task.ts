@@ -14,7 +14,7 @@ import { pointAtOrAfter, pointBefore, readMeta, type DecodedChunks, type ReadVie
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type ReadAtTask, type TaskOutcome } from '../task-protocol.js';
 import {
-  converterOf, keyOf, minQuality, pointAt, PRIOR_WALK, tooLarge, writeBody, type ExactPoint, type PlanAttribute, type PlanSegment, type ValueConverter,
+  converterOf, keyOf, minQuality, pointAt, PRIOR_WALK, tooLarge, writeItems, type ExactPoint, type PlanAttribute, type PlanSegment, type ValueConverter,
 } from '../resolved-points.js';
 
 export const NO_VALUE = {
@@ -64,7 +64,7 @@ export function readAtTask(t: ReadAtTask): TaskOutcome {
       if (suspect) provenance.clock_suspect = true;
       out[k] = { attribute_id: a.attributeId, path: a.path, unit_id: a.unitId, points, provenance };
     }
-    writeBody(sink, t.format, out);
+    writeItems(sink, t.format, out, t.fragment);
     return visited;
   });
 }

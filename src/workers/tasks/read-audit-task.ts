@@ -7,7 +7,7 @@
 import { readMeta, readRawAudit, type ReadView } from '../../storage/series-store.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, type ReadAuditTask, type TaskOutcome } from '../task-protocol.js';
-import { converterOf, keyOf, pointAt, tooLarge, writeBody, type ValueConverter } from '../resolved-points.js';
+import { converterOf, keyOf, pointAt, tooLarge, writeItems, type ValueConverter } from '../resolved-points.js';
 
 export function readAuditTask(t: ReadAuditTask): TaskOutcome {
   return runTask(JSON_TYPE, (view, sink) => {
@@ -27,7 +27,7 @@ export function readAuditTask(t: ReadAuditTask): TaskOutcome {
       if (a.segments.length > 0) provenance.tiers_touched = ['hot'];
       return { attribute_id: a.attributeId, path: a.path, unit_id: a.unitId, entries, provenance };
     });
-    writeBody(sink, 'json', out);
+    writeItems(sink, 'json', out, t.fragment);
     return total;
   });
 }

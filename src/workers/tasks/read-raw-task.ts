@@ -57,13 +57,13 @@ export function readRawTask(t: ReadRawTask): TaskOutcome {
     const base = { windowStartNs: BigInt(t.windowStartNs), windowEndNs: BigInt(t.windowEndNs), modelAsOfNs: BigInt(t.modelAsOfNs), filtering: t.excludeQuality !== null };
     const now = BigInt(t.nowNs);
     const budget = { left: t.maxPoints, total: 0 };
-    if (msgpack) mpArrayHeader(sink, t.attributes.length); else sink.ascii('[');
+    if (!t.fragment) { if (msgpack) mpArrayHeader(sink, t.attributes.length); else sink.ascii('['); }
     for (let k = 0; k < t.attributes.length; k++) {
       const a = t.attributes[k];
       if (!msgpack && k > 0) sink.ascii(',');
       writeAttribute(view, sink, t, a, keep, new ProvenanceTally(keep, now), base, budget);
     }
-    if (!msgpack) sink.ascii(']');
+    if (!msgpack && !t.fragment) sink.ascii(']');
     return budget.total;
   });
 }

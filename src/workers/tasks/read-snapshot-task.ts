@@ -7,7 +7,7 @@
 import { INT64_MAX, readMeta, readSnapshot } from '../../storage/series-store.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type ReadSnapshotTask, type TaskOutcome } from '../task-protocol.js';
-import { converterOf, enumSetOf, keyOf, minQuality, pointAt, priorPoint, writeBody, type ExactPoint } from '../resolved-points.js';
+import { converterOf, enumSetOf, keyOf, minQuality, pointAt, priorPoint, writeItems, type ExactPoint } from '../resolved-points.js';
 
 export function readSnapshotTask(t: ReadSnapshotTask): TaskOutcome {
   return runTask(t.format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, (view, sink) => {
@@ -39,7 +39,7 @@ export function readSnapshotTask(t: ReadSnapshotTask): TaskOutcome {
         snapshot: p === null ? null : { ts_ns: p.ts, value: p.value, quality: p.quality }, provenance,
       };
     }
-    writeBody(sink, t.format, out);
+    writeItems(sink, t.format, out, t.fragment);
     return points;
   });
 }

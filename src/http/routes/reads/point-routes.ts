@@ -1,16 +1,17 @@
 // The point reads of the Resolved reads area: snapshot, raw, at, sampled, as-of and
 // raw-audit. Each resolves its body on this thread (src/reads: the model, the caller's
 // permissions, units) and hands the point work to the read pool, which answers with the
-// finished body in a shared slab. Scope "each resolved result": attributes on assets the
+// finished body in a shared slab; a read over many attributes runs as slices, one task
+// each, joined here (split-tasks.ts). Scope "each resolved result": attributes on assets the
 // caller may not read are left out of the answer, never refused.
-import { defineRoute, type AnyRoute, type HandlerContext, type Reply } from '../../route.js';
+import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
+import { runSliced } from './split-tasks.js';
 import { invalid } from '../../../errors.js';
 import { nowNs } from '../../../clock.js';
 import { resolveRead, type ReadResolution, type ResolveRequest } from '../../../reads/read-resolution.js';
 import { unitPlans, type ReadUnitsRequest } from '../../../reads/read-units.js';
 import { readTaskBase, type ReadTaskOptions } from '../../../reads/read-plan.js';
 import { MSGPACK_TYPE, type BodyFormat } from '../../../workers/task-protocol.js';
-import type { ReadBody } from '../../../workers/read-pool.js';
 import type { ResolvedTaskBase } from '../../../workers/resolved-points.js';
 import {
   SnapshotBody, SnapshotItem, RawBody, RawItem, AtBody, SampledBody, InstantItem, AsOfBody, AsOfItem, RawAuditBody, RawAuditItem, bareArray,
@@ -25,7 +26,6 @@ const MAX_INSTANTS = 100_000;
 const DEFAULT_MAX_ENTRIES = 10_000;
 
 const bulkFormat = (ctx: HandlerContext): BodyFormat => (ctx.accepts(MSGPACK_TYPE) ? 'msgpack' : 'json');
-const bytesReply = (b: ReadBody): Reply => ({ kind: 'bytes', contentType: b.contentType, bytes: b.bytes, release: b.release });
 
 function window(b: { start_ns: number | bigint; end_ns: number | bigint }): { startNs: bigint; endNs: bigint } {
   const startNs = BigInt(b.start_ns), endNs = BigInt(b.end_ns);
@@ -55,7 +55,7 @@ export function pointReadRoutes(): AnyRoute[] {
         const req = ctx.body.resolve as ResolveRequest;
         const at = req.as_of_ns == null ? null : BigInt(req.as_of_ns);
         const { base } = await planned(ctx, ctx.body, { atNs: at ?? nowNs() }, req, { format: bulkFormat(ctx) });
-        return bytesReply(await ctx.service.parts.readPool.run('readSnapshot', base, ctx.signal));
+        return runSliced(ctx, 'readSnapshot', base, () => ({}));
       },
     }),
     defineRoute({
@@ -67,7 +67,8 @@ export function pointReadRoutes(): AnyRoute[] {
       handler: async (ctx) => {
         const w = window(ctx.body);
         const { base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: bulkFormat(ctx) });
-        return bytesReply(await ctx.service.parts.readPool.run('readRaw', { ...base, includePrior: ctx.body.include_prior ?? false }, ctx.signal));
+        const includePrior = ctx.body.include_prior ?? false;
+        return runSliced(ctx, 'readRaw', base, () => ({ includePrior }), { limitPoints: true });
       },
     }),
     defineRoute({
@@ -80,7 +81,8 @@ export function pointReadRoutes(): AnyRoute[] {
         const instants = [...new Set(ctx.body.instants.map((x) => BigInt(x)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
         const w = { startNs: instants[0], endNs: instants[instants.length - 1] + 1n };
         const { base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: bulkFormat(ctx) });
-        return bytesReply(await ctx.service.parts.readPool.run('readAt', { ...base, instants: instants.map(String), grid: null }, ctx.signal));
+        const text = instants.map(String);
+        return runSliced(ctx, 'readAt', base, () => ({ instants: text, grid: null }));
       },
     }),
     defineRoute({
@@ -95,9 +97,8 @@ export function pointReadRoutes(): AnyRoute[] {
         const count = (w.endNs - w.startNs + interval - 1n) / interval;
         if (count > BigInt(MAX_INSTANTS)) throw invalid('interval_ns', `gives ${count} samples per attribute, more than ${MAX_INSTANTS}; widen the interval or narrow the window`);
         const { base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: bulkFormat(ctx) });
-        return bytesReply(await ctx.service.parts.readPool.run('readAt', {
-          ...base, instants: null, grid: { startNs: String(w.startNs), intervalNs: String(interval), count: Number(count) },
-        }, ctx.signal));
+        const grid = { startNs: String(w.startNs), intervalNs: String(interval), count: Number(count) };
+        return runSliced(ctx, 'readAt', base, () => ({ instants: null, grid }));
       },
     }),
     defineRoute({
@@ -113,7 +114,7 @@ export function pointReadRoutes(): AnyRoute[] {
         // the model as the reader saw it then, unless the body asks for another model instant
         const asked: ResolveRequest = req.as_of_ns == null ? { ...req, as_of_ns: knownAt } : req;
         const { base } = await planned(ctx, ctx.body, w, asked, { format: bulkFormat(ctx) });
-        return bytesReply(await ctx.service.parts.readPool.run('readAsOf', { ...base, knownAtNs: String(knownAt) }, ctx.signal));
+        return runSliced(ctx, 'readAsOf', base, () => ({ knownAtNs: String(knownAt) }), { limitPoints: true });
       },
     }),
     defineRoute({
@@ -125,7 +126,7 @@ export function pointReadRoutes(): AnyRoute[] {
       handler: async (ctx) => {
         const w = window(ctx.body);
         const { base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: 'json', maxPoints: ctx.body.max_entries ?? DEFAULT_MAX_ENTRIES });
-        return bytesReply(await ctx.service.parts.readPool.run('readAudit', base, ctx.signal));
+        return runSliced(ctx, 'readAudit', base, () => ({}));
       },
     }),
   ];

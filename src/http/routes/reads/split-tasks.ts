@@ -1,0 +1,92 @@
+// A resolved read over many attributes runs as several read-pool tasks: at least one per
+// worker (the workers decode in parallel), and no slice larger than SLICE_ATTRIBUTES, so that
+// handing a slice to a worker (structured clone of its plan, on this thread) stays a few
+// milliseconds: a 10,000-attribute plan posted whole took 30-50 ms here on a loaded 2-core
+// machine (2026-11-27, node postMessage of the plan objects), past the 20 ms a request may
+// hold the event loop. Each task writes its items only (`fragment`); the bodies are joined
+// here into one array (one copy of the bytes; the slabs go back to their workers at once).
+import type { HandlerContext, Reply } from '../../route.js';
+import type { ReadBody } from '../../../workers/read-pool.js';
+import type { BodyFormat, TaskArgs } from '../../../workers/task-protocol.js';
+import type { PlanAttribute, ResolvedTaskBase } from '../../../workers/resolved-points.js';
+import { ServiceError } from '../../../errors.js';
+
+/** Below this many attributes one task answers the whole read. */
+export const SPLIT_AT = 32;
+/** Most attributes one task's plan carries. */
+export const SLICE_ATTRIBUTES = 1_000;
+/** Most tasks one read queues. */
+const MAX_SLICES = 32;
+
+type SlicedTask = { [K in keyof TaskArgs]: TaskArgs[K] extends ResolvedTaskBase ? K : never }[keyof TaskArgs];
+
+/**
+ * Runs `name` over the plan's attributes, sliced (see the file header). `extra` gives the
+ * members a slice needs beyond the base (from: the slice's first attribute index).
+ * `limitPoints`: refuse with read-too-large when the slices together visited more points
+ * than the base allows (each slice is held to the whole limit on its own).
+ */
+export async function runSliced<K extends SlicedTask>(ctx: HandlerContext, name: K, base: ResolvedTaskBase,
+  extra: (slice: PlanAttribute[], from: number) => Omit<TaskArgs[K], keyof ResolvedTaskBase>, opts: { limitPoints?: boolean } = {}): Promise<Reply> {
+  const pool = ctx.service.parts.readPool;
+  const attrs = base.attributes;
+  if (attrs.length < SPLIT_AT) {
+    const b = await pool.run(name, { ...base, ...extra(attrs, 0), fragment: false } as TaskArgs[K], ctx.signal);
+    return { kind: 'bytes', contentType: b.contentType, bytes: b.bytes, release: b.release };
+  }
+  // at most MAX_SLICES tasks (the pool's queue is bounded): past 32,000 attributes the slices grow
+  const parts = Math.min(MAX_SLICES, Math.max(pool.threads, Math.ceil(attrs.length / SLICE_ATTRIBUTES)));
+  const size = Math.ceil(attrs.length / parts);
+  const runs: Array<Promise<ReadBody>> = [];
+  for (let from = 0; from < attrs.length; from += size) {
+    const slice = attrs.slice(from, from + size);
+    const run = pool.run(name, { ...base, attributes: slice, ...extra(slice, from), fragment: true } as TaskArgs[K], ctx.signal);
+    run.catch(() => undefined); // observed below; a rejection must not go unhandled while later slices are handed out
+    runs.push(run);
+    // one slice handed over per turn of the event loop
+    await new Promise<void>((done) => setImmediate(done));
+  }
+  const settled = await Promise.allSettled(runs);
+  const bodies = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) { for (const b of bodies) b.release(); throw failed.reason; }
+  if (opts.limitPoints) {
+    let points = 0;
+    for (const b of bodies) points += b.points;
+    if (points > base.maxPoints) {
+      for (const b of bodies) b.release();
+      throw new ServiceError('read-too-large', `the read holds more than ${base.maxPoints} points (max_points); narrow the window or the selection, or raise max_points`, { limit: base.maxPoints, field: 'max_points' });
+    }
+  }
+  return { kind: 'bytes', contentType: bodies[0].contentType, bytes: joinItems(bodies, base.format, attrs.length), release: () => undefined };
+}
+
+/** The tasks' item lists as one array body; the slabs go back to their workers. */
+export function joinItems(bodies: ReadBody[], format: BodyFormat, count: number): Uint8Array {
+  try {
+    const header = format === 'msgpack' ? arrayHeader(count) : Uint8Array.of(0x5b);
+    let size = header.length + 1;
+    for (const b of bodies) size += b.bytes.length + 1;
+    const out = new Uint8Array(size);
+    out.set(header, 0);
+    let at = header.length;
+    let first = true;
+    for (const b of bodies) {
+      if (b.bytes.length === 0) continue;
+      if (format === 'json' && !first) out[at++] = 0x2c;
+      out.set(b.bytes, at);
+      at += b.bytes.length;
+      first = false;
+    }
+    if (format === 'json') out[at++] = 0x5d;
+    return out.subarray(0, at);
+  } finally {
+    for (const b of bodies) b.release();
+  }
+}
+
+function arrayHeader(n: number): Uint8Array {
+  if (n < 16) return Uint8Array.of(0x90 | n);
+  if (n < 65536) return Uint8Array.of(0xdc, n >> 8, n & 0xff);
+  return Uint8Array.of(0xdd, (n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
+}
