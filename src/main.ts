@@ -2,7 +2,6 @@
 // the environment; `--help` lists it. SIGTERM and SIGINT stop gracefully.
 import { loadConfig, helpText, ConfigError } from './config/config.js';
 import { createLogger } from './log.js';
-import { startService } from './service.js';
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -17,6 +16,8 @@ async function main(): Promise<void> {
     throw e;
   }
   const log = createLogger(config.logLevel);
+  // Imported here, not at the top: `--help` and a configuration error need none of the service's modules.
+  const { startService } = await import('./service.js');
   const service = await startService(config, log);
   log.info({ url: `http://${config.host}:${service.http.port}`, data_dir: config.dataDir, model: service.context.db.kind, auth_mode: config.authMode }, 'service started');
   let stopping = false;
