@@ -26,3 +26,5 @@ export const readRaw = tasks.readRaw;
 export const readAt = tasks.readAt;
 export const readAsOf = tasks.readAsOf;
 export const readAudit = tasks.readAudit;
+export const readSummary = tasks.readSummary;
+export const readRender = tasks.readRender;

@@ -15,3 +15,5 @@ export { readRawTask as readRaw } from './tasks/read-raw-task.js';
 export { readAtTask as readAt } from './tasks/read-at-task.js';
 export { readAsOfTask as readAsOf } from './tasks/read-as-of-task.js';
 export { readAuditTask as readAudit } from './tasks/read-audit-task.js';
+export { readSummaryTask as readSummary } from './tasks/read-summary-task.js';
+export { readRenderTask as readRender } from './tasks/read-render-task.js';

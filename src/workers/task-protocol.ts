@@ -88,6 +88,29 @@ export interface ReadAsOfTask extends ResolvedTaskBase {
 /** POST /v1/read/raw-audit: the edit history of the segments' points (maxPoints bounds the entries). */
 export type ReadAuditTask = ResolvedTaskBase;
 
+/** The statistics POST /v1/read/summary answers per interval. */
+export const SUMMARY_STATS = ['count', 'min', 'max', 'first', 'last', 'mean', 'twa', 'total', 'range', 'stddev', 'percent_good', 'duration_good_ns', 'duration_bad_ns', 'duration_uncertain_ns'] as const;
+export type SummaryStat = (typeof SUMMARY_STATS)[number];
+
+/** POST /v1/read/summary: per-interval statistics of each attribute's segments. */
+export interface ReadSummaryTask extends ResolvedTaskBase {
+  /** Interval boundaries (decimal ns, ascending): interval k is [b[k], b[k+1]). */
+  boundaries: string[];
+  stats: SummaryStat[];
+  /** Per attribute: the stored unit to the canonical rate (per second) of its quantity kind, and the unit the total is in; null: no total. */
+  totals: Array<{ factor: number; offset: number; unitId: string } | null>;
+  /** Write the items only (no enclosing array): the HTTP thread joins the tasks' bodies. */
+  fragment: boolean;
+}
+
+/** POST /v1/read/render: the series render of each attribute's segments, stitched. */
+export interface ReadRenderTask extends ResolvedTaskBase {
+  width: number;
+  mode: 'significant-points' | 'minmax-band';
+  stat: 'count' | 'min' | 'max' | 'first' | 'last' | 'twa' | 'percent_good' | null;
+  fragment: boolean;
+}
+
 export interface TaskArgs {
   raw: RawTask;
   render: RenderTask;
@@ -100,6 +123,8 @@ export interface TaskArgs {
   readAt: ReadAtTask;
   readAsOf: ReadAsOfTask;
   readAudit: ReadAuditTask;
+  readSummary: ReadSummaryTask;
+  readRender: ReadRenderTask;
 }
 export type TaskName = keyof TaskArgs;
 

@@ -3,9 +3,11 @@
 // (subscribe, the /v1/stream WebSocket) add their lists here.
 import type { AnyRoute } from '../../route.js';
 import { pointReadRoutes } from './point-routes.js';
+import { intervalReadRoutes } from './interval-routes.js';
 
 export function readRoutes(): AnyRoute[] {
   return [
     ...pointReadRoutes(),
+    ...intervalReadRoutes(),
   ];
 }
