@@ -71,6 +71,8 @@ export type ReadSnapshotTask = ResolvedTaskBase;
 /** POST /v1/read/raw: the segments' exact points; includePrior adds each attribute's last point before the window. */
 export interface ReadRawTask extends ResolvedTaskBase {
   includePrior: boolean;
+  /** 'columns': each segment's points as typed columns (the series raw route's layout); absent means rows. */
+  layout?: RawLayout;
 }
 
 /** POST /v1/read/at and /v1/read/sampled: values at instants (given, or a regular grid), interpolated by continuity. */

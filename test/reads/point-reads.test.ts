@@ -131,6 +131,22 @@ t.test('resolved point reads', async (t) => {
     t.same(item.segments!.map((s) => [s.series, s.points.length]), [[s1, 5], [s2, 5]]);
     t.same(item.segments![0].points[1], { ts_ns: at(10), value: 11, quality: 192 });
     t.same(item.provenance.window_resolved, { start_ns: at(0), end_ns: at(100) });
+
+    const cols = await fetch(`${svc.url}/v1/read/raw`, {
+      method: 'POST', body: stringifyJson({ resolve: p1Temp, ...window, layout: 'columns', exclude_quality: 'bad', units: { default: FAHRENHEIT } }),
+      headers: { cookie: sessionCookieOf(login), 'x-service-csrf': '1', accept: 'application/x-msgpack', 'content-type': 'application/json' },
+    });
+    const [colItem] = unpack.unpack(new Uint8Array(await cols.arrayBuffer())) as Array<{ segments: Array<{ layout: string; count: number; value_type: string; points: { ts_ns: Uint8Array; value: Uint8Array; quality: Uint8Array }; encoding: Record<string, string> }> }>;
+    const second = colItem.segments[1];
+    t.match(second, { layout: 'columns', count: 4, value_type: 'float64', encoding: { ts_ns: 'int64le', value: 'float64le', quality: 'uint8' } });
+    const f64 = (b: Uint8Array) => new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+    const i64 = (b: Uint8Array) => new BigInt64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+    t.same([...f64(second.points.value)], [68, 69.8, 73.4, 75.2], 'converted, the bad point dropped');
+    t.same([...i64(second.points.ts_ns)], [at(50), at(60), at(80), at(90)]);
+    t.same([...second.points.quality], [192, 192, 100, 192]);
+    const [jsonCols] = await read('raw', { resolve: p1Temp, ...window, layout: 'columns' });
+    t.same(jsonCols.segments![0], { series: s1, start_ns: at(0), end_ns: at(50), layout: 'columns', value_type: 'float64', enum_set: null, count: 5,
+      points: { ts_ns: [at(0), at(10), at(20), at(30), at(40)], value: [10, 11, 12, 13, 14], quality: [192, 192, 192, 192, 192] } });
   });
 
   t.test('an unbound attribute has no segments and a null snapshot, never an error', async (t) => {

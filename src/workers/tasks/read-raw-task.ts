@@ -7,10 +7,13 @@
 //
 // Body (JSON, or msgpack with the same shape):
 // [{attribute_id, path, unit_id, segments: [{series, start_ns, end_ns, points: [{ts_ns, value, quality}]}], prior?, provenance}]
-// Past maxPoints points in all the read stops and is refused (read-too-large): the slab
-// never grows past what max_points allows.
+// With layout 'columns' each segment's points come as typed columns instead (msgpack: bins,
+// JSON: three arrays; see writeColumnsSegment). Past maxPoints points in all the read stops
+// and is refused (read-too-large): the slab never grows past what max_points allows.
 import type { PointColumns, ValueType } from '../../storage/encoding/chunk-types.js';
-import { allocColumns, copyValue, MAX_CHUNK_POINTS, readMeta, scanRange, type ReadView } from '../../storage/series-store.js';
+import { allocColumns, copyValue, listRange, MAX_CHUNK_POINTS, readMeta, readOpenColumns, scanChunks, scanRange, visitHead, type ReadView, type RunVisitor, type SeriesMeta } from '../../storage/series-store.js';
+import { ColumnPage } from '../raw-points-columns.js';
+import { JsonColumnPage, putCount, reserveCount } from '../raw-columns-json.js';
 import type { BodySink } from '../../body-sink.js';
 import { stringifyJson } from '../../json/json.js';
 import { writeJsonPoints } from '../raw-points-json.js';
@@ -86,6 +89,11 @@ function writeAttribute(view: ReadView, sink: BodySink, t: ReadRawTask, a: PlanA
     const seg = a.segments[s];
     const startNs = BigInt(seg.startNs), endNs = BigInt(seg.endNs);
     const meta = readMeta(view, seg.series);
+    if (t.layout === 'columns') {
+      if (!msgpack && s > 0) sink.ascii(',');
+      budget.total += writeColumnsSegment(view, sink, t, seg.series, startNs, endNs, meta, keep, conv, tally, budget);
+      continue;
+    }
     const enumSet = meta?.enumSet?.id ?? '';
     const enumJson = JSON.stringify(enumSet);
     let countAt = 0;
@@ -145,4 +153,91 @@ function priorOf(view: ReadView, a: PlanAttribute, first: PlanSegment | undefine
   if (meta === undefined) return null;
   const p = priorPoint(view, keyOf(first.series), windowStart, floor, keep, meta.enumSet?.id ?? null, conv);
   return p === null ? null : { series: first.series, ts_ns: p.ts, value: p.value, quality: p.quality };
+}
+
+/** Per-worker pages of the columnar layout. */
+const columnPage = new ColumnPage();
+const jsonColumnPage = new JsonColumnPage();
+
+/**
+ * One segment in the columnar layout (the series raw route's `layout=columns`): {series,
+ * start_ns, end_ns, layout, value_type, enum_set, count, points: {ts_ns, value, quality},
+ * encoding (msgpack only)}. Converted values are float64. The msgpack page is sized from the
+ * chunk headers before the scan (listRange): a segment whose chunks wholly inside it hold
+ * more points than the budget left is refused before anything is gathered.
+ */
+function writeColumnsSegment(view: ReadView, sink: BodySink, t: ReadRawTask, series: string, startNs: bigint, endNs: bigint, meta: SeriesMeta | undefined,
+  keep: number, conv: ValueConverter | null, tally: ProvenanceTally, budget: { left: number; total: number }): number {
+  const msgpack = t.format === 'msgpack';
+  const type: ValueType = meta === undefined ? 'float64' : conv !== null && (meta.type === 'float64' || meta.type === 'int64') ? 'float64' : meta.type;
+  const enumSet = meta?.enumSet?.id ?? null;
+  const fast = keep === 0 && conv === null;
+  const key = keyOf(series);
+  const visitWith = (append: (cols: PointColumns, i0: number, i1: number) => void, count: () => number): RunVisitor => (cols, i0, i1) => {
+    tally.run(cols, i0, i1);
+    const run = fast ? cols : keptCopy(cols, i0, i1, keep, conv);
+    const j0 = fast ? i0 : 0, j1 = fast ? i1 : run.count;
+    if (count() + (j1 - j0) > budget.left) throw tooLarge(t.maxPoints);
+    append(run, j0, j1);
+    return true;
+  };
+  if (msgpack) {
+    mpMapHeader(sink, 9);
+    sink.bytes(mpKey('series')); mpString(sink, series);
+    sink.bytes(mpKey('start_ns')); mpAny(sink, startNs);
+    sink.bytes(mpKey('end_ns')); mpAny(sink, endNs);
+    sink.bytes(mpKey('layout')); mpString(sink, 'columns');
+    sink.bytes(mpKey('value_type')); mpString(sink, type);
+    sink.bytes(mpKey('enum_set')); mpAny(sink, type === 'enum' ? enumSet : null);
+    sink.bytes(mpKey('count'));
+    sink.reserve(5);
+    sink.buf[sink.pos] = 0xce;
+    const countAt = sink.pos + 1;
+    sink.pos += 5;
+    sink.bytes(mpKey('points'));
+    const page = columnPage;
+    const head = meta === undefined ? null : readOpenColumns(view, key);
+    const listing = meta === undefined ? { chunks: [], bound: 0, whole: true } : listRange(view, key, startNs, endNs, head, budget.left);
+    if (!listing.whole) throw tooLarge(t.maxPoints);
+    page.begin(sink, type, listing.bound);
+    try {
+      if (meta !== undefined) {
+        tally.beginSegment(view, series, startNs, endNs);
+        const visit = visitWith((c, i0, i1) => page.append(c, i0, i1), () => page.count);
+        if (scanChunks(key, listing.chunks, startNs, endNs, visit, scratch(decodeScratch, meta.type))) visitHead(head, startNs, endNs, visit);
+        tally.endSegment(endNs);
+      }
+    } catch (e) {
+      page.release();
+      throw e;
+    }
+    page.finish();
+    sink.view.setUint32(countAt, page.count);
+    sink.bytes(mpKey('encoding'));
+    mpMapHeader(sink, 3);
+    sink.bytes(mpKey('ts_ns')); mpString(sink, 'int64le');
+    sink.bytes(mpKey('value')); mpString(sink, page.valueEncoding);
+    sink.bytes(mpKey('quality')); mpString(sink, page.qualityEncoding);
+    budget.left -= page.count;
+    return page.count;
+  }
+  sink.utf8(`{"series":"${series}","start_ns":${startNs},"end_ns":${endNs},"layout":"columns","value_type":"${type}","enum_set":${type === 'enum' && enumSet !== null ? JSON.stringify(enumSet) : 'null'},"count":`);
+  const countAt = reserveCount(sink);
+  sink.ascii(',"points":{"ts_ns":[');
+  const page = jsonColumnPage;
+  page.begin(sink);
+  try {
+    if (meta !== undefined) {
+      tally.beginSegment(view, series, startNs, endNs);
+      scanRange(view, key, startNs, endNs, visitWith((c, i0, i1) => page.append(c, i0, i1), () => page.count), scratch(decodeScratch, meta.type));
+      tally.endSegment(endNs);
+    }
+    page.finish();
+    putCount(sink, countAt, page.count);
+    sink.ascii('}');
+    budget.left -= page.count;
+    return page.count;
+  } finally {
+    page.end();
+  }
 }

@@ -68,7 +68,8 @@ export function pointReadRoutes(): AnyRoute[] {
         const w = window(ctx.body);
         const { base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: bulkFormat(ctx) });
         const includePrior = ctx.body.include_prior ?? false;
-        return runSliced(ctx, 'readRaw', base, () => ({ includePrior }), { limitPoints: true });
+        const layout = ctx.body.layout ?? 'rows';
+        return runSliced(ctx, 'readRaw', base, () => ({ includePrior, layout }), { limitPoints: true });
       },
     }),
     defineRoute({

@@ -79,10 +79,18 @@ export const SnapshotItem = Type.Object({ ...resultMembers, snapshot: Nullable(R
 export const RawBody = Type.Object({
   ...readBodyMembers, ...windowMembers, ...filterMember, max_points: MaxPoints,
   include_prior: Type.Optional(Type.Boolean({ description: 'Add `prior`: each attribute\'s last point before start_ns under the binding covering that instant, so a trend starts without a gap' })),
+  layout: Type.Optional(Type.Union([Type.Literal('rows'), Type.Literal('columns')], { description: 'columns: each segment\'s points as typed columns, as GET /v1/series/{uuid}/raw?layout=columns (bins in msgpack, three arrays in JSON)' })),
 }, closed);
 export const RawSegment = Type.Object({ series: Uuid(), start_ns: Int64(), end_ns: Int64(), points: Type.Array(ReadPoint) }, closed);
+/** A segment in the columnar layout: `points` as in RawColumns (msgpack) or RawColumnsJson (JSON) of the series raw route. */
+export const RawColumnsSegment = Type.Object({
+  series: Uuid(), start_ns: Int64(), end_ns: Int64(), layout: Type.Literal('columns'),
+  value_type: Type.String(), enum_set: Nullable(Type.String()), count: Type.Integer({ minimum: 0 }),
+  points: Type.Object({ ts_ns: Type.Unknown(), value: Type.Unknown(), quality: Type.Unknown() }, closed),
+  encoding: Type.Optional(Type.Object({ ts_ns: Type.String(), value: Type.String(), quality: Type.String() }, closed)),
+}, closed);
 export const RawItem = Type.Object({
-  ...resultMembers, segments: Type.Array(RawSegment),
+  ...resultMembers, segments: Type.Union([Type.Array(RawSegment), Type.Array(RawColumnsSegment)]),
   prior: Type.Optional(Nullable(Type.Object({ series: Uuid(), ts_ns: Int64(), value: PointValue, quality: Type.Integer({ minimum: 0 }) }, closed))),
 }, closed);
 
