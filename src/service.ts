@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { seedSystemRegistries } from './model/registries/registry-writes.js';
 import { startSeriesPart } from './series/series-part.js';
 import { IngestHost } from './ingest/ingest-host.js';
+import { LiveHub } from './reads/live/live-hub.js';
 
 export interface RunningService {
   context: ServiceContext;
@@ -66,6 +67,10 @@ export async function startService(config: Config, log: Logger, opts: StartOptio
     const ingest = await IngestHost.start(context, config.ingest);
     context.parts.ingest = ingest;
     closers.push(() => ingest.stop());
+    // Live resolved updates follow ingest's commit feed (src/reads/live).
+    const live = new LiveHub(context, ingest);
+    context.parts.live = live;
+    closers.push(async () => live.close());
 
     const http = await startHttpServer(context, [...allRoutes(), ...(opts.extraRoutes ?? [])]);
     let stopped: Promise<void> | null = null;

@@ -4,10 +4,12 @@
 import type { AnyRoute } from '../../route.js';
 import { pointReadRoutes } from './point-routes.js';
 import { intervalReadRoutes } from './interval-routes.js';
+import { liveRoutes } from './live-routes.js';
 
 export function readRoutes(): AnyRoute[] {
   return [
     ...pointReadRoutes(),
     ...intervalReadRoutes(),
+    ...liveRoutes(),
   ];
 }

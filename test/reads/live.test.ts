@@ -1,0 +1,243 @@
+// Live resolved updates over real HTTP (enforced auth, the plant built through the Model
+// routes, points written through real gRPC ingest): POST /v1/read/subscribe (SSE) and the
+// GET /v1/stream WebSocket. Initial values then committed points, a rebind followed without
+// resubscribing, Last-Event-ID resume, slow consumers cut off with a final message,
+// authorization, multiplexing, and per-subscription errors.
+import t from 'tap';
+import { connect as tcpConnect } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { startAuthService, createPerson, grantRole, login, sessionCookieOf, createServiceWithToken, ADMIN_PASSWORD } from '../helpers/auth.js';
+import { request } from '../helpers/service.js';
+import { connect, floatBatch } from '../helpers/ingest.js';
+import { openSse, openWs, type LiveMessage } from '../helpers/live-clients.js';
+import { nowNs } from '../../src/clock.js';
+import { LIVE_BACKLOG_LIMIT } from '../../src/reads/live/live-subscription.js';
+
+const SEC = 1_000_000_000n;
+
+interface Entry { attribute_id: string; path: string; series: string | null; snapshot?: { ts_ns: bigint; value: unknown; quality: number } | null; points?: Array<{ ts_ns: bigint; value: unknown; quality: number }>; previous_series?: string }
+
+const entries = (m: LiveMessage, key = 'attributes') => m.data[key] as Entry[];
+const pointsOf = (m: LiveMessage, series?: string) => entries(m).filter((e) => !series || e.series === series).flatMap((e) => e.points ?? []);
+
+t.test('live resolved updates', async (t) => {
+  const svc = await startAuthService(t);
+  const admin = svc.admin;
+  const ok = async <T>(path: string, body: unknown, status = 201): Promise<T> => {
+    const r = await admin(path, { method: 'POST', body });
+    if (r.status !== status) throw new Error(`${path}: ${r.status} ${r.text}`);
+    return r.json as T;
+  };
+  const loginRes = await request(`${svc.url}/v1/auth/login/local`, { method: 'POST', body: { username: 'admin', password: ADMIN_PASSWORD } });
+  const cookie = sessionCookieOf(loginRes);
+  const auth = { cookie };
+
+  // The plant: /Plant/A/P1 and /Plant/B/P2, each pump with Flow.
+  const tpl = await ok<{ template_id: string }>('/v1/model/templates', {
+    name: 'Pump', attributes: [{ name: 'Flow', quantity_kind_id: null, default_unit_id: null, continuity_class: 'continuous', writer_class: 'collector', enum_set_id: null, limit_traits: null, lifecycle_policy: null, entry_cadence: null, overridable: [] }],
+  });
+  const plant = await ok<{ asset_id: string }>('/v1/model/assets', { name: 'Plant' }, 200);
+  const areaA = await ok<{ asset_id: string }>('/v1/model/assets', { name: 'A', parent: plant.asset_id }, 200);
+  const areaB = await ok<{ asset_id: string }>('/v1/model/assets', { name: 'B', parent: plant.asset_id }, 200);
+  await ok('/v1/model/assets', { name: 'P1', parent: areaA.asset_id, template_id: tpl.template_id }, 200);
+  await ok('/v1/model/assets', { name: 'P2', parent: areaB.asset_id, template_id: tpl.template_id }, 200);
+  const attrs = (await ok<{ results: Array<{ attribute_id: string; asset_path: string }> }>('/v1/model/resolve', { select: { kind: 'all' }, scope: { under: { kind: 'path', content: '/Plant' } } }, 200)).results;
+  const attrOf = (assetPath: string) => (attrs.find((a) => a.asset_path === assetPath) as { attribute_id: string }).attribute_id;
+  const p1Flow = attrOf('/Plant/A/P1'), p2Flow = attrOf('/Plant/B/P2');
+
+  // A collector with three streams: p1 (bound to P1 Flow), p1b (P1's replacement sensor), p2.
+  const { token } = await createServiceWithToken(admin, 'line-1', 'collector');
+  const collector = await connect(svc, { collectorId: 'line-1', token, streams: [{ name: 'p1', type: 'float64' }, { name: 'p1b', type: 'float64' }, { name: 'p2', type: 'float64' }] });
+  t.teardown(() => collector.close());
+  const [sP1, sP1b, sP2] = collector.welcome.streams.map((s) => s.series_id);
+  const start = nowNs() - 3600n * SEC;
+  await ok('/v1/model/bindings', { attribute_id: p1Flow, series_id: sP1, from_ns: start });
+  await ok('/v1/model/bindings', { attribute_id: p2Flow, series_id: sP2, from_ns: start });
+
+  let clock = nowNs() - 600n * SEC;
+  /** Sends n points to a stream through gRPC and waits for the ack; returns their times. */
+  const send = async (stream: number, n: number, base = 0): Promise<bigint[]> => {
+    const b = floatBatch(clock, n, 1_000_000n, base);
+    clock += BigInt(n) * 1_000_000n;
+    const r = await collector.send('LIVE', stream, 'float64', b);
+    if (!r.ok) throw new Error(`batch refused: ${JSON.stringify(r)}`);
+    return [...b.times];
+  };
+  await send(0, 5, 100); // before anyone subscribes: the last (104) is P1's initial value
+  const underA = { select: { kind: 'attributes_named', content: { name: 'Flow' } }, scope: { under: { kind: 'path', content: '/Plant/A' } } };
+  const byIds = (...ids: string[]) => ({ select: { kind: 'attribute_ids', content: ids }, scope: {} });
+
+  t.test('SSE: the latest value first, then every point ingest makes durable, in order', async (t) => {
+    const sse = await openSse(svc.url, { resolve: underA }, auth);
+    t.teardown(() => sse.close());
+    t.equal(sse.status, 200);
+    const snap = await sse.next((m) => m.type === 'snapshot');
+    t.match(snap.eventId, /^[0-9a-f]{8}-\d+$/, 'the snapshot carries a resume position');
+    t.same(entries(snap).map((e) => [e.attribute_id, e.series, e.snapshot?.value]), [[p1Flow, sP1, 104]]);
+    const times = await send(0, 3, 200);
+    const got: bigint[] = [];
+    while (got.length < 3) {
+      const m = await sse.next((x) => x.type === 'points');
+      for (const p of pointsOf(m, sP1)) { got.push(p.ts_ns); t.equal(p.quality, 192); }
+      t.match(m.eventId, /^[0-9a-f]{8}-\d+$/);
+    }
+    t.same(got, times, 'exact ns times, in the order sent');
+    await send(2, 2); // P2 is outside the scope
+    const more = await send(0, 1, 300);
+    const m = await sse.next((x) => x.type === 'points');
+    t.same(pointsOf(m).map((p) => [p.ts_ns, p.value]), [[more[0], 300]], 'only the subscribed attribute\'s points arrive');
+  });
+
+  t.test('SSE: a rebind is followed without resubscribing, and the new series\' points arrive', async (t) => {
+    const sse = await openSse(svc.url, { resolve: underA }, auth);
+    t.teardown(() => sse.close());
+    await sse.next((m) => m.type === 'snapshot');
+    await send(1, 2, 500); // the replacement sensor already reports; not yet bound
+    await ok('/v1/model/bindings', { attribute_id: p1Flow, series_id: sP1b, from_ns: nowNs() - SEC });
+    const r = await sse.next((m) => m.type === 'resolved');
+    const rebound = entries(r, 'rebound');
+    t.same(rebound.map((e) => [e.attribute_id, e.series, e.previous_series, e.snapshot?.value]), [[p1Flow, sP1b, sP1, 501]], 'rebound, with the new series\' latest value');
+    t.same(r.data.added, []);
+    t.same(r.data.removed, []);
+    const times = await send(1, 2, 600);
+    const m = await sse.next((x) => x.type === 'points');
+    t.same(pointsOf(m, sP1b).map((p) => p.ts_ns), times);
+    await send(0, 1, 700); // the old sensor is no longer P1's
+    const next = await send(1, 1, 800);
+    const m2 = await sse.next((x) => x.type === 'points');
+    t.same(pointsOf(m2).map((p) => [p.ts_ns, p.value]), [[next[0], 800]], 'the old series\' points no longer arrive');
+  });
+
+  t.test('SSE: Last-Event-ID resumes within the window; an unknown id gets a reset and fresh initial values', async (t) => {
+    const first = await openSse(svc.url, { resolve: underA }, auth);
+    await first.next((m) => m.type === 'snapshot');
+    await send(1, 1, 900);
+    const seen = await first.next((m) => m.type === 'points');
+    first.close();
+    const missed = [...await send(1, 2, 910), ...await send(1, 1, 920)];
+    const again = await openSse(svc.url, { resolve: underA }, { ...auth, 'last-event-id': seen.eventId as string });
+    t.teardown(() => again.close());
+    const resumed = await again.next();
+    t.equal(resumed.type, 'resumed', 'no snapshot: the missed events follow');
+    const got: bigint[] = [];
+    while (got.length < missed.length) got.push(...pointsOf(await again.next((m) => m.type === 'points')).map((p) => p.ts_ns));
+    t.same(got, missed, 'exactly the points committed while away');
+
+    const lost = await openSse(svc.url, { resolve: underA }, { ...auth, 'last-event-id': '00000000-5' });
+    t.teardown(() => lost.close());
+    t.equal((await lost.next()).type, 'reset');
+    t.equal((await lost.next()).type, 'snapshot');
+  });
+
+  t.test('live subscriptions refuse as_of_ns and range, and anonymous callers', async (t) => {
+    const asOf = await openSse(svc.url, { resolve: { ...underA, as_of_ns: nowNs() } }, auth);
+    t.equal(asOf.status, 400);
+    t.match(asOf.text, /as_of_ns/);
+    const anon = await openSse(svc.url, { resolve: underA });
+    t.equal(anon.status, 401);
+    const refused = await openWs(svc.url).then(() => null, (e: { status?: number }) => e);
+    t.equal(refused?.status, 401, 'an upgrade without credentials is refused with 401');
+    const plain = await request(`${svc.url}/v1/stream`, { headers: { cookie } });
+    t.equal(plain.status, 426, 'a GET without an upgrade is 426');
+    t.match(plain.json, { code: 'upgrade-required' });
+  });
+
+  t.test('a principal granted one subtree receives only its attributes, on both transports', async (t) => {
+    const id = await createPerson(admin, 'reader-b', 'reader password 2');
+    await grantRole(admin, id, 'viewer', { kind: 'asset', asset_id: areaB.asset_id });
+    const res = await request(`${svc.url}/v1/auth/login/local`, { method: 'POST', body: { username: 'reader-b', password: 'reader password 2' } });
+    const readerCookie = sessionCookieOf(res);
+    const all = { select: { kind: 'attributes_named', content: { name: 'Flow' } }, scope: { under: { kind: 'path', content: '/Plant' } } };
+    const sse = await openSse(svc.url, { resolve: all }, { cookie: readerCookie });
+    t.teardown(() => sse.close());
+    const snap = await sse.next((m) => m.type === 'snapshot');
+    t.same(entries(snap).map((e) => e.attribute_id), [p2Flow], 'only /Plant/B');
+    const ws = await openWs(svc.url, { cookie: readerCookie });
+    t.teardown(() => ws.close());
+    ws.send({ type: 'subscribe', id: 'all', resolve: all });
+    t.same(entries(await ws.next((m) => m.type === 'snapshot')).map((e) => e.attribute_id), [p2Flow]);
+    await send(1, 1, 1000); // P1 (not visible)
+    const vis = await send(2, 1, 1001);
+    t.same(pointsOf(await sse.next((m) => m.type === 'points')).map((p) => p.ts_ns), vis);
+    t.same(pointsOf(await ws.next((m) => m.type === 'points')).map((p) => p.ts_ns), vis);
+    t.equal(sse.all.filter((m) => m.type === 'points').flatMap((m) => entries(m)).filter((e) => e.attribute_id !== p2Flow).length, 0);
+    void login;
+  });
+
+  t.test('WebSocket: two subscriptions multiplexed by id, then one unsubscribed', async (t) => {
+    const { token: bearer } = await createServiceWithToken(admin, 'dashboard', 'integration', 'viewer');
+    const ws = await openWs(svc.url, { authorization: `Bearer ${bearer}` });
+    t.teardown(() => ws.close());
+    ws.send({ type: 'subscribe', id: 'a', resolve: byIds(p1Flow) });
+    ws.send({ type: 'subscribe', id: 'b', resolve: byIds(p2Flow) });
+    const snaps = [await ws.next((m) => m.type === 'snapshot'), await ws.next((m) => m.type === 'snapshot')];
+    t.same(snaps.map((m) => [m.data.id, entries(m)[0].attribute_id]).sort(), [['a', p1Flow], ['b', p2Flow]]);
+    const onB = await send(2, 2, 1100);
+    const mb = await ws.next((m) => m.type === 'points');
+    t.equal(mb.data.id, 'b');
+    t.same(pointsOf(mb).map((p) => p.ts_ns), onB);
+    const onA = await send(1, 1, 1200);
+    const ma = await ws.next((m) => m.type === 'points');
+    t.equal(ma.data.id, 'a');
+    t.same(pointsOf(ma).map((p) => p.ts_ns), onA);
+    ws.send({ type: 'unsubscribe', id: 'a' });
+    t.match((await ws.next((m) => m.type === 'unsubscribed')).data, { id: 'a' });
+    await send(1, 1, 1300);
+    const lastB = await send(2, 1, 1301);
+    const after = await ws.next((m) => m.type === 'points');
+    t.equal(after.data.id, 'b', 'nothing more for the unsubscribed id');
+    t.same(pointsOf(after).map((p) => p.ts_ns), lastB);
+  });
+
+  t.test('WebSocket: an invalid message gets an error for its subscription id and the socket stays open', async (t) => {
+    const ws = await openWs(svc.url, { cookie });
+    t.teardown(() => ws.close());
+    ws.send({ type: 'subscribe', id: 'bad', resolve: { select: 5, scope: {} } });
+    const e1 = await ws.next((m) => m.type === 'error');
+    t.match(e1.data, { id: 'bad', code: 'invalid-request' });
+    t.match(String(e1.data.error), /message\.resolve/);
+    ws.sendText('{not json');
+    t.match((await ws.next((m) => m.type === 'error')).data, { id: null, code: 'invalid-json' });
+    ws.send({ type: 'subscribe', id: 'late', resolve: { ...byIds(p1Flow), range: [1, 2] } });
+    t.match((await ws.next((m) => m.type === 'error')).data, { id: 'late', code: 'invalid-request' });
+    ws.send({ type: 'subscribe', id: 'good', resolve: byIds(p1Flow) });
+    t.match((await ws.next((m) => m.type === 'snapshot')).data, { id: 'good' });
+    ws.send({ type: 'subscribe', id: 'good', resolve: byIds(p1Flow) });
+    t.match((await ws.next((m) => m.type === 'error')).data, { id: 'good', code: 'invalid-request' }, 'a duplicate id is refused');
+    t.equal(ws.closeCode, null, 'still open');
+  });
+
+  t.test('a slow consumer is cut off with a final message, on both transports', async (t) => {
+    // A client that stops reading: the kernel buffers fill, then the service's backlog.
+    const sseSock = tcpConnect(svc.service.http.port, '127.0.0.1');
+    const body = JSON.stringify({ resolve: underA });
+    await new Promise<void>((r) => sseSock.once('connect', () => r()));
+    sseSock.write(`POST /v1/read/subscribe HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    const sseChunks: Buffer[] = [];
+    sseSock.on('data', (c: Buffer) => sseChunks.push(c));
+    const ws = await openWs(svc.url, { cookie });
+    t.teardown(() => ws.close());
+    for (let i = 0; i < 20; i++) ws.send({ type: 'subscribe', id: `s${i}`, resolve: underA }); // 20x the bytes per point
+    await ws.next((m) => m.type === 'snapshot' && m.data.id === 's19');
+    await new Promise((r) => setTimeout(r, 200));
+    sseSock.pause();
+    ws.socket.pause();
+    const hub = svc.service.context.parts.live;
+    let sent = 0;
+    while (hub.stats().subscriptions > 0 && sent < 3_000_000) {
+      await Promise.all([send(1, 10_000, sent), send(1, 10_000, sent + 10_000)]);
+      sent += 20_000;
+    }
+    t.equal(hub.stats().subscriptions, 0, `both clients were cut off (after ${sent} points; backlog limit ${LIVE_BACKLOG_LIMIT} B)`);
+    sseSock.resume();
+    ws.socket.resume();
+    await new Promise<void>((r) => { if (sseSock.destroyed || sseSock.readableEnded) r(); else sseSock.once('close', () => r()); setTimeout(r, 20_000); });
+    const sseText = Buffer.concat(sseChunks).toString('utf8');
+    t.match(sseText, /event: closing\ndata: \{"code":"slow-consumer"/, 'the SSE stream ends with a closing event');
+    const closing = await ws.next((m) => m.type === 'closing', 20_000);
+    t.match(closing.data, { code: 'slow-consumer', limit_bytes: LIVE_BACKLOG_LIMIT });
+    await new Promise((r) => setTimeout(r, 200));
+    t.equal(ws.closeCode, 1008, 'then the WebSocket closes with 1008');
+    void randomBytes;
+  });
+});
