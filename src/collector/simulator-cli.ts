@@ -83,12 +83,12 @@ it, then goes on live, a point a second per signal, until Ctrl-C.
                            a line (POST /v1/model/registries/enum-sets/entries), and exit
 The plant's equipment-state streams are refused until an administrator has registered its
 enum set once:
-  npm run --silent collector -- --enum-sets | curl -b cookies -H 'X-Service-CSRF: 1' \\
+  npm run --silent collector -- --enum-sets | curl -b cookies \\
     -H 'Content-Type: application/json' --data @- http://127.0.0.1:8080/v1/model/registries/enum-sets/entries
 `;
 
 const REGISTER_HINT = 'register the enum set once as an administrator: npm run --silent collector -- --enum-sets | '
-  + 'curl -b cookies -H \'X-Service-CSRF: 1\' -H \'Content-Type: application/json\' --data @- http://127.0.0.1:8080/v1/model/registries/enum-sets/entries';
+  + 'curl -b cookies -H \'Content-Type: application/json\' --data @- http://127.0.0.1:8080/v1/model/registries/enum-sets/entries';
 
 async function sources(a: Record<string, string>, mode: 'live' | 'fast'): Promise<SourceStream[]> {
   const nowNs = BigInt(Date.now()) * 1_000_000n;
