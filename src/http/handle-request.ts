@@ -13,6 +13,7 @@ import type { Exchange } from './exchange.js';
 import type { BodyReader } from './body.js';
 import type { CompiledRoute } from './compiled-route.js';
 import { authenticate } from './authenticate.js';
+import { assertAcceptedText } from './text-policy.js';
 import { Authorizer } from './authorize.js';
 import { readQuery, readJsonBody } from './request-input.js';
 import { claimKey, settleClaim, releaseClaim } from './idempotency.js';
@@ -30,7 +31,8 @@ export async function handleRequest(
   const principal = await authenticate(service, route, ex);
 
   // 2. path parameters, then capability and scope (before the body, so 401/403 never depend on a valid body)
-  c.params?.check('path', params);
+  if (c.params) c.params.check('path', params);
+  else assertAcceptedText('path', params);
   const authorizer = new Authorizer(service, principal, ex);
   await authorizer.authorizeRoute(route, params);
 

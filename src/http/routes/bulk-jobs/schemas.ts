@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Int64, Nullable, AnyJson, Limit } from '../../schemas/common.js';
+import { Int64, Int64Id, Nullable, AnyJson, Limit } from '../../schemas/common.js';
 
 export const ModelJob = Type.Object({
   job_id: Int64(),
@@ -22,7 +22,7 @@ export const CreateJobBody = Type.Object({
     + 'bulk-instantiate: {template_id, assets: [{parent: asset path, uuid or null, name}]} (at most 5000); template-propagate: {template_id, under?: asset path}' })),
 }, { additionalProperties: false });
 
-export const JobParams = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,18}$', description: 'job_id' }) }, { additionalProperties: false });
+export const JobParams = Type.Object({ id: Int64Id({ description: 'job_id' }) }, { additionalProperties: false });
 
 export const ListJobsQuery = Type.Object({
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),

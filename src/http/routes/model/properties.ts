@@ -35,7 +35,7 @@ export function propertyRoutes(): AnyRoute[] {
       handler: async (ctx) => {
         const b = ctx.body;
         if (b.value === undefined) throw new ServiceError('invalid-request', 'value: required', { errors: [{ field: 'body.value', problem: 'required' }] });
-        const { property } = await putProperty(modelOf(ctx), who(ctx, b.reason), ctx.params.uuid, decodeURIComponent(ctx.params.key), b.value,
+        const { property } = await putProperty(modelOf(ctx), who(ctx, b.reason), ctx.params.uuid, ctx.params.key, b.value,
           b.valid_from_ns === undefined ? undefined : BigInt(b.valid_from_ns));
         return { body: property };
       },
@@ -48,7 +48,7 @@ export function propertyRoutes(): AnyRoute[] {
       response: { status: 204 },
       errors: [400, 401, 403, 404, 503],
       handler: async (ctx) => {
-        await deleteProperty(modelOf(ctx), who(ctx, ctx.query.reason), ctx.params.uuid, decodeURIComponent(ctx.params.key));
+        await deleteProperty(modelOf(ctx), who(ctx, ctx.query.reason), ctx.params.uuid, ctx.params.key);
         return { kind: 'empty', status: 204 };
       },
     }),
