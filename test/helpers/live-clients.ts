@@ -112,8 +112,11 @@ export interface WsClient extends Inbox {
   close(): void;
 }
 
-/** Opens GET /v1/stream; rejects with the HTTP status and body when the upgrade is refused. */
-export function openWs(url: string, headers: Record<string, string> = {}): Promise<WsClient> {
+/**
+ * Opens GET /v1/stream; rejects with the HTTP status and body when the upgrade is refused.
+ * With `onText`, messages go to it as text and are not parsed or kept (benchmarks).
+ */
+export function openWs(url: string, headers: Record<string, string> = {}, onText?: (text: string) => void): Promise<WsClient> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(u.port), u.hostname);
@@ -177,6 +180,7 @@ export function openWs(url: string, headers: Record<string, string> = {}): Promi
         if (!fin) continue;
         const text = Buffer.concat(fragments).toString('utf8');
         fragments = [];
+        if (onText) { onText(text); continue; }
         const data = json(text);
         inbox.push({ type: String(data.type), eventId: typeof data.event_id === 'string' ? data.event_id : null, data, receivedMs: performance.now() });
       }

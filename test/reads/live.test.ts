@@ -5,8 +5,7 @@
 // authorization, multiplexing, and per-subscription errors.
 import t from 'tap';
 import { connect as tcpConnect } from 'node:net';
-import { randomBytes } from 'node:crypto';
-import { startAuthService, createPerson, grantRole, login, sessionCookieOf, createServiceWithToken, ADMIN_PASSWORD } from '../helpers/auth.js';
+import { startAuthService, createPerson, grantRole, sessionCookieOf, createServiceWithToken, ADMIN_PASSWORD } from '../helpers/auth.js';
 import { request } from '../helpers/service.js';
 import { connect, floatBatch } from '../helpers/ingest.js';
 import { openSse, openWs, type LiveMessage } from '../helpers/live-clients.js';
@@ -161,7 +160,6 @@ t.test('live resolved updates', async (t) => {
     t.same(pointsOf(await sse.next((m) => m.type === 'points')).map((p) => p.ts_ns), vis);
     t.same(pointsOf(await ws.next((m) => m.type === 'points')).map((p) => p.ts_ns), vis);
     t.equal(sse.all.filter((m) => m.type === 'points').flatMap((m) => entries(m)).filter((e) => e.attribute_id !== p2Flow).length, 0);
-    void login;
   });
 
   t.test('WebSocket: two subscriptions multiplexed by id, then one unsubscribed', async (t) => {
@@ -210,6 +208,7 @@ t.test('live resolved updates', async (t) => {
   t.test('a slow consumer is cut off with a final message, on both transports', async (t) => {
     // A client that stops reading: the kernel buffers fill, then the service's backlog.
     const sseSock = tcpConnect(svc.service.http.port, '127.0.0.1');
+    t.teardown(() => { sseSock.destroy(); });
     const body = JSON.stringify({ resolve: underA });
     await new Promise<void>((r) => sseSock.once('connect', () => r()));
     sseSock.write(`POST /v1/read/subscribe HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
@@ -238,6 +237,5 @@ t.test('live resolved updates', async (t) => {
     t.match(closing.data, { code: 'slow-consumer', limit_bytes: LIVE_BACKLOG_LIMIT });
     await new Promise((r) => setTimeout(r, 200));
     t.equal(ws.closeCode, 1008, 'then the WebSocket closes with 1008');
-    void randomBytes;
   });
 });

@@ -1,0 +1,250 @@
+// Live-update benchmark: a real server process (node --import tsx src/main.ts), collector
+// sessions over loopback gRPC and live subscribers (half SSE, half WebSocket) in this
+// process, all on this machine.
+//   node --import tsx bench/live.ts [--subscribers 1000] [--series 2000] [--watched 1000]
+//     [--points 6000000] [--batch 1000] [--sessions 2] [--rounds 2] [--json]
+// The model: `watched` attributes (10 per pump asset) each bound to one of the first
+// `watched` series; the collectors write `series` streams round-robin, so about
+// watched/series of the points are of a subscribed attribute. Subscriber i follows
+// attribute i mod watched (select attribute_ids).
+// Each round runs the same ingest twice, as fast as credit allows: without subscribers,
+// then with them all connected (alternated, so drift of the shared machine hits both).
+// Figures: ingest points/s without and with subscribers (and their ratio), and the
+// latency from a batch's ack at the collector to its points' receipt by each subscriber
+// of that series (receipt − ack; negative when the event beat the ack, which the commit
+// feed allows: it is posted when the group is durable, before the ack is sent).
+// Inputs are generated from a fixed seed before timing. Needs DATABASE_URL (a database is
+// created and dropped) or runs on embedded PGlite.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect as tcpConnect, createServer, type Socket } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { SERVICE_NODE_FLAGS } from './service-flags.js';
+import { CollectorClient, type OutgoingColumns } from '../src/collector/collector-client.js';
+import { openWs, type WsClient } from '../test/helpers/live-clients.js';
+
+const args = process.argv.slice(2);
+const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
+const SUBSCRIBERS = opt('subscribers', 1000), SERIES = opt('series', 2000), WATCHED = Math.min(opt('watched', 1000), opt('series', 2000));
+const POINTS = opt('points', 6_000_000), BATCH = opt('batch', 1000), SESSIONS = opt('sessions', 2), ROUNDS = opt('rounds', 2);
+const JSON_OUT = args.includes('--json');
+const PER_ASSET = 10;
+
+function rng(seed: number): () => number {
+  let x = seed >>> 0;
+  return () => { x = (x + 0x6d2b79f5) >>> 0; let z = x; z = Math.imul(z ^ (z >>> 15), z | 1); z ^= z + Math.imul(z ^ (z >>> 7), z | 61); return ((z ^ (z >>> 14)) >>> 0) / 4294967296; };
+}
+const freePort = () => new Promise<number>((resolve) => { const s = createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); }); });
+const pct = (xs: number[], p: number) => { if (!xs.length) return NaN; const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
+const r1 = (x: number) => Math.round(x * 10) / 10;
+
+/** Batches of BATCH points per stream: 1 ms cadence from startNs, a random walk. */
+function generate(streams: number, batchesPerStream: number, startNs: bigint): OutgoingColumns[][] {
+  const r = rng(42);
+  return Array.from({ length: streams }, () => {
+    let level = 100 * r();
+    return Array.from({ length: batchesPerStream }, (_, b) => {
+      const times = new BigInt64Array(BATCH), values = new Float64Array(BATCH);
+      for (let i = 0; i < BATCH; i++) { times[i] = startNs + BigInt(b * BATCH + i) * 1_000_000n; level += (r() - 0.5) * 0.1; values[i] = Math.round(level * 100) / 100; }
+      return { times, values, quality: null };
+    });
+  });
+}
+
+async function http(base: string, path: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(`${base}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function pool<T>(items: T[], n: number, fn: (x: T, i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: n }, async () => { while (next < items.length) { const i = next++; await fn(items[i], i); } }));
+}
+
+/** Where a batch's points are reported: `${series}:${first ts}` → ack time (ms). */
+const ackAt = new Map<string, number>();
+const latencies: { sse: number[]; ws: number[] } = { sse: [], ws: [] };
+/** Matches each entry of a `points` payload: its series and its first point's time. */
+const ENTRY = /"series":"([0-9a-f-]{36})","points":\[\{"ts_ns":(\d+)/g;
+function receipt(text: string, kind: 'sse' | 'ws'): void {
+  const now = performance.now();
+  for (const m of text.matchAll(ENTRY)) {
+    const at = ackAt.get(`${m[1]}:${m[2]}`);
+    if (at !== undefined) latencies[kind].push(now - at);
+  }
+}
+
+/** An SSE subscriber over a raw socket (chunked body; events split on blank lines). */
+function openSseRaw(port: number, body: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = tcpConnect(port, '127.0.0.1');
+    s.setNoDelay(true);
+    let buf = '';
+    let started = false;
+    s.on('data', (c: Buffer) => {
+      buf += c.toString('utf8');
+      if (!started) {
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        if (!buf.startsWith('HTTP/1.1 200')) { reject(new Error(buf.slice(0, 300))); s.destroy(); return; }
+        started = true;
+        buf = buf.slice(end + 4);
+      }
+      if (!buf.includes('event: snapshot')) { /* fall through: scanning below */ }
+      const cut = buf.lastIndexOf('\n\n');
+      if (cut < 0) return;
+      const complete = buf.slice(0, cut);
+      buf = buf.slice(cut + 2);
+      if (complete.includes('event: snapshot')) resolve(s);
+      if (complete.includes('event: points')) receipt(complete, 'sse');
+    });
+    s.on('error', reject);
+    s.write(`POST /v1/read/subscribe HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  });
+}
+
+async function ingest(clients: CollectorClient[], data: OutgoingColumns[][], seriesIds: string[], perSession: number, watchedIds: Set<string>): Promise<{ points: number; secs: number }> {
+  const t0 = performance.now();
+  let acked = 0;
+  await Promise.all(clients.map(async (c, ci) => {
+    const all: Array<Promise<void>> = [];
+    const mine = data.slice(ci * perSession, (ci + 1) * perSession);
+    for (let b = 0; b < mine[0].length; b++) {
+      for (let s = 0; s < mine.length; s++) {
+        const cols = mine[s][b];
+        const sid = seriesIds[ci * perSession + s];
+        const key = watchedIds.has(sid) ? `${sid}:${cols.times[0]}` : null;
+        all.push(c.send('LIVE', s, 'float64', cols).then((o) => {
+          if (!o.ok) throw new Error(`rejected: ${o.reason} ${o.detail}`);
+          acked += BATCH - o.refused;
+          if (key) ackAt.set(key, performance.now());
+        }));
+        if (c.waitingForCredit() > 16) await new Promise((r) => setImmediate(r));
+      }
+    }
+    await Promise.all(all);
+  }));
+  return { points: acked, secs: (performance.now() - t0) / 1000 };
+}
+
+async function main(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'historian-bench-live-'));
+  let dbName: string | null = null;
+  let databaseUrl: string | undefined;
+  if (process.env.DATABASE_URL) {
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL }); await admin.connect();
+    dbName = `bench_live_${randomBytes(4).toString('hex')}`;
+    await admin.query(`CREATE DATABASE ${dbName}`); await admin.end();
+    const u = new URL(process.env.DATABASE_URL); u.pathname = `/${dbName}`; databaseUrl = u.toString();
+  }
+  const grpcPort = await freePort(), httpPort = await freePort();
+  const server: ChildProcess = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: String(httpPort), SERVICE_GRPC_PORT: String(grpcPort), SERVICE_DATA_DIR: dataDir,
+      SERVICE_AUTH_MODE: 'disabled', SERVICE_LOG_LEVEL: 'error', SERVICE_WORKERS: '1', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${httpPort}`;
+  const subs: Array<Socket | WsClient> = [];
+  const clients: CollectorClient[] = [];
+  try {
+    // Collectors first (the service is up once a session opens), then the model.
+    const perSession = Math.ceil(SERIES / SESSIONS);
+    const address = `127.0.0.1:${grpcPort}`;
+    for (let i = 0; i < SESSIONS; i++) {
+      const names = Array.from({ length: Math.min(perSession, SERIES - i * perSession) }, (_, k) => `s${i * perSession + k}`);
+      const end = Date.now() + 120_000;
+      for (;;) {
+        try { clients.push(await CollectorClient.connect({ address, collectorId: `bench-${i}`, epoch: 1n, streams: names.map((name) => ({ name, type: 'float64' as const })) })); break; } catch (e) { if (Date.now() > end) throw e; await new Promise((r) => setTimeout(r, 250)); }
+      }
+    }
+    const seriesIds = clients.flatMap((c) => c.welcome.streams.map((s) => s.series_id));
+    const def = (name: string) => ({ name, quantity_kind_id: null, default_unit_id: null, continuity_class: 'continuous', writer_class: 'collector', enum_set_id: null, limit_traits: null, lifecycle_policy: null, entry_cadence: null, overridable: [] });
+    const tpl = await http(base, '/v1/model/templates', { name: 'Pump', attributes: Array.from({ length: PER_ASSET }, (_, i) => def(`F${i}`)) }) as { template_id: string };
+    const plant = await http(base, '/v1/model/assets', { name: 'Plant' }) as { asset_id: string };
+    await pool(Array.from({ length: Math.ceil(WATCHED / PER_ASSET) }, (_, i) => i), 4, async (i) => { await http(base, '/v1/model/assets', { name: `P${String(i).padStart(4, '0')}`, parent: plant.asset_id, template_id: tpl.template_id }); });
+    const attrs = (await http(base, '/v1/model/resolve', { select: { kind: 'all' }, scope: { under: { kind: 'path', content: '/Plant' } } }) as { results: Array<{ attribute_id: string; path: string }> }).results
+      .sort((a, b) => (a.path < b.path ? -1 : 1)).slice(0, WATCHED);
+    const from = `${(BigInt(Date.now()) - 86_400_000n) * 1_000_000n}`;
+    await pool(attrs, 4, async (a, i) => {
+      const res = await fetch(`${base}/v1/model/bindings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"attribute_id":"${a.attribute_id}","series_id":"${seriesIds[i]}","from_ns":${from}}` });
+      if (res.status >= 300) throw new Error(`binding: ${res.status} ${await res.text()}`);
+    });
+    const watchedIds = new Set(seriesIds.slice(0, attrs.length));
+
+    const batchesPerStream = Math.max(1, Math.round(POINTS / (SERIES * BATCH)));
+    const startNs = (BigInt(Date.now()) - 3_600_000n) * 1_000_000n;
+    // Every run writes later times than the one before (each round: without, then with).
+    const runs = Array.from({ length: ROUNDS * 2 }, (_, r) => generate(SERIES, batchesPerStream, startNs + BigInt(r * batchesPerStream * BATCH) * 1_000_000n + BigInt(r) * 1_000n));
+    // warm-up: one small run (compiles the server's write path and the feed)
+    await ingest(clients, generate(SERIES, 1, startNs - 3_600_000_000_000n), seriesIds, perSession, watchedIds);
+
+    const without: number[] = [], withSubs: number[] = [];
+    let subsOpenMs = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const a = await ingest(clients, runs[round * 2], seriesIds, perSession, new Set());
+      without.push(a.points / a.secs);
+      if (subs.length === 0) {
+        const t0 = performance.now();
+        await pool(Array.from({ length: SUBSCRIBERS }, (_, i) => i), 50, async (i) => {
+          const body = `{"resolve":{"select":{"kind":"attribute_ids","content":["${attrs[i % attrs.length].attribute_id}"]},"scope":{}}}`;
+          if (i % 2 === 0) subs.push(await openSseRaw(httpPort, body));
+          else {
+            let first: (() => void) | null = null;
+            const ready = new Promise<void>((r) => { first = r; });
+            const ws = await openWs(base, {}, (text) => { if (text.startsWith('{"type":"points"')) receipt(text, 'ws'); else if (text.startsWith('{"type":"snapshot"')) first?.(); });
+            ws.sendText(`{"type":"subscribe","id":"s",${body.slice(1, -1)}}`);
+            await ready;
+            subs.push(ws);
+          }
+        });
+        subsOpenMs = performance.now() - t0;
+      }
+      latencies.sse.length = 0; latencies.ws.length = 0; // keep the last round's
+      const b = await ingest(clients, runs[round * 2 + 1], seriesIds, perSession, watchedIds);
+      withSubs.push(b.points / b.secs);
+      await new Promise((r) => setTimeout(r, 500)); // late receipts
+    }
+    const avg = (xs: number[]) => xs.reduce((p, x) => p + x, 0) / xs.length;
+    const all = [...latencies.sse, ...latencies.ws];
+    const out = {
+      subscribers: SUBSCRIBERS, series: SERIES, watched_series: attrs.length, points_per_run: SERIES * batchesPerStream * BATCH, batch: BATCH, rounds: ROUNDS,
+      ingest_points_per_s_without: Math.round(avg(without)), ingest_points_per_s_with: Math.round(avg(withSubs)),
+      ingest_ratio_with_over_without: Math.round((avg(withSubs) / avg(without)) * 1000) / 1000,
+      ingest_runs_without: without.map(Math.round), ingest_runs_with: withSubs.map(Math.round),
+      subscribers_open_ms: Math.round(subsOpenMs),
+      latency_samples: all.length,
+      latency_ms_p50: r1(pct(all, 50)), latency_ms_p99: r1(pct(all, 99)), latency_ms_max: r1(pct(all, 100)),
+      sse_latency_ms_p50: r1(pct(latencies.sse, 50)), sse_latency_ms_p99: r1(pct(latencies.sse, 99)),
+      ws_latency_ms_p50: r1(pct(latencies.ws, 50)), ws_latency_ms_p99: r1(pct(latencies.ws, 99)),
+    };
+    if (JSON_OUT) console.log(JSON.stringify(out));
+    else {
+      console.log(`live updates: ${SUBSCRIBERS} subscribers (half SSE, half WebSocket) on ${attrs.length} of ${SERIES} series; ${out.points_per_run} points a run, batches of ${BATCH}, ${ROUNDS} rounds`);
+      console.log('| figure | value |\n|---|---|');
+      console.log(`| ingest without subscribers | ${out.ingest_points_per_s_without.toLocaleString('en')} points/s (${out.ingest_runs_without.join(', ')}) |`);
+      console.log(`| ingest with subscribers | ${out.ingest_points_per_s_with.toLocaleString('en')} points/s (${out.ingest_runs_with.join(', ')}) |`);
+      console.log(`| ratio with / without | ${out.ingest_ratio_with_over_without} |`);
+      console.log(`| ack to receipt, all (${all.length} samples) | p50 ${out.latency_ms_p50} ms, p99 ${out.latency_ms_p99} ms, max ${out.latency_ms_max} ms |`);
+      console.log(`| ack to receipt, SSE | p50 ${out.sse_latency_ms_p50} ms, p99 ${out.sse_latency_ms_p99} ms |`);
+      console.log(`| ack to receipt, WebSocket | p50 ${out.ws_latency_ms_p50} ms, p99 ${out.ws_latency_ms_p99} ms |`);
+      console.log(`| opening ${SUBSCRIBERS} subscriptions | ${out.subscribers_open_ms} ms |`);
+    }
+  } finally {
+    for (const s of subs) { if ('socket' in s) s.close(); else s.destroy(); }
+    for (const c of clients) c.close();
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    await rm(dataDir, { recursive: true, force: true });
+    if (dbName && process.env.DATABASE_URL) {
+      const admin = new pg.Client({ connectionString: process.env.DATABASE_URL }); await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`); await admin.end();
+    }
+  }
+}
+
+main().catch((e: unknown) => { console.error(e); process.exit(1); });
