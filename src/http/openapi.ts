@@ -8,6 +8,9 @@ import type { TSchema } from '@sinclair/typebox';
 import type { AnyRoute, Access } from './route.js';
 import { ERROR_CODES } from '../errors.js';
 import { ErrorEnvelope } from './schemas/common.js';
+import { TEXT_POLICY, TEXT_ACCEPTED_PATTERN, TEXT_REFUSED_PATTERN } from './text-policy.js';
+import { MAX_URL_BYTES, MAX_HEADER_BYTES, MAX_HEADER_FIELDS } from './request-limits.js';
+import { MAX_JSON_DEPTH } from './request-input.js';
 
 type Json = Record<string, unknown>;
 
@@ -43,6 +46,8 @@ export function buildContract(routes: AnyRoute[], info: { version: string }): Js
     const plain = JSON.parse(JSON.stringify(s)) as Json;
     return hoist(plain, components);
   };
+  // What a client sends: free-text strings carry the text policy as a pattern (text-policy.ts).
+  const toRequestSchema = (s: TSchema): Json => hoist(withTextPattern(JSON.parse(JSON.stringify(s)) as Json), components);
   components.ErrorEnvelope = stripId(JSON.parse(JSON.stringify(ErrorEnvelope)) as Json);
 
   const paths: Record<string, Json> = {};
@@ -62,7 +67,7 @@ export function buildContract(routes: AnyRoute[], info: { version: string }): Js
     for (const [where, schema] of [['path', r.params], ['query', r.query]] as const) {
       const props = (schema as unknown as { properties?: Record<string, TSchema>; required?: string[] } | undefined);
       for (const [name, ps] of Object.entries(props?.properties ?? {})) {
-        parameters.push({ name, in: where, required: where === 'path' || (props?.required ?? []).includes(name), schema: toSchema(ps) });
+        parameters.push({ name, in: where, required: where === 'path' || (props?.required ?? []).includes(name), schema: toRequestSchema(ps) });
       }
     }
     if (r.idempotency) {
@@ -73,7 +78,7 @@ export function buildContract(routes: AnyRoute[], info: { version: string }): Js
       });
     }
     if (parameters.length) op.parameters = parameters;
-    if (r.body) op.requestBody = { required: !r.bodyOptional, content: { 'application/json': { schema: toSchema(r.body) } } };
+    if (r.body) op.requestBody = { required: !r.bodyOptional, content: { 'application/json': { schema: toRequestSchema(r.body) } } };
     op['x-idempotency'] = r.idempotency ?? 'none';
 
     const responses: Json = {};
@@ -108,7 +113,7 @@ export function buildContract(routes: AnyRoute[], info: { version: string }): Js
     info: {
       title: 'Historian: time-series model and storage service',
       version: info.version,
-      description: 'Industrial historian REST contract. Int64 values (`*_ns`, `*_tx`) are JSON integers that may exceed 2^53: parse them losslessly. Every error is an ErrorEnvelope whose `code` is listed in `x-error-codes`.',
+      description: 'Industrial historian REST contract. Int64 values (`*_ns`, `*_tx`) are JSON integers that may exceed 2^53: parse them losslessly. Every error is an ErrorEnvelope whose `code` is listed in `x-error-codes`. Text: ' + TEXT_POLICY + ' Request limits: see `x-request-limits`.',
     },
     servers: [{ url: '/' }],
     paths,
@@ -119,8 +124,29 @@ export function buildContract(routes: AnyRoute[], info: { version: string }): Js
         bearer: { type: 'http', scheme: 'bearer' },
       },
     },
+    'x-text-policy': { description: TEXT_POLICY, refused: TEXT_REFUSED_PATTERN },
+    'x-request-limits': {
+      url_bytes: MAX_URL_BYTES,
+      header_bytes: MAX_HEADER_BYTES,
+      header_fields: MAX_HEADER_FIELDS,
+      body_bytes: 'SERVICE_BODY_LIMIT (4194304 by default); some operations declare less',
+      json_depth: MAX_JSON_DEPTH,
+    },
     'x-error-codes': Object.fromEntries(Object.entries(ERROR_CODES).map(([code, v]) => [code, { status: v.status, meaning: v.meaning }])),
   };
+}
+
+/** Adds the text policy as a pattern to every free-text string (no pattern, const, enum or character-limiting format of its own). */
+function withTextPattern(node: Json): Json {
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) { for (const x of v) walk(x); return; }
+    if (v === null || typeof v !== 'object') return;
+    const o = v as Json;
+    if (o.type === 'string' && o.pattern === undefined && (o.format === undefined || o.format === 'password') && o.const === undefined && o.enum === undefined) o.pattern = TEXT_ACCEPTED_PATTERN;
+    for (const x of Object.values(o)) walk(x);
+  };
+  walk(node);
+  return node;
 }
 
 function stripId(s: Json): Json {

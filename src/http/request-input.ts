@@ -8,7 +8,8 @@ import { parseQuery } from './query.js';
 import { ServiceError } from '../errors.js';
 import { parseJson } from '../json/json.js';
 
-const MAX_JSON_DEPTH = 64;
+/** Deepest JSON nesting a body may use (published in the contract's x-request-limits). */
+export const MAX_JSON_DEPTH = 64;
 const EMPTY = Buffer.alloc(0);
 
 export function readQuery(c: CompiledRoute, ex: Exchange): Record<string, unknown> {

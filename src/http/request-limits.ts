@@ -13,6 +13,8 @@
 import type { Exchange } from './exchange.js';
 import { ServiceError } from '../errors.js';
 
+/** Header fields uWS parses (Host included); a request with more never reaches us (see above). */
+export const MAX_HEADER_FIELDS = 48;
 /** Path plus query, in bytes as sent (percent-encoded). */
 export const MAX_URL_BYTES = 8192;
 /** Sum of `name: value\r\n` over the request's headers. */

@@ -10,6 +10,10 @@ import { ServiceError } from '../errors.js';
 
 /** Matches the first refused code unit: C0 controls but \t \n \r, or a lone surrogate. */
 const REFUSED = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** The refused control characters as an ECMA-262 class, for the contract. */
+export const TEXT_REFUSED_PATTERN = '[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]';
+/** The pattern the contract gives every free-text string a client sends. */
+export const TEXT_ACCEPTED_PATTERN = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]*$';
 
 export const TEXT_POLICY = 'Every string (path, query and body values, object keys, and strings nested in any-JSON values) must be valid Unicode without control characters U+0000-U+0008, U+000B, U+000C, U+000E-U+001F (tab, line feed and carriage return are accepted); otherwise 400 invalid-request names the field.';
 

@@ -89,3 +89,21 @@ t.test('an int64 id in a path is range-checked', async (t) => {
   t.match(p.problem, /expected a positive integer id of at most 9223372036854775807 \(digits\), received "9223372036854775808"/);
   compileValidator(Params).check('path', { id: '9223372036854775807' });
 });
+
+t.test('the contract declares the text policy and the request limits the server enforces', async (t) => {
+  const { buildContract } = await import('../../src/http/openapi.js');
+  const { allRoutes } = await import('../../src/http/routes/index.js');
+  const { TEXT_ACCEPTED_PATTERN, assertAcceptedText } = await import('../../src/http/text-policy.js');
+  const doc = buildContract(allRoutes(), { version: 'test' }) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  t.match(doc['x-text-policy'].description, /U\+0000/);
+  t.same(Object.keys(doc['x-request-limits']).sort(), ['body_bytes', 'header_bytes', 'header_fields', 'json_depth', 'url_bytes']);
+  const login = doc.paths['/v1/auth/login/local'].post.requestBody.content['application/json'].schema;
+  const loginSchema = login.$ref ? doc.components.schemas[login.$ref.split('/').pop()] : login;
+  t.equal(loginSchema.properties.password.pattern, TEXT_ACCEPTED_PATTERN, 'a free-text string a client sends carries the pattern');
+  const accepted = new RegExp(TEXT_ACCEPTED_PATTERN, 'u');
+  for (const s of ['plain', 'tab\tnew\nline\r', 'ünï ✓ 𝄞', 'a\u0000b', 'bell\u0007', 'esc\u001b', 'del\u007f']) {
+    let serverAccepts = true;
+    try { assertAcceptedText('body', s); } catch { serverAccepts = false; }
+    t.equal(accepted.test(s), serverAccepts, `the pattern and the server agree on ${JSON.stringify(s)}`);
+  }
+});
