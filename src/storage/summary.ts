@@ -194,12 +194,22 @@ class IntervalAccumulator {
 
   /** Points at offsets off[i] (i in [i0, i1), ascending, inside the range) with their segments. */
   points(off: Float64Array, v: Float64Array, q: Uint32Array, i0: number, i1: number): void {
-    const c = this.c, bOff = this.bOff;
-    let k = -1, end = -Infinity;
+    const c = this.c, bOff = this.bOff, stepped = this.stepped;
+    let k = -1, begin = Infinity, end = -Infinity;
     for (let i = i0; i < i1; i++) {
       const t = off[i], x = v[i];
-      this.segmentTo(t, x);
-      if (t >= end) { k = this.intervalAt(t); end = bOff[k + 1]; }
+      if (t >= end) { k = this.intervalAt(t); begin = bOff[k]; end = bOff[k + 1]; }
+      const p = this.pOff;
+      // the common case inline: the segment from the previous point lies inside this interval,
+      // nothing of it counted yet (a profile put 300 ns a point in segmentTo, 2026-11-27)
+      if (p >= begin && this.countedTo <= p && Number.isNaN(this.gapLo)) {
+        const d = t - p, v0 = this.pV, q0 = this.pQ;
+        if (d > 0) {
+          if (v0 === v0 && (stepped || x === x)) c.area[k] += stepped ? v0 * d : (v0 + x) * 0.5 * d;
+          c.covered[k] += d;
+          if (q0 >= GOOD_QUALITY) c.goodNs[k] += d; else if (q0 >= UNCERTAIN_QUALITY) c.uncertainNs[k] += d; else c.badNs[k] += d;
+        }
+      } else this.segmentTo(t, x);
       if (c.count[k] === 0) { c.first[k] = x; c.min[k] = x; c.max[k] = x; }
       else if (x < c.min[k]) c.min[k] = x;
       else if (x > c.max[k]) c.max[k] = x;

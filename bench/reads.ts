@@ -1,0 +1,277 @@
+// Resolved reads on the shared industrial dataset, through the running service: 1,000
+// series x 10,000 samples and the 10,000,000-point series are written through the storage
+// write path (the durable group commits the ingest worker uses), every series is bound to an
+// attribute of an asset in a plant tree built through the Model routes (/Plant/Fleet/<area>/
+// <unit> with ten attributes each; the text series under /Plant/Text so that /Plant/Fleet
+// holds the numeric ones; the big series under /Plant/Big), and a tenth of the fleet has a
+// sensor swap in the middle of its range (a second series bound from there, holding the
+// second half of the points). A second process (this file with --client) then reads over
+// loopback HTTP, timing each request to the full body at the client; each figure is the
+// median of --repeat runs (the machine is shared: figures are pessimistic).
+//   node --import tsx bench/reads.ts [--series 1000] [--points 10000] [--big-points 10000000] [--repeat 15] [--json]
+// (npm run bench:reads)
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { pino } from 'pino';
+// @ts-expect-error the shared dataset is plain JS without types
+import { datasetSeries } from '../../shared/datasets/industrial.mjs';
+import { loadConfig } from '../src/config/config.js';
+import { startService } from '../src/service.js';
+import { parseJson, stringifyJson } from '../src/json/json.js';
+import type { ValueType } from '../src/storage/encoding/chunk-types.js';
+import type { PointBatch } from '../src/storage/series-store.js';
+
+interface DatasetSeries { name: string; type: ValueType; points(): Iterable<[bigint, unknown, number]> }
+interface Columns { id: string; times: BigInt64Array; values: PointBatch['values']; quality: Uint32Array }
+
+const args = process.argv.slice(2);
+const opt = (name: string, dflt: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : dflt; };
+const JSON_OUT = args.includes('--json');
+const log = (s: string) => { if (!JSON_OUT) process.stderr.write(s + '\n'); };
+const ENUM_SET = '00000000-0000-4000-8000-00000000e001';
+const HOUR = 3_600_000_000_000n, SEC = 1_000_000_000n;
+
+interface Plan {
+  url: string; repeat: number;
+  fleet: string; oneAttribute: string; big: string; bigSeries: string;
+  fleetStart: string; fleetEnd: string; hourStart: string; hourEnd: string; bigStart: string; bigEnd: string;
+  fleetAttributes: number; numericAttributes: number;
+}
+
+// ---------------------------------------------------------------- client (second process)
+
+async function client(plan: Plan): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  const post = async (path: string, body: unknown, accept = 'application/json'): Promise<{ ms: number; bytes: number; body: Uint8Array }> => {
+    const t0 = performance.now();
+    const res = await fetch(plan.url + path, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: stringifyJson(body) });
+    const buf = new Uint8Array(await res.arrayBuffer());
+    const ms = performance.now() - t0;
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${Buffer.from(buf).toString().slice(0, 400)}`);
+    return { ms, bytes: buf.length, body: buf };
+  };
+  const get = async (path: string): Promise<{ ms: number; bytes: number; body: Uint8Array }> => {
+    const t0 = performance.now();
+    const res = await fetch(plan.url + path);
+    const buf = new Uint8Array(await res.arrayBuffer());
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${Buffer.from(buf).toString().slice(0, 400)}`);
+    return { ms: performance.now() - t0, bytes: buf.length, body: buf };
+  };
+  const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+  /** One warm-up, then `n` timed runs: the median ms, and the last body. */
+  const timed = async (name: string, n: number, run: () => Promise<{ ms: number; bytes: number; body: Uint8Array }>) => {
+    let last = await run();
+    const ms: number[] = [];
+    for (let i = 0; i < n; i++) { last = await run(); ms.push(last.ms); }
+    out[`${name}_ms_p50`] = +median(ms).toFixed(2);
+    out[`${name}_bytes`] = last.bytes;
+    return last.body;
+  };
+  const fleet = { select: { kind: 'all' }, scope: { under: { kind: 'path', content: plan.fleet } } };
+  const R = plan.repeat;
+
+  const snap = await timed('snapshot_1000', R * 3, () => post('/v1/read/snapshot', { resolve: { select: { kind: 'all' }, scope: { under: { kind: 'path', content: '/Plant' } } } }));
+  out.snapshot_1000_attributes = (parseJson(snap) as unknown[]).length;
+
+  const one = { select: { kind: 'attribute_ids', content: [plan.oneAttribute] }, scope: {} };
+  const raw1 = await timed('raw_one_attribute_json', R * 3, () => post('/v1/read/raw', { resolve: one, start_ns: BigInt(plan.fleetStart), end_ns: BigInt(plan.fleetEnd) }));
+  out.raw_one_attribute_points = (parseJson(raw1) as Array<{ segments: Array<{ points: unknown[] }> }>)[0].segments.reduce((a, s) => a + s.points.length, 0);
+
+  const hour = { start_ns: BigInt(plan.hourStart), end_ns: BigInt(plan.hourEnd), max_points: 10_000_000 };
+  const rawJson = await timed('raw_hour_all_numeric_json', R, () => post('/v1/read/raw', { resolve: fleet, ...hour }));
+  const items = parseJson(rawJson) as Array<{ segments: Array<{ points: unknown[] }> }>;
+  out.raw_hour_attributes = items.length;
+  out.raw_hour_points = items.reduce((a, i) => a + i.segments.reduce((b, s) => b + s.points.length, 0), 0);
+  await timed('raw_hour_all_numeric_msgpack', R, () => post('/v1/read/raw', { resolve: fleet, ...hour }, 'application/x-msgpack'));
+
+  const bigOne = { select: { kind: 'attribute_ids', content: [plan.big] }, scope: {} };
+  const bigRange = { start_ns: BigInt(plan.bigStart), end_ns: BigInt(plan.bigEnd) };
+  const rollupStats = ['count', 'min', 'max', 'first', 'last', 'twa', 'percent_good'];
+  const sum = await timed('summary_big_1d_rollup_stats', R * 3, () => post('/v1/read/summary', { resolve: bigOne, ...bigRange, interval: '1d', stats: rollupStats }));
+  out.summary_big_1d_intervals = (parseJson(sum) as Array<{ intervals: unknown[] }>)[0].intervals.length;
+  await timed('summary_big_1d_all_stats', Math.max(1, Math.floor(R / 3)), () => post('/v1/read/summary', { resolve: bigOne, ...bigRange, interval: '1d', stats: ['count', 'min', 'max', 'first', 'last', 'mean', 'twa', 'range', 'stddev', 'percent_good', 'duration_good_ns', 'duration_bad_ns', 'duration_uncertain_ns'] }));
+  const twa = await timed('summary_1m_twa_hour_all_numeric', R, () => post('/v1/read/summary', { resolve: fleet, start_ns: hour.start_ns, end_ns: hour.end_ns, interval: '1m', stats: ['twa'] }));
+  out.summary_1m_twa_attributes = (parseJson(twa) as unknown[]).length;
+
+  const q = new URLSearchParams({ start_ns: plan.bigStart, end_ns: plan.bigEnd, width: '1000' });
+  await timed('render_series_route_big_w1000', R * 2, () => get(`/v1/series/${plan.bigSeries}/render?${q}`));
+  await timed('render_resolved_big_w1000', R * 2, () => post('/v1/read/render', { resolve: bigOne, ...bigRange, width: 1000 }));
+  out.render_resolved_over_series_route = +((out.render_resolved_big_w1000_ms_p50 as number) / (out.render_series_route_big_w1000_ms_p50 as number)).toFixed(2);
+  return out;
+}
+
+// ---------------------------------------------------------------- service and data (this process)
+
+function columnsOf(id: string, s: DatasetSeries, n: number): Columns {
+  const times = new BigInt64Array(n), quality = new Uint32Array(n);
+  const f64 = s.type === 'float64' ? new Float64Array(n) : null, i64 = s.type === 'int64' ? new BigInt64Array(n) : null;
+  const u8 = s.type === 'boolean' ? new Uint8Array(n) : null, ord = s.type === 'enum' ? new Int32Array(n) : null;
+  const str: string[] | null = s.type === 'string' ? [] : null;
+  let k = 0;
+  for (const [ts, v, q] of s.points()) {
+    if (k === n) break;
+    times[k] = ts; quality[k] = q;
+    if (f64) f64[k] = v as number; else if (i64) i64[k] = BigInt(v as number); else if (u8) u8[k] = v ? 1 : 0;
+    else if (ord) ord[k] = (v as { ordinal: number }).ordinal; else str!.push(v as string);
+    k++;
+  }
+  const values = f64 ? f64.subarray(0, k) : i64 ? i64.subarray(0, k) : u8 ? u8.subarray(0, k) : ord ? ord.subarray(0, k) : str!;
+  return { id, times: times.subarray(0, k), quality: quality.subarray(0, k), values };
+}
+
+const slice = (c: Columns, a: number, b: number, id = c.id): PointBatch => ({
+  series: id, times: c.times.subarray(a, b), quality: c.quality.subarray(a, b),
+  values: Array.isArray(c.values) ? c.values.slice(a, b) : (c.values as Float64Array).subarray(a, b),
+});
+
+const CONTINUITY: Record<ValueType, string> = { float64: 'continuous', int64: 'continuous', boolean: 'stepped', enum: 'stepped', string: 'event' };
+
+async function main() {
+  const SERIES = opt('series', 1000), POINTS = opt('points', 10_000), BIG = opt('big-points', 10_000_000), REPEAT = Math.max(1, opt('repeat', 15));
+  const dataDir = await mkdtemp(join(tmpdir(), 'bench-reads-'));
+  const config = loadConfig({ SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_DATA_DIR: dataDir, SERVICE_AUTH_MODE: 'disabled' });
+  const svc = await startService(config, pino({ level: 'silent' }));
+  const parts = svc.context.parts;
+  const url = `http://127.0.0.1:${svc.http.port}`;
+  const who = { principal: 'bench' };
+  const out: Record<string, unknown> = { series: SERIES, points_per_series: POINTS, big_series_points: BIG, workers: config.workers, repeat: REPEAT, model: 'pglite', swapped_series: 0 };
+  const call = async (path: string, body: unknown, status = 201): Promise<Record<string, unknown>> => {
+    const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stringifyJson(body) });
+    const text = await res.text();
+    if (res.status !== status) throw new Error(`${path}: ${res.status} ${text}`);
+    return parseJson(Buffer.from(text)) as Record<string, unknown>;
+  };
+  try {
+    log(`generating ${SERIES} x ${POINTS} points and one series of ${BIG} ...`);
+    const list = datasetSeries({ series: SERIES, points: POINTS }) as DatasetSeries[];
+    const cols: Columns[] = [];
+    for (const s of list) {
+      const r = await parts.series.create({ sourceName: s.name, valueType: s.type, ...(s.type === 'enum' ? { enumSet: { id: ENUM_SET, ordinals: [0, 1, 2, 3, 4, 5] } } : {}) }, who);
+      cols.push(columnsOf(r.id, s, POINTS));
+    }
+    const bigSource = (datasetSeries({ series: 1, points: BIG }) as DatasetSeries[])[0];
+    const bigSeries = await parts.series.create({ sourceName: 'bench/big', valueType: bigSource.type }, who);
+    const bigCols = columnsOf(bigSeries.id, bigSource, BIG);
+    let fleetStart = cols[0].times[0], fleetEnd = cols[0].times[0];
+    for (const c of cols) {
+      if (c.times[0] < fleetStart) fleetStart = c.times[0];
+      if (c.times[c.times.length - 1] > fleetEnd) fleetEnd = c.times[c.times.length - 1];
+    }
+    fleetEnd += 1n;
+    // the middle of the 1-second series' range (text series run 10x longer, vibration 10x shorter)
+    const mid = fleetStart + BigInt(Math.floor(POINTS / 2)) * SEC;
+    // a tenth of the fleet (every tenth series) swaps sensors at `mid`: the second half of its points is the new sensor's
+    const swapped = new Map<number, string>();
+    for (let i = 0; i < cols.length; i += 10) {
+      const r = await parts.series.create({ sourceName: `${list[i].name}/new`, valueType: list[i].type, ...(list[i].type === 'enum' ? { enumSet: { id: ENUM_SET, ordinals: [0, 1, 2, 3, 4, 5] } } : {}) }, who);
+      swapped.set(i, r.id);
+    }
+    out.swapped_series = swapped.size;
+
+    log('writing through the write path (durable group commits) ...');
+    const SLICE = 1000;
+    const t0 = performance.now();
+    let written = 0;
+    for (let a = 0; a < POINTS; a += SLICE) {
+      const batches: PointBatch[] = [];
+      cols.forEach((c, i) => {
+        const b = Math.min(c.times.length, a + SLICE);
+        if (a >= b) return;
+        const alt = swapped.get(i);
+        if (alt === undefined) { batches.push(slice(c, a, b)); return; }
+        // split at mid: before it the old sensor, from it the new one
+        let m = a;
+        while (m < b && c.times[m] < mid) m++;
+        if (m > a) batches.push(slice(c, a, m));
+        if (b > m) batches.push(slice(c, m, b, alt));
+      });
+      written += (await parts.storage.write(batches, who)).accepted;
+    }
+    for (let a = 0; a < bigCols.times.length; a += 100_000) written += (await parts.storage.write([slice(bigCols, a, Math.min(bigCols.times.length, a + 100_000))], who)).accepted;
+    out.write_points_per_s = Math.round(written / ((performance.now() - t0) / 1000));
+    await parts.storage.sealHeads(0);
+
+    log('building the plant tree and binding every series ...');
+    const m0 = performance.now();
+    const asset = async (name: string, parent?: string) => (await call('/v1/model/assets', { name, ...(parent ? { parent } : {}) }, 200)).asset_id as string;
+    const plant = await asset('Plant');
+    const fleetRoot = await asset('Fleet', plant), textRoot = await asset('Text', plant), bigRoot = await asset('Big', plant);
+    const from = fleetStart - 24n * HOUR;
+    const attribute = async (assetId: string, name: string, type: ValueType) => (await call('/v1/model/attributes', {
+      asset_id: assetId,
+      definition: { name, quantity_kind_id: null, default_unit_id: null, continuity_class: CONTINUITY[type], writer_class: 'collector', enum_set_id: null, limit_traits: null, lifecycle_policy: null, entry_cadence: null, overridable: [] },
+    })).attribute_id as string;
+    const bind = (attributeId: string, seriesId: string, fromNs: bigint) => call('/v1/model/bindings', { attribute_id: attributeId, series_id: seriesId, from_ns: fromNs });
+    const PER_UNIT = 10, PER_AREA = 10;
+    let unit = '', textUnit = '', oneAttribute = '';
+    let numeric = 0;
+    const areas: string[] = [];
+    for (let i = 0; i < cols.length; i++) {
+      const text = list[i].type === 'string';
+      if (text) {
+        if (textUnit === '' || i % PER_UNIT === 0) textUnit = await asset(`T${i}`, textRoot);
+      } else {
+        if (i % (PER_UNIT * PER_AREA) === 0) areas.push(await asset(`Area${areas.length + 1}`, fleetRoot));
+        if (i % PER_UNIT === 0 || unit === '') unit = await asset(`Unit${i}`, areas[areas.length - 1]);
+        numeric++;
+      }
+      const a = await attribute(text ? textUnit : unit, list[i].name.replace(/[^A-Za-z0-9_-]/g, '_'), list[i].type);
+      await bind(a, cols[i].id, from);
+      const alt = swapped.get(i);
+      if (alt !== undefined) await bind(a, alt, mid);
+      if (oneAttribute === '' && list[i].type === 'float64' && alt === undefined && cols[i].times.length === POINTS) oneAttribute = a;
+    }
+    const historian = await asset('Historian', bigRoot);
+    const bigAttr = await attribute(historian, 'Value', bigSource.type);
+    await bind(bigAttr, bigSeries.id, bigCols.times[0] - 24n * HOUR);
+    out.model_build_s = +((performance.now() - m0) / 1000).toFixed(1);
+    out.numeric_attributes = numeric;
+
+    // the hour straddles the swap
+    const hourStart = mid - HOUR / 2n, hourEnd = hourStart + HOUR;
+    const plan: Plan = {
+      url, repeat: REPEAT, fleet: '/Plant/Fleet', oneAttribute, big: bigAttr, bigSeries: bigSeries.id,
+      fleetStart: String(fleetStart), fleetEnd: String(fleetEnd), hourStart: String(hourStart), hourEnd: String(hourEnd),
+      bigStart: String(bigCols.times[0]), bigEnd: String(bigCols.times[bigCols.times.length - 1] + SEC),
+      fleetAttributes: cols.length, numericAttributes: numeric,
+    };
+    cols.length = 0;
+    log('HTTP reads from a second process ...');
+    const planFile = join(dataDir, 'plan.json');
+    await writeFile(planFile, JSON.stringify(plan));
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--client', planFile], { maxBuffer: 1 << 24 }, (err, so, se) => (err ? reject(new Error(`${err.message}\n${se}`)) : resolve(so)));
+    });
+    Object.assign(out, JSON.parse(stdout));
+  } finally {
+    await svc.stop(2_000);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+  out.not_measured = 'snapshot of 10,000 attributes (the dataset has 1,000 series); live updates (bench of issue 26 part D3)';
+  if (JSON_OUT) { process.stdout.write(JSON.stringify(out) + '\n'); return; }
+  const rows: Array<[string, string, string]> = [
+    ['snapshot, 1,000 attributes', `${out.snapshot_1000_ms_p50} ms`, 'target < 5 ms'],
+    ['raw, one attribute, 10,000 points, JSON', `${out.raw_one_attribute_json_ms_p50} ms`, 'target <= 4.2 ms (VictoriaMetrics JSON export)'],
+    [`raw, one hour of ${out.raw_hour_attributes} numeric attributes (${out.raw_hour_points} points), msgpack`, `${out.raw_hour_all_numeric_msgpack_ms_p50} ms`, 'target < 150 ms'],
+    ['  same, JSON', `${out.raw_hour_all_numeric_json_ms_p50} ms`, 'target < 400 ms'],
+    [`summary, 10M-point series, ${out.summary_big_1d_intervals} 1-day intervals (rollup stats)`, `${out.summary_big_1d_rollup_stats_ms_p50} ms`, 'target < 5 ms'],
+    ['  same, all stats (mean/stddev/bad/uncertain read every point)', `${out.summary_big_1d_all_stats_ms_p50} ms`, ''],
+    [`summary, 1-minute twa over one hour of ${out.summary_1m_twa_attributes} attributes`, `${out.summary_1m_twa_hour_all_numeric_ms_p50} ms`, 'target < 150 ms'],
+    ['render, 10M series, width 1000: series route', `${out.render_series_route_big_w1000_ms_p50} ms`, ''],
+    ['render, 10M series, width 1000: through resolution', `${out.render_resolved_big_w1000_ms_p50} ms`, `${out.render_resolved_over_series_route}x (target <= 1.2x)`],
+  ];
+  const w = Math.max(...rows.map((r) => r[0].length));
+  console.log(`resolved reads, ${out.series} series x ${out.points_per_series} + ${out.big_series_points} points, ${out.swapped_series} sensor swaps, ${out.workers} workers, median of ${out.repeat}+ runs (shared machine: pessimistic)`);
+  for (const [a, b, c] of rows) console.log(`${a.padEnd(w)}  ${b.padStart(10)}  ${c}`);
+  console.log(`not measured: ${out.not_measured}`);
+}
+
+if (args.includes('--client')) {
+  const { readFile } = await import('node:fs/promises');
+  const plan = JSON.parse(await readFile(args[args.indexOf('--client') + 1], 'utf8')) as Plan;
+  process.stdout.write(JSON.stringify(await client(plan)) + '\n');
+} else {
+  await main();
+}
