@@ -92,6 +92,12 @@ export function outValue(cols: PointColumns, i: number, enumSet: string | null, 
   return cols.type === 'enum' ? { enum_set: enumSet, ordinal: v } : v;
 }
 
+/** A point value as the engine hands it (valueAt), shaped for the body like outValue. */
+export function shapeValue(v: PointValue, type: ValueType, enumSet: string | null, conv: ValueConverter | null): unknown {
+  if (conv !== null && (type === 'float64' || type === 'int64')) return conv.apply(Number(v));
+  return type === 'enum' ? { enum_set: enumSet, ordinal: v } : v;
+}
+
 export function enumSetOf(view: ReadView, series: string): string | null {
   return readMeta(view, series)?.enumSet?.id ?? null;
 }
@@ -99,13 +105,13 @@ export function enumSetOf(view: ReadView, series: string): string | null {
 export interface ExactPoint { ts: bigint; value: unknown; quality: number; numeric: number }
 
 /** The stored point at exactly `ts` (value in out form), or null. */
-export function pointAt(view: ReadView, key: Buffer, ts: bigint, enumSet: string | null, conv: ValueConverter | null): ExactPoint | null {
+export function pointAt(view: ReadView, key: Buffer, ts: bigint, enumSet: string | null, conv: ValueConverter | null, head?: PointColumns | null): ExactPoint | null {
   let out: ExactPoint | null = null;
   scanRange(view, key, ts, ts + 1n, (cols, i0) => {
     const numeric = cols.type === 'float64' ? cols.f64![i0] : cols.type === 'int64' ? Number(cols.i64![i0]) : cols.type === 'boolean' ? cols.u8![i0] : cols.type === 'enum' ? cols.ord![i0] : NaN;
     out = { ts, value: outValue(cols, i0, enumSet, conv), quality: cols.quality[i0], numeric: conv !== null ? conv.apply(numeric) : numeric };
     return false;
-  });
+  }, undefined, head);
   return out;
 }
 
@@ -113,12 +119,12 @@ export function pointAt(view: ReadView, key: Buffer, ts: bigint, enumSet: string
  * The latest point with time < t and >= floor whose quality the read keeps, looking back
  * past at most PRIOR_WALK dropped points; null when none.
  */
-export function priorPoint(view: ReadView, key: Buffer, t: bigint, floor: bigint, keep: number, enumSet: string | null, conv: ValueConverter | null, memo?: DecodedChunks): ExactPoint | null {
+export function priorPoint(view: ReadView, key: Buffer, t: bigint, floor: bigint, keep: number, enumSet: string | null, conv: ValueConverter | null, memo?: DecodedChunks, head?: PointColumns | null): ExactPoint | null {
   let at = t;
   for (let step = 0; step <= PRIOR_WALK; step++) {
-    const p = pointBefore(view, key, at, undefined, memo);
+    const p = pointBefore(view, key, at, head, memo);
     if (p === null || p.ts < floor) return null;
-    if (p.quality >= keep) return pointAt(view, key, p.ts, enumSet, conv);
+    if (p.quality >= keep) return pointAt(view, key, p.ts, enumSet, conv, head);
     at = p.ts;
   }
   return null;

@@ -6,15 +6,17 @@
 //     quality the lower of the two); after the last point or before the first: no value;
 //   - stepped: the kept point at or before the instant holds (interpolated: true);
 //   - event: no value (points stand alone, nothing is between them).
-// A dropped point (quality filter) is skipped over, as if not stored. Each lookup is a
-// chunk-index seek; decoded chunks are kept for the task (DecodedChunks) so a grid over one
-// chunk decodes it once.
+// A dropped point (quality filter) is skipped over, as if not stored. Each segment is read
+// once: the kept point before it, its kept points (one range scan, the head decoded once)
+// and the kept point after it; the instants then walk those points in order. The points a
+// read scans count against max_points.
 // Body: [{attribute_id, path, unit_id, points: [{ts_ns, value?, quality?, interpolated?, no_value?, series?}], provenance}]
-import { pointAtOrAfter, pointBefore, readMeta, type DecodedChunks, type ReadView } from '../../storage/series-store.js';
+import { pointAtOrAfter, readMeta, readOpenColumns, scanRange, type DecodedChunks, type ReadView } from '../../storage/series-store.js';
+import type { PointColumns } from '../../storage/encoding/chunk-types.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type ReadAtTask, type TaskOutcome } from '../task-protocol.js';
 import {
-  converterOf, keyOf, minQuality, pointAt, PRIOR_WALK, tooLarge, writeItems, type ExactPoint, type PlanAttribute, type PlanSegment, type ValueConverter,
+  converterOf, keyOf, minQuality, outValue, pointAt, priorPoint, PRIOR_WALK, tooLarge, writeItems, type PlanAttribute, type PlanSegment, type ValueConverter,
 } from '../resolved-points.js';
 
 export const NO_VALUE = {
@@ -31,31 +33,38 @@ export function readAtTask(t: ReadAtTask): TaskOutcome {
     const keep = minQuality(t.excludeQuality);
     const now = BigInt(t.nowNs);
     const windowStart = BigInt(t.windowStartNs), windowEnd = BigInt(t.windowEndNs);
+    const budget = { left: t.maxPoints, limit: t.maxPoints };
     const out = new Array(t.attributes.length);
     let visited = 0;
     for (let k = 0; k < t.attributes.length; k++) {
       const a = t.attributes[k];
       const conv = converterOf(a);
-      const memo: DecodedChunks = new Map();
-      const points = new Array(instants.length);
+      const points: InstantOut[] = new Array(instants.length);
       let good = 0, valued = 0, interpolated = false, suspect = false;
-      let s = 0;
-      for (let i = 0; i < instants.length; i++) {
-        const at = instants[i];
-        while (s < a.segments.length && BigInt(a.segments[s].endNs) <= at) { s++; memo.clear(); }
-        const seg = s < a.segments.length && BigInt(a.segments[s].startNs) <= at ? a.segments[s] : undefined;
-        const v = seg === undefined ? { ts_ns: at, no_value: NO_VALUE.unbound } : valueAt(view, a, seg, at, keep, conv, memo);
-        points[i] = v;
-        visited++;
-        if ('value' in v) {
-          valued++;
-          if ((v.quality as number) >= 192) good++;
-          if (v.interpolated) interpolated = true;
+      let i = 0;
+      for (let s = 0; s < a.segments.length; s++) {
+        const seg = a.segments[s];
+        const segStart = BigInt(seg.startNs), segEnd = BigInt(seg.endNs);
+        for (; i < instants.length && instants[i] < segStart; i++) points[i] = { ts_ns: instants[i], no_value: NO_VALUE.unbound };
+        let j = i;
+        while (j < instants.length && instants[j] < segEnd) j++;
+        if (j === i) continue;
+        const known = segmentPoints(view, seg, keep, conv, budget);
+        visited += known.ts.length;
+        if (known.suspect(now)) suspect = true;
+        for (let p = 0; i < j; i++) {
+          const at = instants[i];
+          while (p < known.ts.length && known.ts[p] <= at) p++;
+          const v = valueAt(a, seg, known, p - 1, at);
+          points[i] = v;
         }
       }
-      for (const seg of a.segments) {
-        const last = pointBefore(view, keyOf(seg.series), BigInt(seg.endNs));
-        if (last !== null && last.ts > now && last.ts >= BigInt(seg.startNs)) suspect = true;
+      for (; i < instants.length; i++) points[i] = { ts_ns: instants[i], no_value: NO_VALUE.unbound };
+      for (const v of points) {
+        if (v.value === undefined) continue;
+        valued++;
+        if ((v.quality as number) >= 192) good++;
+        if (v.interpolated) interpolated = true;
       }
       const provenance: Record<string, unknown> = { window_resolved: { start_ns: windowStart, end_ns: windowEnd }, model_as_of_ns: BigInt(t.modelAsOfNs) };
       if (valued > 0) provenance.percent_good = Math.round((1e8 * good) / valued) / 1e6;
@@ -78,54 +87,72 @@ function gridOf(g: { startNs: string; intervalNs: string; count: number }): bigi
 
 type InstantOut = { ts_ns: bigint; value?: unknown; quality?: number; interpolated?: boolean; no_value?: string; series?: string };
 
-/** The kept point at or before `at` (walking back past dropped ones), within [floor, ...). */
-function keptAtOrBefore(view: ReadView, key: Buffer, at: bigint, floor: bigint, keep: number, memo: DecodedChunks) {
-  let t = at + 1n;
-  for (let step = 0; step <= PRIOR_WALK; step++) {
-    const p = pointBefore(view, key, t, undefined, memo);
-    if (p === null || p.ts < floor) return null;
-    if (p.quality >= keep) return p;
-    t = p.ts;
-  }
-  return null;
+/** The kept points an instant of a segment may use, ascending: the one before the segment, its own, the one after. */
+interface KnownPoints {
+  ts: bigint[];
+  /** Numeric view (converted), for interpolation. */
+  num: number[];
+  /** Values as the body carries them. */
+  val: unknown[];
+  q: number[];
+  suspect(now: bigint): boolean;
 }
 
-/** The kept point after `at` (walking forward past dropped ones), before `ceiling`. */
-function keptAfter(view: ReadView, key: Buffer, at: bigint, ceiling: bigint | null, keep: number, memo: DecodedChunks) {
+function segmentPoints(view: ReadView, seg: PlanSegment, keep: number, conv: ValueConverter | null, budget: { left: number; limit: number }): KnownPoints {
+  const out: KnownPoints = { ts: [], num: [], val: [], q: [], suspect: () => false };
+  const meta = readMeta(view, seg.series);
+  if (meta === undefined) return out;
+  const key = keyOf(seg.series);
+  const head: PointColumns | null = readOpenColumns(view, key);
+  const memo: DecodedChunks = new Map();
+  const enumSet = meta.enumSet?.id ?? null;
+  const start = BigInt(seg.startNs), end = BigInt(seg.endNs);
+  const floor = BigInt(seg.boundFromNs), ceiling = seg.boundToNs === null ? null : BigInt(seg.boundToNs);
+  const push = (ts: bigint, num: number, val: unknown, q: number) => { out.ts.push(ts); out.num.push(num); out.val.push(val); out.q.push(q); };
+  const before = priorPoint(view, key, start, floor, keep, enumSet, conv, memo, head);
+  if (before !== null) push(before.ts, before.numeric, before.value, before.quality);
+  let last = -1n;
+  scanRange(view, key, start, end, (cols, i0, i1) => {
+    if ((budget.left -= i1 - i0) < 0) throw tooLarge(budget.limit);
+    for (let i = i0; i < i1; i++) {
+      if (cols.quality[i] < keep) continue;
+      const v = outValue(cols, i, enumSet, conv);
+      const num = typeof v === 'number' ? v : cols.type === 'int64' ? Number(cols.i64![i]) : cols.type === 'boolean' ? cols.u8![i] : cols.type === 'enum' ? cols.ord![i] : NaN;
+      push(cols.tsBase + BigInt(cols.tsOffset[i]), num, v, cols.quality[i]);
+    }
+    last = cols.tsBase + BigInt(cols.tsOffset[i1 - 1]);
+    return true;
+  }, undefined, head);
+  const after = keptAfter(view, key, end - 1n, ceiling, keep, memo, head);
+  if (after !== null) {
+    const p = pointAt(view, key, after, enumSet, conv, head);
+    if (p !== null) push(p.ts, p.numeric, p.value, p.quality);
+  }
+  out.suspect = (now) => last > now;
+  return out;
+}
+
+/** The time of the kept point after `at` (walking forward past dropped ones), before `ceiling`. */
+function keptAfter(view: ReadView, key: Buffer, at: bigint, ceiling: bigint | null, keep: number, memo: DecodedChunks, head: PointColumns | null): bigint | null {
   let t = at + 1n;
   for (let step = 0; step <= PRIOR_WALK; step++) {
-    const p = pointAtOrAfter(view, key, t, undefined, memo);
+    const p = pointAtOrAfter(view, key, t, head, memo);
     if (p === null || (ceiling !== null && p.ts >= ceiling)) return null;
-    if (p.quality >= keep) return p;
+    if (p.quality >= keep) return p.ts;
     t = p.ts + 1n;
   }
   return null;
 }
 
-function valueAt(view: ReadView, a: PlanAttribute, seg: PlanSegment, at: bigint, keep: number, conv: ValueConverter | null, memo: DecodedChunks): InstantOut {
-  const meta = readMeta(view, seg.series);
-  if (meta === undefined) return { ts_ns: at, no_value: NO_VALUE.unbound };
-  const key = keyOf(seg.series);
-  const floor = BigInt(seg.boundFromNs);
-  const ceiling = seg.boundToNs === null ? null : BigInt(seg.boundToNs);
-  const enumSet = meta.enumSet?.id ?? null;
-  const before = keptAtOrBefore(view, key, at, floor, keep, memo);
-  if (before !== null && before.ts === at) return exact(pointAt(view, key, at, enumSet, conv)!, seg.series, false);
+/** The value at `at` from the known points, j the last one at or before it (-1: none). */
+function valueAt(a: PlanAttribute, seg: PlanSegment, k: KnownPoints, j: number, at: bigint): InstantOut {
+  if (j >= 0 && k.ts[j] === at) return { ts_ns: at, value: k.val[j], quality: k.q[j], series: seg.series };
   if (a.continuity === 'event') return { ts_ns: at, no_value: NO_VALUE.event, series: seg.series };
-  if (before === null) return { ts_ns: at, no_value: NO_VALUE.before, series: seg.series };
-  if (a.continuity === 'stepped') {
-    const held = pointAt(view, key, before.ts, enumSet, conv)!;
-    return { ...exact(held, seg.series, true), ts_ns: at };
-  }
-  const after = keptAfter(view, key, at, ceiling, keep, memo);
-  if (after === null) return { ts_ns: at, no_value: NO_VALUE.after, series: seg.series };
-  const v0 = conv !== null ? conv.apply(before.v) : before.v;
-  const v1 = conv !== null ? conv.apply(after.v) : after.v;
-  // offsets from `before` stay well inside 2^53 for any two neighbouring points
-  const f = Number(at - before.ts) / Number(after.ts - before.ts);
-  return { ts_ns: at, value: v0 + (v1 - v0) * f, quality: Math.min(before.quality, after.quality), interpolated: true, series: seg.series };
-}
-
-function exact(p: ExactPoint, series: string, interpolated: boolean): InstantOut {
-  return interpolated ? { ts_ns: p.ts, value: p.value, quality: p.quality, interpolated: true, series } : { ts_ns: p.ts, value: p.value, quality: p.quality, series };
+  if (j < 0) return { ts_ns: at, no_value: NO_VALUE.before, series: seg.series };
+  if (a.continuity === 'stepped') return { ts_ns: at, value: k.val[j], quality: k.q[j], interpolated: true, series: seg.series };
+  if (j + 1 >= k.ts.length) return { ts_ns: at, no_value: NO_VALUE.after, series: seg.series };
+  const v0 = k.num[j], v1 = k.num[j + 1];
+  // offsets from the earlier point stay well inside 2^53 for any two neighbouring points
+  const f = Number(at - k.ts[j]) / Number(k.ts[j + 1] - k.ts[j]);
+  return { ts_ns: at, value: v0 + (v1 - v0) * f, quality: Math.min(k.q[j], k.q[j + 1]), interpolated: true, series: seg.series };
 }

@@ -7,7 +7,7 @@
 import { INT64_MAX, readMeta, readSnapshot } from '../../storage/series-store.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type ReadSnapshotTask, type TaskOutcome } from '../task-protocol.js';
-import { converterOf, enumSetOf, keyOf, minQuality, pointAt, priorPoint, writeItems, type ExactPoint } from '../resolved-points.js';
+import { converterOf, keyOf, minQuality, priorPoint, shapeValue, writeItems, type ExactPoint } from '../resolved-points.js';
 
 export function readSnapshotTask(t: ReadSnapshotTask): TaskOutcome {
   return runTask(t.format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, (view, sink) => {
@@ -21,14 +21,16 @@ export function readSnapshotTask(t: ReadSnapshotTask): TaskOutcome {
       const conv = converterOf(a);
       const seg = a.segments[a.segments.length - 1];
       let p: ExactPoint | null = null;
-      if (seg !== undefined && readMeta(view, seg.series) !== undefined) {
+      const meta = seg === undefined ? undefined : readMeta(view, seg.series);
+      if (seg !== undefined && meta !== undefined) {
         const key = keyOf(seg.series);
-        const enumSet = enumSetOf(view, seg.series);
+        const enumSet = meta.enumSet?.id ?? null;
         const from = BigInt(seg.boundFromNs);
         const to = seg.boundToNs === null ? INT64_MAX : BigInt(seg.boundToNs);
-        const head = readSnapshot(view, seg.series);
-        if (head !== null && head.ts >= from && head.ts < to && head.quality >= keep) p = pointAt(view, key, head.ts, enumSet, conv);
-        else if (head !== null && head.ts >= from) p = priorPoint(view, key, head.ts < to ? head.ts : to, from, keep, enumSet, conv);
+        const last = readSnapshot(view, seg.series);
+        if (last !== null && last.ts >= from && last.ts < to && last.quality >= keep) {
+          p = { ts: last.ts, value: shapeValue(last.value, meta.type, enumSet, conv), quality: last.quality, numeric: NaN };
+        } else if (last !== null && last.ts >= from) p = priorPoint(view, key, last.ts < to ? last.ts : to, from, keep, enumSet, conv);
         points++;
       }
       const provenance: Record<string, unknown> = { ...base };
