@@ -206,21 +206,22 @@ export const RenderQuery = Type.Object({
   continuity: Type.Optional(Type.Union([Type.Literal('continuous'), Type.Literal('stepped')])),
 }, { additionalProperties: false });
 
+const PercentGood = Type.Number({ minimum: 0, maximum: 100, description: 'time-weighted percent of the covered time with good quality; 0 when the range covers no time' });
 const Transitions = Type.Array(Type.Object({ t_ms: Type.Number(), kind: Type.String() }, { additionalProperties: false }));
 export const RenderResponse = Type.Union([
   Type.Object({
     t_ms: Type.Array(Type.Number()),
-    v: Type.Array(Nullable(Type.Number())),
-    provenance: Type.Object({ mode: Type.String(), percentGood: Nullable(Type.Number()), pointsScanned: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+    v: Type.Array(Type.Number()),
+    provenance: Type.Object({ mode: Type.String(), percentGood: PercentGood, pointsScanned: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
     transitions: Transitions,
   }, { additionalProperties: false }),
   Type.Object({
-    t_ms: Type.Array(Type.Number()),
-    v_min: Type.Array(Nullable(Type.Number())),
-    v_max: Type.Array(Nullable(Type.Number())),
+    t_ms: Type.Array(Type.Number(), { description: 'start of each pixel column that holds a point, float ms; columns without a point are left out of every array' }),
+    v_min: Type.Array(Type.Number()),
+    v_max: Type.Array(Type.Number()),
     stat: Type.Optional(Type.String()),
-    v_stat: Type.Optional(Type.Array(Nullable(Type.Number()))),
-    percent_good: Nullable(Type.Number({ description: 'null when the range holds no time to weigh' })),
+    v_stat: Type.Optional(Type.Array(Type.Number(), { description: 'the stat per column; twa and percent_good of a column that covers no time (its point ends the data) are that point\'s value and quality' })),
+    percent_good: PercentGood,
     points_scanned: Type.Integer({ minimum: 0 }),
     transitions: Transitions,
   }, { additionalProperties: false }),
