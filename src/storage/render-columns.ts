@@ -37,6 +37,8 @@ export class ColumnSink {
   private readonly area: Float64Array | null;
   private readonly cov: Float64Array | null;
   private readonly good: Float64Array | null;
+  /** Per-point stats: whether each column's last point is good (its percent_good when the column covers no time). */
+  private readonly lastGood: Uint8Array | null;
   private prevRel = NaN; private prevV = NaN; private prevGood = false;
   private goodNs = 0; private coveredNs = 0;
   pointsScanned = 0;
@@ -52,6 +54,7 @@ export class ColumnSink {
     this.area = perPoint ? new Float64Array(W) : null;
     this.cov = perPoint ? new Float64Array(W) : null;
     this.good = perPoint ? new Float64Array(W) : null;
+    this.lastGood = perPoint ? new Uint8Array(W) : null;
   }
 
   sameColumn(a: number, b: number): boolean {
@@ -214,6 +217,7 @@ export class ColumnSink {
       this.point(c, rel, x);
       this.count[c]++;
       this.prevRel = rel; this.prevV = x; this.prevGood = quality ? quality[i] >= 192 : allGood;
+      if (this.lastGood) this.lastGood[c] = this.prevGood ? 1 : 0;
     }
     this.pointsScanned += i1 - i0;
   }
@@ -222,8 +226,13 @@ export class ColumnSink {
     this.segment(rel, v);
   }
 
+  /**
+   * Good time over covered time, in percent; 0 when the range covers no time (no points, or
+   * one point and nothing after it): no time of the range is known to be good
+   * (docs/decisions.md, 2026-11-27).
+   */
   private percentGood(): number {
-    return this.coveredNs > 0 ? (100 * this.goodNs) / this.coveredNs : NaN;
+    return this.coveredNs > 0 ? (100 * this.goodNs) / this.coveredNs : 0;
   }
 
   significantPoints(before: EdgePoint | null, after: EdgePoint | null): { count: number; tMs: Float64Array; tNs: BigInt64Array; v: Float64Array; percentGood: number; pointsScanned: number } {
@@ -271,8 +280,10 @@ export class ColumnSink {
         case 'max': vStat[c] = vMax[c]; break;
         case 'first': vStat[c] = has ? this.fV[c] : NaN; break;
         case 'last': vStat[c] = has ? this.lV[c] : NaN; break;
-        case 'twa': vStat[c] = this.cov![c] > 0 ? this.area![c] / this.cov![c] : NaN; break;
-        case 'percent_good': vStat[c] = this.cov![c] > 0 ? (100 * this.good![c]) / this.cov![c] : NaN; break;
+        // A column with points but no covered time (its last point ends the data) takes the
+        // limit of a shrinking window: the value and quality of its last point.
+        case 'twa': vStat[c] = this.cov![c] > 0 ? this.area![c] / this.cov![c] : has ? this.lV[c] : NaN; break;
+        case 'percent_good': vStat[c] = this.cov![c] > 0 ? (100 * this.good![c]) / this.cov![c] : has ? 100 * this.lastGood![c] : NaN; break;
       }
     }
     return { tMs, vMin, vMax, vStat, percentGood: this.percentGood(), pointsScanned: this.pointsScanned };

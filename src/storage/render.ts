@@ -65,10 +65,11 @@ export interface MinMaxBand {
   width: number;
   /** Start of each column, float ms. */
   tMs: Float64Array;
+  /** Per column; NaN exactly where the column has no point (answers omit those columns). */
   vMin: Float64Array;
   vMax: Float64Array;
   stat: RenderStat | null;
-  /** The requested stat per column (NaN where undefined), null when none was asked. */
+  /** The requested stat per column (NaN exactly where the column has no point), null when none was asked. */
   vStat: Float64Array | null;
   percentGood: number;
   pointsScanned: number;
@@ -118,8 +119,8 @@ export function renderPieces(view: ReadView, pieces: readonly RenderPiece[], q: 
   const sink = new ColumnSink(q.startNs, q.endNs, q.width, q.continuity === 'stepped', perPoint);
   if (q.width === 0) {
     return q.mode === 'significant-points'
-      ? { mode: 'significant-points', count: 0, tMs: new Float64Array(0), tNs: new BigInt64Array(0), v: new Float64Array(0), percentGood: NaN, pointsScanned: 0, chunksFromHeaders: 0, chunksDecoded: 0, groupsDecoded: 0 }
-      : { mode: 'minmax-band', width: 0, tMs: new Float64Array(0), vMin: new Float64Array(0), vMax: new Float64Array(0), stat: q.stat ?? null, vStat: q.stat ? new Float64Array(0) : null, percentGood: NaN, pointsScanned: 0, chunksFromHeaders: 0, chunksDecoded: 0, groupsDecoded: 0 };
+      ? { mode: 'significant-points', count: 0, tMs: new Float64Array(0), tNs: new BigInt64Array(0), v: new Float64Array(0), percentGood: 0, pointsScanned: 0, chunksFromHeaders: 0, chunksDecoded: 0, groupsDecoded: 0 }
+      : { mode: 'minmax-band', width: 0, tMs: new Float64Array(0), vMin: new Float64Array(0), vMax: new Float64Array(0), stat: q.stat ?? null, vStat: q.stat ? new Float64Array(0) : null, percentGood: 0, pointsScanned: 0, chunksFromHeaders: 0, chunksDecoded: 0, groupsDecoded: 0 };
   }
   const span = Number(q.endNs - q.startNs);
   const first = pieces.length > 0 && pieces[0].fromNs <= q.startNs ? pieces[0] : null;

@@ -1,7 +1,9 @@
 // GET /v1/series/{uuid}/render in a worker: the engine's renderSeries (M4 significant
 // points, or a per-column min/max band with an optional stat), serialised from its typed
-// columns into JSON or msgpack. NaN (a column without points, a range without time)
-// becomes null. Transitions mark where the meaning of the line changes inside the range:
+// columns into JSON or msgpack. Every answer is arrays of numbers: a band leaves out the
+// pixel columns that hold no point (the engine marks them NaN), so t_ms, v_min, v_max
+// and v_stat have one entry per column with data, and percent_good is always a number
+// (0 for a range that covers no time; docs/decisions.md, 2026-11-27). Transitions mark where the meaning of the line changes inside the range:
 // declared gaps ('gap-start'/'gap-end'), swinging-door lossy ranges ('lossy-start'/
 // 'lossy-end') and the finalised watermark ('finalised').
 import { renderSeries, type MinMaxBand, type SignificantPoints } from '../../storage/series-store.js';
@@ -68,6 +70,41 @@ function jTimes(sink: BodySink, a: Float64Array, n: number): void {
   sink.ascii(']');
 }
 
+/** a[cols[k]] for k < n: one band array at the columns that hold data. */
+function jColumns(sink: BodySink, a: Float64Array, cols: Int32Array, n: number): void {
+  sink.ascii('[');
+  for (let k = 0; k < n; k++) {
+    if (k > 0) { sink.reserve(1); sink.buf[sink.pos++] = 44; }
+    jNum(sink, a[cols[k]]); // never NaN at a column with data; null would show a bug, not break the JSON
+  }
+  sink.ascii(']');
+}
+
+/** jTimes at the columns that hold data. */
+function jColumnTimes(sink: BodySink, a: Float64Array, cols: Int32Array, n: number): void {
+  sink.ascii('[');
+  for (let k = 0; k < n; k++) {
+    if (k > 0) { sink.reserve(1); sink.buf[sink.pos++] = 44; }
+    const t = a[cols[k]];
+    if (t >= 1e8 && t < 1e15 && Number.isInteger(t)) { sink.reserve(16); sink.pos = putUint53(sink.buf, sink.pos, t); }
+    else jNum(sink, t);
+  }
+  sink.ascii(']');
+}
+
+/** Per-thread list of the band's columns that hold data, grown to the widest band seen. */
+let columnScratch = new Int32Array(1024);
+
+/** The columns of a band that hold a point (v_min is NaN exactly where none does), into columnScratch; returns their count. */
+function dataColumns(vMin: Float64Array): number {
+  const w = vMin.length;
+  if (columnScratch.length < w) columnScratch = new Int32Array(w);
+  const cols = columnScratch;
+  let n = 0;
+  for (let c = 0; c < w; c++) if (vMin[c] === vMin[c]) cols[n++] = c;
+  return n;
+}
+
 function jTransitions(sink: BodySink, ts: Transition[]): void {
   sink.ascii('[');
   ts.forEach((t, i) => { if (i > 0) sink.ascii(','); sink.ascii('{"t_ms":'); writeDouble(sink, t.tMs); sink.ascii(`,"kind":${JSON.stringify(t.kind)}}`); });
@@ -81,6 +118,10 @@ function mNum(sink: BodySink, v: number): void {
 function mArray(sink: BodySink, a: Float64Array, n: number): void {
   mpArrayHeader(sink, n);
   for (let i = 0; i < n; i++) mNum(sink, a[i]);
+}
+function mColumns(sink: BodySink, a: Float64Array, cols: Int32Array, n: number): void {
+  mpArrayHeader(sink, n);
+  for (let k = 0; k < n; k++) mpFloat64(sink, a[cols[k]]);
 }
 function mTransitions(sink: BodySink, ts: Transition[]): void {
   mpArrayHeader(sink, ts.length);
@@ -118,21 +159,21 @@ export function writeRenderBody(sink: BodySink, r: SignificantPoints | MinMaxBan
     }
     return;
   }
-  const n = r.tMs.length;
+  const n = dataColumns(r.vMin), cols = columnScratch;
   if (json) {
-    sink.ascii('{"t_ms":'); jTimes(sink, r.tMs, n);
-    sink.ascii(',"v_min":'); jArray(sink, r.vMin, n);
-    sink.ascii(',"v_max":'); jArray(sink, r.vMax, n);
-    if (r.vStat) { sink.ascii(`,"stat":${JSON.stringify(r.stat)},"v_stat":`); jArray(sink, r.vStat, n); }
+    sink.ascii('{"t_ms":'); jColumnTimes(sink, r.tMs, cols, n);
+    sink.ascii(',"v_min":'); jColumns(sink, r.vMin, cols, n);
+    sink.ascii(',"v_max":'); jColumns(sink, r.vMax, cols, n);
+    if (r.vStat) { sink.ascii(`,"stat":${JSON.stringify(r.stat)},"v_stat":`); jColumns(sink, r.vStat, cols, n); }
     sink.ascii(',"percent_good":'); jNum(sink, r.percentGood);
     sink.ascii(`,"points_scanned":${r.pointsScanned},"transitions":`); jTransitions(sink, transitions);
     sink.ascii('}');
   } else {
     mpMapHeader(sink, r.vStat ? 8 : 6);
-    sink.bytes(mpKey('t_ms')); mArray(sink, r.tMs, n);
-    sink.bytes(mpKey('v_min')); mArray(sink, r.vMin, n);
-    sink.bytes(mpKey('v_max')); mArray(sink, r.vMax, n);
-    if (r.vStat) { sink.bytes(mpKey('stat')); mpString(sink, r.stat ?? ''); sink.bytes(mpKey('v_stat')); mArray(sink, r.vStat, n); }
+    sink.bytes(mpKey('t_ms')); mColumns(sink, r.tMs, cols, n);
+    sink.bytes(mpKey('v_min')); mColumns(sink, r.vMin, cols, n);
+    sink.bytes(mpKey('v_max')); mColumns(sink, r.vMax, cols, n);
+    if (r.vStat) { sink.bytes(mpKey('stat')); mpString(sink, r.stat ?? ''); sink.bytes(mpKey('v_stat')); mColumns(sink, r.vStat, cols, n); }
     sink.bytes(mpKey('percent_good')); mNum(sink, r.percentGood);
     sink.bytes(mpKey('points_scanned')); mpUint(sink, r.pointsScanned);
     sink.bytes(mpKey('transitions')); mTransitions(sink, transitions);
