@@ -66,17 +66,28 @@ async function pool<T>(items: T[], n: number, fn: (x: T, i: number) => Promise<v
   await Promise.all(Array.from({ length: n }, async () => { while (next < items.length) { const i = next++; await fn(items[i], i); } }));
 }
 
-/** Where a batch's points are reported: `${series}:${first ts}` → ack time (ms). */
+/** When each batch of a watched series was acknowledged: `${series}:${first ts}` → ms. */
 const ackAt = new Map<string, number>();
-const latencies: { sse: number[]; ws: number[] } = { sse: [], ws: [] };
+/** When subscribers received each batch's points (the same key), per transport. */
+const receipts = { sse: new Map<string, number[]>(), ws: new Map<string, number[]>() };
 /** Matches each entry of a `points` payload: its series and its first point's time. */
 const ENTRY = /"series":"([0-9a-f-]{36})","points":\[\{"ts_ns":(\d+)/g;
 function receipt(text: string, kind: 'sse' | 'ws'): void {
   const now = performance.now();
   for (const m of text.matchAll(ENTRY)) {
-    const at = ackAt.get(`${m[1]}:${m[2]}`);
-    if (at !== undefined) latencies[kind].push(now - at);
+    const key = `${m[1]}:${m[2]}`;
+    const list = receipts[kind].get(key);
+    if (list) list.push(now); else receipts[kind].set(key, [now]);
   }
+}
+/** receipt − ack for every receipt of an acknowledged batch (a receipt may come first: the feed is posted before the ack). */
+function latencies(kind: 'sse' | 'ws'): number[] {
+  const out: number[] = [];
+  for (const [key, times] of receipts[kind]) {
+    const at = ackAt.get(key);
+    if (at !== undefined) for (const t of times) out.push(t - at);
+  }
+  return out;
 }
 
 /** An SSE subscriber over a raw socket (chunked body; events split on blank lines). */
@@ -204,13 +215,14 @@ async function main(): Promise<void> {
         });
         subsOpenMs = performance.now() - t0;
       }
-      latencies.sse.length = 0; latencies.ws.length = 0; // keep the last round's
+      receipts.sse.clear(); receipts.ws.clear(); ackAt.clear(); // keep the last round's
       const b = await ingest(clients, runs[round * 2 + 1], seriesIds, perSession, watchedIds);
       withSubs.push(b.points / b.secs);
       await new Promise((r) => setTimeout(r, 500)); // late receipts
     }
     const avg = (xs: number[]) => xs.reduce((p, x) => p + x, 0) / xs.length;
-    const all = [...latencies.sse, ...latencies.ws];
+    const lat = { sse: latencies('sse'), ws: latencies('ws') };
+    const all = [...lat.sse, ...lat.ws];
     const out = {
       subscribers: SUBSCRIBERS, series: SERIES, watched_series: attrs.length, points_per_run: SERIES * batchesPerStream * BATCH, batch: BATCH, rounds: ROUNDS,
       ingest_points_per_s_without: Math.round(avg(without)), ingest_points_per_s_with: Math.round(avg(withSubs)),
@@ -219,8 +231,8 @@ async function main(): Promise<void> {
       subscribers_open_ms: Math.round(subsOpenMs),
       latency_samples: all.length,
       latency_ms_p50: r1(pct(all, 50)), latency_ms_p99: r1(pct(all, 99)), latency_ms_max: r1(pct(all, 100)),
-      sse_latency_ms_p50: r1(pct(latencies.sse, 50)), sse_latency_ms_p99: r1(pct(latencies.sse, 99)),
-      ws_latency_ms_p50: r1(pct(latencies.ws, 50)), ws_latency_ms_p99: r1(pct(latencies.ws, 99)),
+      sse_latency_ms_p50: r1(pct(lat.sse, 50)), sse_latency_ms_p99: r1(pct(lat.sse, 99)),
+      ws_latency_ms_p50: r1(pct(lat.ws, 50)), ws_latency_ms_p99: r1(pct(lat.ws, 99)),
     };
     if (JSON_OUT) console.log(JSON.stringify(out));
     else {

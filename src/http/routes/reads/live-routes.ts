@@ -77,7 +77,7 @@ function sseOutput(sink: SseSink): LiveOutput {
 }
 
 /** One subscription's view of a WebSocket: each message `{"type", "id", "event_id"?, …payload}`. */
-function wsOutput(link: WebSocketLink, id: string, endAll: (payload: string) => void, dropOne: () => void): LiveOutput {
+function wsOutput(link: WebSocketLink, id: string, endAll: (payload: string, except: string) => void, dropOne: () => void): LiveOutput {
   const idText = JSON.stringify(id);
   return {
     event: (type: LiveEvent, eventId: string | null, payload: string) => {
@@ -86,7 +86,7 @@ function wsOutput(link: WebSocketLink, id: string, endAll: (payload: string) => 
     backlogBytes: () => link.bufferedBytes(),
     end: (payload: string, wholeConnection: boolean) => {
       link.send(`{"type":"closing","id":${idText},${payload.slice(1, -1)}}`);
-      if (wholeConnection) endAll(payload); else dropOne();
+      if (wholeConnection) endAll(payload, id); else dropOne();
     },
     get closed() { return link.closed; },
   };
@@ -103,9 +103,14 @@ function streamSession(ctx: HandlerContext, hub: LiveHub, link: WebSocketLink): 
   const subs = new Map<string, LiveSubscription>();
   const heartbeat = setInterval(() => { link.send(`{"type":"heartbeat","position":"${hub.position()}"}`); }, HEARTBEAT_MS);
   heartbeat.unref();
-  const endAll = () => {
-    for (const s of [...subs.values()]) s.close(null, '');
+  /** The connection's backlog is over the limit: every subscription gets the closing message, then the socket closes. */
+  const endAll = (payload: string, except: string) => {
+    const all = [...subs];
     subs.clear();
+    for (const [id, s] of all) {
+      if (id !== except) link.send(`{"type":"closing","id":${JSON.stringify(id)},${payload.slice(1, -1)}}`);
+      s.close(null, '');
+    }
     link.end(1008, 'slow consumer: see the closing message');
   };
 
