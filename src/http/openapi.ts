@@ -24,6 +24,7 @@ const STATUS_DESCRIPTION: Record<number, string> = {
   409: 'Conflict',
   413: 'Body too large',
   415: 'Unsupported media type',
+  426: 'Upgrade required: the operation is a WebSocket',
   429: 'Too many requests',
   500: 'Internal fault',
   503: 'Model database or capacity unavailable',
