@@ -48,6 +48,6 @@ export async function bootstrapAdmin(service: { db: Db; config: Config; log: Log
   const file = join(config.dataDir, INITIAL_PASSWORD_FILE);
   await writeFile(file, password + '\n', { mode: 0o600 });
   await chmod(file, 0o600); // mode above applies only when the file is new
-  print(`\nBootstrap administrator "${BOOTSTRAP_USERNAME}" created with password: ${password}\n(also written to ${file}; change it and delete the file)\n\n`);
+  print(`\nBootstrap administrator "${BOOTSTRAP_USERNAME}" created with password: ${password}\n(also written to ${file}; change it with POST /v1/auth/principals/${result.principal_id}/password\n {"current_password": ..., "new_password": ...} after logging in (README: The first hour), then delete the file)\n\n`);
   return { created: true, passwordFile: file };
 }
