@@ -66,7 +66,10 @@ export interface DecodeTask {
 }
 
 /** POST /v1/read/snapshot: the latest point of each attribute's segment at the instant. */
-export type ReadSnapshotTask = ResolvedTaskBase;
+export interface ReadSnapshotTask extends ResolvedTaskBase {
+  /** With resolve.as_of_ns: the latest point at or before this instant (decimal ns); null: the latest stored. */
+  upToNs?: string | null;
+}
 
 /** POST /v1/read/raw: the segments' exact points; includePrior adds each attribute's last point before the window. */
 export interface ReadRawTask extends ResolvedTaskBase {

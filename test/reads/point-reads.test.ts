@@ -278,6 +278,18 @@ t.test('resolved point reads', async (t) => {
     t.match(big.json, { code: 'read-too-large', details: { limit: 2 } });
   });
 
+  t.test('a point stamped after the service clock is clock_suspect; a snapshot as of an instant ignores later points', async (t) => {
+    const asOf = nowNs();
+    await write(s2, [asOf + 3_600n * SEC], [25]); // a source clock an hour ahead
+    const [latest] = await read('snapshot', { resolve: p1Temp });
+    t.same(latest.snapshot, { ts_ns: asOf + 3_600n * SEC, value: 25, quality: 192 });
+    t.equal(latest.provenance.clock_suspect, true);
+    const [then] = await read('snapshot', { resolve: { ...p1Temp, as_of_ns: asOf } });
+    t.same(then.snapshot, { ts_ns: at(90), value: 24, quality: 192 }, 'the latest point at or before as_of_ns');
+    t.notOk('clock_suspect' in then.provenance);
+    t.equal(big(then.provenance.model_as_of_ns as bigint), asOf);
+  });
+
   t.test('a resolve body with an unknown field is a 400', async (t) => {
     const r = await admin('/v1/read/snapshot', { method: 'POST', body: { resolve: { ...p1Temp, extra: 1 } } });
     t.equal(r.status, 400);

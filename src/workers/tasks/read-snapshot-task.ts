@@ -2,7 +2,8 @@
 // binding puts behind it at the instant (the series head: no chunk decode unless the head
 // is empty or the binding has closed). Only points inside the binding count: a series
 // bound at from_ns answers nothing older than that for this attribute. With a quality
-// filter the latest kept point, looking back past at most PRIOR_WALK dropped points.
+// filter the latest kept point, looking back past at most PRIOR_WALK dropped points. With
+// resolve.as_of_ns (upToNs) the latest point at or before that instant.
 // Body: [{attribute_id, path, unit_id, snapshot: {ts_ns, value, quality} | null, provenance}]
 import { INT64_MAX, readMeta, readSnapshot } from '../../storage/series-store.js';
 import { runTask } from '../worker-state.js';
@@ -13,6 +14,7 @@ export function readSnapshotTask(t: ReadSnapshotTask): TaskOutcome {
   return runTask(t.format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, (view, sink) => {
     const keep = minQuality(t.excludeQuality);
     const now = BigInt(t.nowNs);
+    const upTo = t.upToNs == null ? null : BigInt(t.upToNs) + 1n;
     const base = { window_resolved: { start_ns: BigInt(t.windowStartNs), end_ns: BigInt(t.windowEndNs) }, model_as_of_ns: BigInt(t.modelAsOfNs) };
     const out = new Array(t.attributes.length);
     let points = 0;
@@ -26,7 +28,8 @@ export function readSnapshotTask(t: ReadSnapshotTask): TaskOutcome {
         const key = keyOf(seg.series);
         const enumSet = meta.enumSet?.id ?? null;
         const from = BigInt(seg.boundFromNs);
-        const to = seg.boundToNs === null ? INT64_MAX : BigInt(seg.boundToNs);
+        let to = seg.boundToNs === null ? INT64_MAX : BigInt(seg.boundToNs);
+        if (upTo !== null && upTo < to) to = upTo;
         const last = readSnapshot(view, seg.series);
         if (last !== null && last.ts >= from && last.ts < to && last.quality >= keep) {
           p = { ts: last.ts, value: shapeValue(last.value, meta.type, enumSet, conv), quality: last.quality, numeric: NaN };

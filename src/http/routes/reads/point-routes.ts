@@ -55,7 +55,8 @@ export function pointReadRoutes(): AnyRoute[] {
         const req = ctx.body.resolve as ResolveRequest;
         const at = req.as_of_ns == null ? null : BigInt(req.as_of_ns);
         const { base } = await planned(ctx, ctx.body, { atNs: at ?? nowNs() }, req, { format: bulkFormat(ctx) });
-        return runSliced(ctx, 'readSnapshot', base, () => ({}));
+        const upToNs = at === null ? null : String(at);
+        return runSliced(ctx, 'readSnapshot', base, () => ({ upToNs }));
       },
     }),
     defineRoute({
