@@ -19,39 +19,61 @@ export const TEXT_POLICY = 'Every string (path, query and body values, object ke
 
 /** Throws 400 invalid-request naming the first field whose text (or key) is refused. */
 export function assertAcceptedText(where: string, value: unknown): void {
-  const bad = findRefused(value, where, 0);
-  if (bad) throw new ServiceError('invalid-request', `${bad.field}: ${bad.problem}`, { errors: [bad] });
+  const bad = findRefused(value, 0);
+  if (!bad) return;
+  const field = bad.path.length ? `${where}.${bad.path.reverse().join('.')}` : where;
+  const problem = `${bad.key ? 'the key contains' : 'contains'} ${bad.problem}`;
+  throw new ServiceError('invalid-request', `${field}: ${problem}`, { errors: [{ field, problem }] });
 }
 
-function findRefused(v: unknown, field: string, depth: number): { field: string; problem: string } | null {
-  if (typeof v === 'string') return refusedIn(v, field);
+/** A refusal; `path` is filled leaf first on the way back up, so nothing is built for accepted values. */
+interface Refusal { path: Array<string | number>; problem: string; key: boolean }
+
+function findRefused(v: unknown, depth: number): Refusal | null {
+  if (typeof v === 'string') return suspicious(v) ? refusedIn(v, false) : null;
   if (typeof v !== 'object' || v === null || depth > 128) return null;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (typeof x === 'number' || typeof x === 'bigint' || typeof x === 'boolean') continue;
-      const bad = findRefused(x, `${field}.${i}`, depth + 1);
-      if (bad) return bad;
+      if (typeof x === 'number' || typeof x === 'bigint' || typeof x === 'boolean' || x === null) continue;
+      const bad = findRefused(x, depth + 1);
+      if (bad) { bad.path.push(i); return bad; }
     }
     return null;
   }
-  for (const k in v) {
-    if (!Object.hasOwn(v, k)) continue;
-    const keyBad = refusedIn(k, `${field}.${k}`, 'key');
-    if (keyBad) return keyBad;
+  const keys = Object.keys(v);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    if (suspicious(k)) {
+      const bad = refusedIn(k, true);
+      if (bad) { bad.path.push(k); return bad; }
+    }
     const x = (v as Record<string, unknown>)[k];
-    if (typeof x === 'number' || typeof x === 'bigint' || typeof x === 'boolean') continue;
-    const bad = findRefused(x, `${field}.${k}`, depth + 1);
-    if (bad) return bad;
+    if (typeof x === 'number' || typeof x === 'bigint' || typeof x === 'boolean' || x === null) continue;
+    const bad = findRefused(x, depth + 1);
+    if (bad) { bad.path.push(k); return bad; }
   }
   return null;
 }
 
-function refusedIn(s: string, field: string, what: 'value' | 'key' = 'value'): { field: string; problem: string } | null {
+/**
+ * A code-unit scan with no allocation: true when the string holds a control character or
+ * any surrogate (the regex then tells a pair from a lone one). Field names are built only
+ * on the way back from a refusal.
+ */
+function suspicious(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 ? c !== 0x09 && c !== 0x0a && c !== 0x0d : c >= 0xd800 && c <= 0xdfff) return true;
+  }
+  return false;
+}
+
+function refusedIn(s: string, key: boolean): Refusal | null {
   const m = REFUSED.exec(s);
   if (!m) return null;
   const code = m[0].charCodeAt(0);
   const u = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-  const kind = code >= 0xd800 ? `an unpaired surrogate (${u}); text must be valid Unicode` : `the control character ${u}${code === 0 ? ' (NUL)' : ''} at position ${m.index}; only tab, line feed and carriage return are accepted`;
-  return { field, problem: `${what === 'key' ? 'the key contains' : 'contains'} ${kind}` };
+  const problem = code >= 0xd800 ? `an unpaired surrogate (${u}); text must be valid Unicode` : `the control character ${u}${code === 0 ? ' (NUL)' : ''} at position ${m.index}; only tab, line feed and carriage return are accepted`;
+  return { path: [], problem, key };
 }

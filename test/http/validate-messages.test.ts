@@ -100,6 +100,9 @@ t.test('the contract declares the text policy and the request limits the server 
   const login = doc.paths['/v1/auth/login/local'].post.requestBody.content['application/json'].schema;
   const loginSchema = login.$ref ? doc.components.schemas[login.$ref.split('/').pop()] : login;
   t.equal(loginSchema.properties.password.pattern, TEXT_ACCEPTED_PATTERN, 'a free-text string a client sends carries the pattern');
+  const asset = doc.paths['/v1/model/assets'].post.requestBody.content['application/json'].schema;
+  const assetSchema = asset.$ref ? doc.components.schemas[asset.$ref.split('/').pop()] : asset;
+  t.match(assetSchema.properties.name, { minLength: 1, maxLength: 200, pattern: /\/\|/ }, 'an asset name declares the length and characters the model enforces');
   const accepted = new RegExp(TEXT_ACCEPTED_PATTERN, 'u');
   for (const s of ['plain', 'tab\tnew\nline\r', 'ünï ✓ 𝄞', 'a\u0000b', 'bell\u0007', 'esc\u001b', 'del\u007f']) {
     let serverAccepts = true;

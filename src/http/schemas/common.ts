@@ -4,6 +4,7 @@
 import { Type, Kind, TypeRegistry, FormatRegistry, type TSchema, type TUnsafe, type Static } from '@sinclair/typebox';
 import { UUID_RE } from '../../uuid.js';
 import { CAPABILITIES } from '../../auth/capabilities.js';
+import { NAME_MAX } from '../../model/versions/names.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -45,6 +46,22 @@ export const Int64String = (options: { description?: string } = {}) =>
  */
 export const Int64Id = (options: { description?: string } = {}) =>
   Type.String({ pattern: '^[1-9][0-9]{0,18}$', format: 'int64', 'x-expected': `a positive integer id of at most ${INT64_MAX} (digits)`, ...options });
+
+/**
+ * The name of a model entity, as the model checks it (src/model/versions/names.ts), declared
+ * so clients can check before sending. `segment`: asset and attribute names are path
+ * segments and may not hold "/" or "|". Blanks at either end are refused too (not expressed
+ * in the pattern, which stays a plain character class every regex dialect reads).
+ */
+export const EntityName = (options: { segment?: boolean; description?: string } = {}) => {
+  const { segment, ...rest } = options;
+  return Type.String({
+    minLength: 1, maxLength: NAME_MAX,
+    pattern: segment ? '^[^\\u0000-\\u001F\\u007F/|]+$' : '^[^\\u0000-\\u001F\\u007F]+$',
+    'x-expected': `a name of 1 to ${NAME_MAX} characters without control characters${segment ? ', "/" or "|"' : ''} or blanks at either end`,
+    ...rest,
+  });
+};
 
 export const Uuid = (options: { description?: string } = {}) => Type.String({ format: 'uuid', ...options });
 

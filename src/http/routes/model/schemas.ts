@@ -2,7 +2,7 @@
 // Effective attribute, View, Model event transaction and the resolve object, plus the
 // bodies of the operations the spec lists without showing (decisions in docs/decisions.md).
 import { Type } from '@sinclair/typebox';
-import { Int64, Uuid, Nullable, AnyJson, Limit } from '../../schemas/common.js';
+import { Int64, Uuid, Nullable, AnyJson, Limit, EntityName } from '../../schemas/common.js';
 import { CONTINUITY_CLASSES, WRITER_CLASSES } from '../../../model/vocabularies.js';
 
 export const ContinuityClassSchema = Type.Union(CONTINUITY_CLASSES.map((c) => Type.Literal(c)), {
@@ -27,13 +27,13 @@ export const AssetProjection = Type.Object({
 }, { ...closed, $id: 'AssetProjection' });
 
 export const CreateAssetBody = Type.Object({
-  name: Type.String(), parent: Type.Optional(Nullable(Uuid())), reason: Reason, template_id: Type.Optional(Nullable(Uuid())),
+  name: EntityName({ segment: true }), parent: Type.Optional(Nullable(Uuid())), reason: Reason, template_id: Type.Optional(Nullable(Uuid())),
   timezone: Type.Optional(Nullable(Type.String({ description: 'IANA time zone; null or absent inherits the parent\'s' }))),
 }, closed);
 
 export const PatchAssetBody = Type.Object({
   expected_tx: Type.Optional(Int64()), move: Type.Optional(Nullable(Uuid({ description: 'New parent; null moves to the top level' }))),
-  reason: Reason, rename: Type.Optional(Type.String()), retire: Type.Optional(Type.Boolean()), unretire: Type.Optional(Type.Boolean()),
+  reason: Reason, rename: Type.Optional(EntityName({ segment: true })), retire: Type.Optional(Type.Boolean()), unretire: Type.Optional(Type.Boolean()),
   timezone: Type.Optional(Nullable(Type.String())),
 }, closed);
 
@@ -67,7 +67,7 @@ export const PutPropertyBody = Type.Object({ value: AnyJson(), reason: Reason, v
 export const DeletePropertyQuery = Type.Object({ reason: Reason }, closed);
 
 export const AttributeDefinition = Type.Object({
-  name: Type.String(), quantity_kind_id: Nullable(Uuid()), default_unit_id: Nullable(Uuid()), continuity_class: ContinuityClassSchema,
+  name: EntityName({ segment: true }), quantity_kind_id: Nullable(Uuid()), default_unit_id: Nullable(Uuid()), continuity_class: ContinuityClassSchema,
   writer_class: WriterClassSchema, enum_set_id: Nullable(Uuid()), limit_traits: AnyJson(), lifecycle_policy: Nullable(AnyJson()),
   entry_cadence: Nullable(AnyJson()), overridable: Type.Array(Type.String()),
 }, { ...closed, $id: 'AttributeDefinition' });
@@ -78,7 +78,7 @@ export const Template = Type.Object({
   attributes: Type.Array(Type.Tuple([Uuid(), AttributeDefinition])),
 }, { ...closed, $id: 'Template' });
 export const TemplateBody = Type.Object({
-  name: Type.String(), attributes: Type.Optional(Type.Array(AttributeDefinition)), notes: Type.Optional(Type.String({ maxLength: 10_000 })),
+  name: EntityName(), attributes: Type.Optional(Type.Array(AttributeDefinition)), notes: Type.Optional(Type.String({ maxLength: 10_000 })),
   permitted_children: Type.Optional(Type.Array(Uuid())), reason: Reason,
 }, closed);
 export const TemplateList = Type.Object({ templates: Type.Array(Template) }, closed);
@@ -111,9 +111,9 @@ export const BindingHistory = Type.Object({ bindings: Type.Array(Binding) }, clo
 
 export const View = Type.Object({ view_id: Uuid(), name: Type.String(), retired: Type.Boolean(), tx_id: Int64() }, { ...closed, $id: 'View' });
 const ViewMember = Type.Object({ asset_id: Uuid(), parent_asset_id: Nullable(Uuid()) }, closed);
-export const CreateViewBody = Type.Object({ name: Type.String(), members: Type.Optional(Type.Array(ViewMember, { maxItems: 100_000 })), reason: Reason }, closed);
+export const CreateViewBody = Type.Object({ name: EntityName(), members: Type.Optional(Type.Array(ViewMember, { maxItems: 100_000 })), reason: Reason }, closed);
 export const PatchViewBody = Type.Object({
-  expected_tx: Type.Optional(Int64()), name: Type.Optional(Type.String()), retire: Type.Optional(Type.Boolean()),
+  expected_tx: Type.Optional(Int64()), name: Type.Optional(EntityName()), retire: Type.Optional(Type.Boolean()),
   unretire: Type.Optional(Type.Boolean()), members: Type.Optional(Type.Array(ViewMember, { maxItems: 100_000 })), reason: Reason,
 }, closed);
 export const ViewListQuery = Type.Object({ as_of_ns: AsOf, include_retired: Type.Optional(Type.Boolean()) }, closed);
