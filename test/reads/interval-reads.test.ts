@@ -3,7 +3,10 @@
 // boundary weighting against a hand computation, a total with unit conversion, a summary
 // and a render across a sensor swap, and the "each resolved result" scope.
 import t from 'tap';
-import { startAuthService, createPerson, grantRole, login, type Client } from '../helpers/auth.js';
+import { Unpackr } from 'msgpackr';
+import { stringifyJson } from '../../src/json/json.js';
+import { startAuthService, createPerson, grantRole, login, sessionCookieOf, ADMIN_PASSWORD, type Client } from '../helpers/auth.js';
+import { request } from '../helpers/service.js';
 import { systemEntryId } from '../../src/model/registries/system-seed.js';
 
 const T0 = 1_700_000_000_000_000_000n;
@@ -144,6 +147,36 @@ t.test('summary and render through resolution', async (t) => {
     t.same(mine.map((i) => i.attribute_id), [attr('/Plant/A/P1', 'Flow')]);
     const rendered = await read('render', { resolve: flows, start_ns: at(0), end_ns: at(3600), width: 10 }, reader);
     t.same(rendered.map((i) => i.attribute_id), [attr('/Plant/A/P1', 'Flow')]);
+  });
+
+  t.test('many attributes are split over the workers and joined into one answer (JSON and msgpack)', async (t) => {
+    const N = 40;
+    const rack = await ok<{ template_id: string }>('/v1/model/templates', { name: 'Rack', attributes: Array.from({ length: N }, (_, i) => def(`C${String(i).padStart(2, '0')}`, 'continuous', null, null)) }, 201);
+    const r1 = await ok<{ asset_id: string }>('/v1/model/assets', { name: 'R1', parent: plant.asset_id, template_id: rack.template_id });
+    const cells = (await ok<{ results: Array<{ attribute_id: string; name: string }> }>('/v1/model/resolve', { select: { kind: 'all' }, scope: { under: { kind: 'asset_id', content: r1.asset_id } } })).results;
+    t.equal(cells.length, N);
+    for (const [i, c] of cells.entries()) {
+      const s = await series(`r1/c${i}`);
+      await bind(c.attribute_id, s, at(-100));
+      await write(s, [0, 60], [i, i]);
+    }
+    const body = { resolve: { select: { kind: 'all' }, scope: { under: { kind: 'asset_id', content: r1.asset_id } } }, start_ns: at(0), end_ns: at(60) };
+    const json = await read('summary', { ...body, interval: '30s', stats: ['twa', 'count'] });
+    t.equal(json.length, N);
+    t.same(json.map((i) => i.attribute_id), cells.map((c) => c.attribute_id), 'in path order');
+    t.ok(json.every((i) => close(i.intervals![0].twa, Number(cells.findIndex((c) => c.attribute_id === i.attribute_id)))), 'each item its own values');
+    const signin = await request(`${svc.url}/v1/auth/login/local`, { method: 'POST', body: { username: 'admin', password: ADMIN_PASSWORD } });
+    const unpack = new Unpackr({ int64AsType: 'bigint', useRecords: false });
+    for (const [route, extra] of [['summary', { interval: '30s', stats: ['twa'] }], ['render', { width: 10 }]] as const) {
+      const res = await fetch(`${svc.url}/v1/read/${route}`, {
+        method: 'POST', body: stringifyJson({ ...body, ...extra }),
+        headers: { cookie: sessionCookieOf(signin), accept: 'application/x-msgpack', 'content-type': 'application/json' },
+      });
+      t.equal(res.status, 200);
+      t.equal(res.headers.get('content-type'), 'application/x-msgpack');
+      const items = unpack.unpack(new Uint8Array(await res.arrayBuffer())) as Item[];
+      t.same(items.map((i) => i.attribute_id), cells.map((c) => c.attribute_id), `${route}: ${N} items joined in order`);
+    }
   });
 
   t.test('bad requests are 400s naming the field', async (t) => {
