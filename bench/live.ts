@@ -246,7 +246,12 @@ async function main(): Promise<void> {
       console.log(`| ack to receipt, WebSocket | p50 ${out.ws_latency_ms_p50} ms, p99 ${out.ws_latency_ms_p99} ms |`);
       console.log(`| opening ${SUBSCRIBERS} subscriptions | ${out.subscribers_open_ms} ms |`);
     }
+  } catch (e) {
+    console.error(e);
+    process.exitCode = 1;
   } finally {
+    // Sends still in flight fail once their session closes: nobody waits for them any more.
+    process.on('unhandledRejection', () => undefined);
     for (const s of subs) { if ('socket' in s) s.close(); else s.destroy(); }
     for (const c of clients) c.close();
     server.kill('SIGTERM');
