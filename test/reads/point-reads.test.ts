@@ -15,6 +15,7 @@ const T0 = 1_700_000_000_000_000_000n;
 const SEC = 1_000_000_000n;
 const WHO = { principal: 'tester' };
 const unpack = new Unpackr({ int64AsType: 'bigint', useRecords: false });
+const NO_AFTER = 'no stored point after this instant under its binding to interpolate toward';
 
 const CELSIUS = systemEntryId('units', 'degree Celsius');
 const FAHRENHEIT = systemEntryId('units', 'degree Fahrenheit');
@@ -288,6 +289,21 @@ t.test('resolved point reads', async (t) => {
     t.same(then.snapshot, { ts_ns: at(90), value: 24, quality: 192 }, 'the latest point at or before as_of_ns');
     t.notOk('clock_suspect' in then.provenance);
     t.equal(big(then.provenance.model_as_of_ns as bigint), asOf);
+  });
+
+  t.test('a few instants over many points seek their neighbours and answer as a scan would', async (t) => {
+    // P2 Temp: 30 at 0 s, 31 at 10 s, then k at 200 + k s for k = 0..399
+    const times = Array.from({ length: 400 }, (_, k) => at(200) + BigInt(k) * SEC);
+    await write(p2t, times, times.map((_, k) => k));
+    const p2Temp = { select: { kind: 'attribute_ids', content: [attr('/Plant/B/P2|Temp')] }, scope: {} };
+    const instants = [at(199), at(250) + 500_000_000n, at(300), at(700)];
+    const [sought] = await read('at', { resolve: p2Temp, instants });
+    t.same(sought.points!.map((p) => p.value ?? p.no_value), [31 - (31 * 189) / 190, 50.5, 100, NO_AFTER]);
+    t.same(sought.points!.map((p) => p.interpolated ?? false), [true, true, false, false]);
+    const more = Array.from({ length: 20 }, (_, k) => at(201 + k));
+    const [scanned] = await read('at', { resolve: p2Temp, instants: [...instants, ...more] });
+    const byTime = new Map(scanned.points!.map((p) => [big(p.ts_ns), p]));
+    for (const p of sought.points!) t.same(p, byTime.get(big(p.ts_ns)), `the value at ${p.ts_ns} equals the one a scan answers`);
   });
 
   t.test('a resolve body with an unknown field is a 400', async (t) => {

@@ -9,9 +9,11 @@
 // A dropped point (quality filter) is skipped over, as if not stored. Each segment is read
 // once: the kept point before it, its kept points (one range scan, the head decoded once)
 // and the kept point after it; the instants then walk those points in order. The points a
-// read scans count against max_points.
+// read scans count against max_points. A segment holding more than SEEK_RATIO points per
+// instant (chunk headers tell, without decoding) is not scanned: each instant seeks its
+// two neighbours instead.
 // Body: [{attribute_id, path, unit_id, points: [{ts_ns, value?, quality?, interpolated?, no_value?, series?}], provenance}]
-import { pointAtOrAfter, readMeta, readOpenColumns, scanRange, type DecodedChunks, type ReadView } from '../../storage/series-store.js';
+import { listRange, pointAtOrAfter, readMeta, readOpenColumns, scanRange, type DecodedChunks, type ReadView } from '../../storage/series-store.js';
 import type { PointColumns } from '../../storage/encoding/chunk-types.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type ReadAtTask, type TaskOutcome } from '../task-protocol.js';
@@ -49,6 +51,16 @@ export function readAtTask(t: ReadAtTask): TaskOutcome {
         let j = i;
         while (j < instants.length && instants[j] < segEnd) j++;
         if (j === i) continue;
+        if (sparse(view, seg, j - i)) {
+          // few instants over many points: seek the neighbours of each instant instead of scanning
+          for (; i < j; i++) {
+            const known = neighbours(view, seg, instants[i], keep, conv);
+            visited += known.ts.length;
+            if (known.suspect(now)) suspect = true;
+            points[i] = valueAt(a, seg, known, known.ts.length > 0 && known.ts[0] <= instants[i] ? 0 : -1, instants[i]);
+          }
+          continue;
+        }
         const known = segmentPoints(view, seg, keep, conv, budget);
         visited += known.ts.length;
         if (known.suspect(now)) suspect = true;
@@ -129,6 +141,39 @@ function segmentPoints(view: ReadView, seg: PlanSegment, keep: number, conv: Val
     if (p !== null) push(p.ts, p.numeric, p.value, p.quality);
   }
   out.suspect = (now) => last > now;
+  return out;
+}
+
+/** Points a segment holds per instant above which seeking each instant beats one scan. */
+const SEEK_RATIO = 64;
+
+/** Whether the segment holds so many points per instant (chunk headers, no decode) that each instant is sought. */
+function sparse(view: ReadView, seg: PlanSegment, instants: number): boolean {
+  if (readMeta(view, seg.series) === undefined) return false;
+  const key = keyOf(seg.series);
+  const limit = SEEK_RATIO * instants;
+  const listing = listRange(view, key, BigInt(seg.startNs), BigInt(seg.endNs), readOpenColumns(view, key), limit);
+  return !listing.whole || listing.bound > limit;
+}
+
+/** The kept points around one instant: the one at or before it and the one after it (each under the segment's binding). */
+function neighbours(view: ReadView, seg: PlanSegment, at: bigint, keep: number, conv: ValueConverter | null): KnownPoints {
+  const out: KnownPoints = { ts: [], num: [], val: [], q: [], suspect: () => false };
+  const meta = readMeta(view, seg.series);
+  if (meta === undefined) return out;
+  const key = keyOf(seg.series);
+  const head = readOpenColumns(view, key);
+  const enumSet = meta.enumSet?.id ?? null;
+  const floor = BigInt(seg.boundFromNs), ceiling = seg.boundToNs === null ? null : BigInt(seg.boundToNs);
+  const before = priorPoint(view, key, at + 1n, floor, keep, enumSet, conv, undefined, head);
+  if (before !== null) { out.ts.push(before.ts); out.num.push(before.numeric); out.val.push(before.value); out.q.push(before.quality); }
+  if (before === null || before.ts !== at) {
+    const after = keptAfter(view, key, at, ceiling, keep, new Map(), head);
+    const p = after === null ? null : pointAt(view, key, after, enumSet, conv, head);
+    if (p !== null) { out.ts.push(p.ts); out.num.push(p.numeric); out.val.push(p.value); out.q.push(p.quality); }
+  }
+  const last = out.ts.length > 0 ? out.ts[out.ts.length - 1] : null;
+  out.suspect = (now) => last !== null && last > now;
   return out;
 }
 
