@@ -30,7 +30,10 @@ const bulkFormat = (ctx: HandlerContext): BodyFormat => (ctx.accepts(MSGPACK_TYP
 
 const SummaryBody = Type.Object({
   ...readBodyMembers, ...windowMembers,
-  interval: Type.Union([Type.String({ pattern: '^[0-9]{1,15}(ns|us|ms|s|m|h|d)$' }), Int64({ minimum: 1 })], {
+  interval: Type.Union([
+    Type.String({ pattern: '^[0-9]{1,15}(ns|us|ms|s|m|h|d)$', 'x-expected': 'a duration such as `500ms`, `30s`, `15m`, `1h` or `1d` (digits, then ns, us, ms, s, m, h or d)' }),
+    Int64({ minimum: 1 }),
+  ], {
     description: 'Interval length: a duration ("500ms", "30s", "15m", "1h", "1d") or ns. Intervals start at start_ns, start_ns + interval, ...; the last ends at end_ns',
   }),
   stats: Type.Array(Type.Union(SUMMARY_STATS.map((s) => Type.Literal(s))), {
