@@ -34,6 +34,9 @@ function parseBody(sink: BodySink, page: JsonColumnPage, countAt: number): JsonC
   page.finish();
   putCount(sink, countAt, page.count);
   sink.ascii(',"next_cursor":null}');
+  // plain JSON: the count's digits right after its colon, no padding before them
+  const text = Buffer.from(sink.buf.subarray(0, sink.pos)).toString('latin1');
+  if (!text.includes(`"count":${page.count},"points":{"ts_ns":[`)) throw new Error(`the count is not plain JSON: ${text.slice(0, 200)}`);
   return parseJson(sink.buf.slice(0, sink.pos)) as JsonColumnsBody;
 }
 
@@ -72,7 +75,7 @@ t.test('a plant float64 page costs about 31 bytes a point', async (t) => {
   t.equal(body.count, n);
   // 19 time digits, a value of 3 to 5 characters, "192", and three commas
   t.ok(sink.pos > 26 * n && sink.pos < 31 * n, `${(sink.pos / n).toFixed(1)} bytes a point`);
-  t.match(Buffer.from(sink.buf.subarray(0, 200)).toString('latin1'), /"count":   10000,"points":\{"ts_ns":\[1700000000000000000,/, 'the count is right-aligned in its blanks');
+  t.match(Buffer.from(sink.buf.subarray(0, 200)).toString('latin1'), /"count":10000,"points":\{"ts_ns":\[1700000000000000000,/, 'the count is plain JSON, no blanks before it');
 });
 
 t.test('times stay exact when base + offset passes 2^53 ns of carried sum (offsets the writer never makes, the codec allows)', async (t) => {

@@ -104,6 +104,7 @@ t.test('layout=columns over real HTTP, msgpack and JSON, decodes to exactly the 
       t.match(r.headers.get('content-type'), /^application\/json/);
       const b = r.json as JsonColumnsBody;
       t.same([b.series, b.layout, b.value_type, b.enum_set], [s.id, 'columns', s.valueType, s.valueType === 'enum' ? ENUM_SET : null]);
+      if (jsonPages === 0) t.match(r.text, `"count":${b.count},"points":{"ts_ns":[`, `${s.sourceName}: plain JSON, no padding before the count`);
       for (const p of jsonColumnPoints(b)) jsonCols.push(key(p.ts_ns, p.value, p.quality));
       cursor = b.next_cursor;
       jsonPages++;
@@ -125,6 +126,7 @@ t.test('layout=columns over real HTTP, msgpack and JSON, decodes to exactly the 
     const j = await request(`${svc.url}/v1/series/${flow.id}/raw?start_ns=1&end_ns=2&layout=columns`);
     t.same((j.json as JsonColumnsBody).points, { ts_ns: [], value: [], quality: [] }, 'JSON: three empty arrays');
     t.equal((j.json as JsonColumnsBody).count, 0);
+    t.match(j.text, '"count":0,"points":{"ts_ns":[],"value":[],"quality":[]}', 'JSON: plain, no padding');
   });
 
   t.test('layout is checked: an unknown layout is a 400 naming query.layout', async (t) => {
