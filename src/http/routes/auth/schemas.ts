@@ -38,7 +38,7 @@ export const Principal = Type.Object({
 }, { $id: 'Principal', ...closed });
 
 export const CreatePrincipalBody = Type.Object({
-  username: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]*$' }),
+  username: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]*$', 'x-expected': 'a username of 1 to 128 characters: letters, digits, `.`, `_`, `@` and `-`, starting with a letter or digit' }),
   password: Type.String({ minLength: 12, maxLength: 1024, format: 'password', writeOnly: true, description: 'At least 12 characters' }),
   display: Type.Optional(Type.String({ maxLength: 256 })),
   reason: Reason,
@@ -116,7 +116,7 @@ export const ServiceIdentityPage = page(ServiceIdentity, 'ServiceIdentityPage');
 
 export const CreateServiceIdentityBody = Type.Object({
   kind: Type.Union([Type.Literal('integration'), Type.Literal('collector')]),
-  name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$', description: 'For a collector: its collector_id' }),
+  name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$', description: 'For a collector: its collector_id', 'x-expected': 'a name of 1 to 128 characters: letters, digits, `.`, `_`, `:` and `-`, starting with a letter or digit' }),
   display: Type.Optional(Type.String({ maxLength: 256 })),
   reason: Reason,
 }, closed);
@@ -141,7 +141,7 @@ export const Role = Type.Object({
 }, { $id: 'Role', ...closed });
 export const RolePage = page(Role, 'RolePage');
 
-const RoleName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9 ._-]*$' });
+const RoleName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9 ._-]*$', 'x-expected': 'a role name of 1 to 64 characters: letters, digits, spaces, `.`, `_` and `-`, starting with a letter or digit' });
 const CapabilityList = Type.Array(Type.String({ maxLength: 64 }), { maxItems: 64, description: 'Capability enum values; an unknown value is rejected' });
 
 export const CreateRoleBody = Type.Object({
