@@ -5,8 +5,8 @@ import { OPERATION_STATES } from '../../../operations/catalogue.js';
 export const OperationState = Type.Union(OPERATION_STATES.map((s) => Type.Literal(s)));
 
 export const OperationRecord = Type.Object({
-  id: Type.String({ pattern: '^[a-z][a-z0-9-]*:.+$', description: 'Namespaced id: a lowercase-start namespace, a colon, a local id', 'x-expected': 'an operation id such as `change:<uuid>` (a lower-case namespace, a colon, a local id)' }),
-  kind: Type.String({ pattern: '^[a-z][a-z0-9-]*(\\.[a-z][a-z0-9-]*)+$', description: 'Dotted lowercase name, at least two segments', 'x-expected': 'a dotted lower-case kind such as `change-set.commit` (at least two segments)' }),
+  id: Type.String({ pattern: '^[a-z][a-z0-9-]*:.+$', description: 'Namespaced id: a lowercase-start namespace, a colon, a local id' }),
+  kind: Type.String({ pattern: '^[a-z][a-z0-9-]*(\\.[a-z][a-z0-9-]*)+$', description: 'Dotted lowercase name, at least two segments' }),
   principal: Type.String(),
   reason: Type.String(),
   source_change_set_id: Nullable(Uuid({ description: 'The change set that started this work, when one did' })),
