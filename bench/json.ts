@@ -11,6 +11,7 @@ import { writeJsonPoints } from '../src/workers/raw-points-json.js';
 import { writeMsgpackPoints } from '../src/workers/raw-points-msgpack.js';
 import { ColumnPage } from '../src/workers/raw-points-columns.js';
 import { JsonColumnPage, putCount, reserveCount } from '../src/workers/raw-columns-json.js';
+import { EnumMemberText } from '../src/workers/enum-member-text.js';
 import { allocColumns } from '../src/storage/point-runs.js';
 import { MAX_CHUNK_POINTS } from '../src/storage/encoding/chunk.js';
 import type { PointColumns } from '../src/storage/encoding/chunk-types.js';
@@ -115,6 +116,23 @@ function datasetRuns(n: number): PointColumns[] {
   return runs;
 }
 
+/** The same times as enum points: seeded ordinals 0..3 held for runs of 1..50 points (a state tag). */
+function enumRuns(from: PointColumns[]): PointColumns[] {
+  const rnd = mulberry32(SEED + 1);
+  let o = 0, left = 0;
+  return from.map((f) => {
+    const c = allocColumns('enum', MAX_CHUNK_POINTS, f.tsBase);
+    for (let i = 0; i < f.count; i++) {
+      if (left-- <= 0) { o = Math.floor(rnd() * 4); left = 1 + Math.floor(rnd() * 50); }
+      c.tsOffset[i] = f.tsOffset[i]; c.ord![i] = o; c.quality[i] = f.quality[i];
+    }
+    c.count = f.count;
+    return c;
+  });
+}
+const ENUM_SET_ID = '0b6c5a1e-8f61-4a53-9d4a-2f1f3c4e5d6f';
+const MEMBER_NAMES = { 0: 'stopped', 1: 'running', 2: 'starting', 3: 'tripped' };
+
 /** Median points per CPU-second of the thread over 11 runs (after 3 warm-up runs), and bytes per point. */
 function writerRate(runs: PointColumns[], write: (sink: BodySink) => void): { points_per_cpu_s: number; bytes_per_point: number } {
   const points = runs.reduce((a, c) => a + c.count, 0);
@@ -144,6 +162,18 @@ const writers = {
     sink.ascii('{"count":'); const countAt = reserveCount(sink); sink.ascii(',"points":{"ts_ns":[');
     jsonColumnPage.begin(sink); for (const c of runs) jsonColumnPage.append(c, 0, c.count); jsonColumnPage.finish(); putCount(sink, countAt, jsonColumnPage.count); jsonColumnPage.end();
   }),
+  // Enum series (same times, seeded ordinals): without and with each point's member name.
+  ...(() => {
+    const e = enumRuns(runs);
+    const idJson = JSON.stringify(ENUM_SET_ID);
+    const jsonNames = new EnumMemberText(ENUM_SET_ID, MEMBER_NAMES, 'json'), mpNames = new EnumMemberText(ENUM_SET_ID, MEMBER_NAMES, 'msgpack');
+    return {
+      'raw points JSON enum': writerRate(e, (sink) => { let first = true; for (const c of e) { writeJsonPoints(sink, c, 0, c.count, first, idJson); first = false; } }),
+      'raw points JSON enum + member': writerRate(e, (sink) => { let first = true; for (const c of e) { writeJsonPoints(sink, c, 0, c.count, first, idJson, jsonNames); first = false; } }),
+      'raw points msgpack rows enum': writerRate(e, (sink) => { for (const c of e) writeMsgpackPoints(sink, c, 0, c.count, ENUM_SET_ID); }),
+      'raw points msgpack rows enum + member': writerRate(e, (sink) => { for (const c of e) writeMsgpackPoints(sink, c, 0, c.count, ENUM_SET_ID, mpNames); }),
+    };
+  })(),
 };
 
 if (process.argv.includes('--json')) {
@@ -151,6 +181,6 @@ if (process.argv.includes('--json')) {
 } else {
   console.log(`seed ${SEED}, node ${process.version}; baseline = JSON.parse(buf.toString()) / JSON.stringify; ratio = baseline speed / ours`);
   console.table(Object.fromEntries(Object.entries(results).map(([k, v]) => [k, { KiB: Math.round(v.bytes / 1024), 'ours MB/s': v.candidate_mb_s, 'V8 MB/s': v.baseline_mb_s, 'x slower': v.ratio }])));
-  console.log('raw-read point writers, 1M float64 points of the shared dataset (median of 11, CPU time of this thread):');
+  console.log('raw-read point writers, 1M float64 points of the shared dataset, and the same times as enum points (median of 11, CPU time of this thread):');
   console.table(Object.fromEntries(Object.entries(writers).map(([k, v]) => [k, { 'M points/CPU-s': round(v.points_per_cpu_s / 1e6), 'bytes/point': v.bytes_per_point }])));
 }

@@ -6,6 +6,7 @@
 // every other query waits behind it, as it did in-process.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { DbReply, DbRequest, WireDbError, WireResult } from './pglite-protocol.js';
 import { parseStoredJson } from '../json/json.js';
 
@@ -45,7 +46,8 @@ async function main(): Promise<void> {
   let db: PGlite;
   try {
     // int8 as bigint and json/jsonb with exact integers, as db.ts sets for node-postgres.
-    db = await PGlite.create(dataDir, { parsers: { 20: (v: string) => BigInt(v), 114: parseStoredJson, 3802: parseStoredJson } });
+    // pg_trgm (a 16 KB bundle): the trigram index behind GET /v1/series?name_contains= (migration 0022).
+    db = await PGlite.create(dataDir, { extensions: { pg_trgm }, parsers: { 20: (v: string) => BigInt(v), 114: parseStoredJson, 3802: parseStoredJson } });
   } catch (e) {
     reply({ id: 0, ok: false, error: wireError(e) });
     return;

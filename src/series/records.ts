@@ -86,6 +86,8 @@ export async function updateWritableClassRow(q: Queryable, txId: bigint, id: str
 export interface SeriesRowFilter {
   /** Source names starting with this text (byte-wise). */
   namePrefix?: string;
+  /** Source names containing this text anywhere, ignoring case (trigram index, migration 0022). */
+  nameContains?: string;
   valueType?: ValueType;
   /** Keyset: only names strictly after this one (source names are unique). */
   afterName?: string;
@@ -93,13 +95,15 @@ export interface SeriesRowFilter {
 }
 
 /** Escapes LIKE metacharacters so a prefix is matched literally. */
-const likePrefix = (p: string) => `${p.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const escapeLike = (p: string) => p.replace(/[\\%_]/g, (c) => `\\${c}`);
+const likePrefix = (p: string) => `${escapeLike(p)}%`;
 
 /** One page in source-name order (byte order: the column is COLLATE "C"). */
 export async function listSeriesRows(q: Queryable, f: SeriesRowFilter): Promise<SeriesRecord[]> {
   const where: string[] = [];
   const params: Array<string | number> = [];
   if (f.namePrefix !== undefined && f.namePrefix !== '') { params.push(likePrefix(f.namePrefix)); where.push(`source_name LIKE $${params.length}`); }
+  if (f.nameContains !== undefined && f.nameContains !== '') { params.push(`%${escapeLike(f.nameContains)}%`); where.push(`source_name ILIKE $${params.length}`); }
   if (f.valueType !== undefined) { params.push(f.valueType); where.push(`value_type = $${params.length}`); }
   if (f.afterName !== undefined) { params.push(f.afterName); where.push(`source_name > $${params.length}`); }
   params.push(f.limit);

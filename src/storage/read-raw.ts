@@ -2,11 +2,11 @@
 // values, the latest point, the chunk listing, the finalised watermark and gaps. Pure
 // functions: worker tasks call them with their own read transaction.
 import { ServiceError, invalid } from '../errors.js';
-import { allChunks, chunksCovering, decodeColumns, headerOf } from './chunk-access.js';
+import { allChunks, chunksCovering, decodeColumns, floorChunk, headerOf } from './chunk-access.js';
 import { auditKey, INT64_MAX, INT64_MIN, readTime, seriesKey } from './keys.js';
 import { loadStoredHead, readOpenColumns } from './head-record.js';
 import { allocTimed, copyValue, timeAt, valueAt, type PointValue, type TimedPoints } from './point-runs.js';
-import { scanRange } from './range-scan.js';
+import { lowerBoundCols, scanRange } from './range-scan.js';
 import { readMeta, recordPackr, type DeclaredGap, type SeriesMeta, type TimeRangeNs } from './series-meta.js';
 import type { ReadView } from './series-env.js';
 
@@ -119,6 +119,29 @@ export function readSnapshot(view: ReadView, id: string): SnapshotPoint | null {
     cols = decodeColumns(series, last.value.start, last.value.bytes);
   }
   const i = cols.count - 1;
+  return { ts: timeAt(cols, i), value: valueAt(cols, i), quality: cols.quality[i] };
+}
+
+/**
+ * The value as of an instant: the latest point with time <= asOfNs, or null when the
+ * series has none by then. The open head holds the newest times (late points merge into
+ * the chunks they fall in), so when its first point is at or before asOfNs the answer is
+ * in the head; otherwise it is the last point at or before asOfNs of the chunk that
+ * starts at or before it (a chunk's points all precede the next chunk's start).
+ */
+export function readSnapshotAt(view: ReadView, id: string, asOfNs: bigint): SnapshotPoint | null {
+  requireMeta(view, id);
+  const series = seriesKey(id);
+  const head = readOpenColumns(view, series);
+  if (head && head.count > 0 && timeAt(head, 0) <= asOfNs) {
+    const i = lowerBoundCols(head, asOfNs + 1n) - 1;
+    return { ts: timeAt(head, i), value: valueAt(head, i), quality: head.quality[i] };
+  }
+  const c = floorChunk(view, series, asOfNs);
+  if (!c) return null;
+  const cols = decodeColumns(series, c.start, c.bytes);
+  const i = lowerBoundCols(cols, asOfNs + 1n) - 1;
+  if (i < 0) return null;
   return { ts: timeAt(cols, i), value: valueAt(cols, i), quality: cols.quality[i] };
 }
 

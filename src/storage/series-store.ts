@@ -41,7 +41,7 @@ export type { SeriesMeta, DeclaredGap, LossyRange, EnumSetRef } from './series-m
 export type { LifecyclePolicy } from './lifecycle-policy.js';
 export { parseLifecyclePolicy, LIFECYCLE_SCHEMA } from './lifecycle-policy.js';
 export { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from './series-env.js';
-export { readRaw, readRawAudit, readSnapshot, listChunks, readFinalised, readGaps, checkRange, requireMeta, MAX_RAW_LIMIT, type RawPage, type AuditEntry, type ChunkInfo, type GapReport, type SnapshotPoint } from './read-raw.js';
+export { readRaw, readRawAudit, readSnapshot, readSnapshotAt, listChunks, readFinalised, readGaps, checkRange, requireMeta, MAX_RAW_LIMIT, type RawPage, type AuditEntry, type ChunkInfo, type GapReport, type SnapshotPoint } from './read-raw.js';
 export { readRollups, ROLLUP_INTERVALS, type RollupColumns, type RollupInterval, type Continuity } from './rollups.js';
 export type { LifecycleReport } from './lifecycle.js';
 export type { DiskUsage } from './disk-usage.js';

@@ -103,7 +103,7 @@ t.test('series-storage routes over real HTTP on real LMDB', async (t) => {
     const s = (await request(`${svc.url}/v1/series/${text.id}/raw?start_ns=${BASE}&end_ns=${end}`)).json as { points: Array<{ value: string }> };
     t.same(s.points.map((p) => p.value), ['a', 'b "quoted"', 'ü']);
     const e = (await request(`${svc.url}/v1/series/${state.id}/raw?start_ns=${BASE}&end_ns=${end}&limit=2`)).json as { points: Array<{ value: unknown }> };
-    t.same(e.points[1].value, { enum_set: '0b6c5a1e-8f61-4a53-9d4a-2f1f3c4e5d6f', ordinal: 1 });
+    t.same(e.points[1].value, { enum_set: '0b6c5a1e-8f61-4a53-9d4a-2f1f3c4e5d6f', ordinal: 1, member: null }, 'a set the registry does not hold names no member');
   });
 
   t.test('bad input is a 400 ErrorEnvelope naming the field', async (t) => {

@@ -21,6 +21,7 @@ import { invalid } from '../../errors.js';
 import { mpInt64Big, mpKey, mpMapHeader, mpNil, mpString, mpUint } from '../msgpack-bytes.js';
 import { writeJsonPoints } from '../raw-points-json.js';
 import { writeMsgpackPoints } from '../raw-points-msgpack.js';
+import { EnumMemberText, type EnumMemberNames } from '../enum-member-text.js';
 import { ColumnPage } from '../raw-points-columns.js';
 import { JsonColumnPage, putCount, reserveCount } from '../raw-columns-json.js';
 import { runTask } from '../worker-state.js';
@@ -43,7 +44,11 @@ const jsonColumnPage = new JsonColumnPage();
 /** Cursor listing name: a raw cursor is tied to its series. */
 export const rawCursorListing = (series: string) => `series-raw:${series}`;
 
-export function rawTask(t: RawTask): TaskOutcome {
+/**
+ * `members`: the enum set's member names by ordinal, read by the HTTP thread from the
+ * registry (rows layouts add each point's name; columns layouts keep bare ordinals).
+ */
+export function rawTask(t: RawTask & { members?: EnumMemberNames | null }): TaskOutcome {
   return runTask(t.format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, (view, sink) => {
     const startNs = BigInt(t.startNs), endNs = BigInt(t.endNs);
     checkRange(startNs, endNs);
@@ -60,6 +65,7 @@ export function rawTask(t: RawTask): TaskOutcome {
         : writeJsonColumnsPage(view, sink, t, series, from, endNs, meta.type, enumJson);
     }
     const json = t.format === 'json';
+    const members = meta.type === 'enum' && t.members ? new EnumMemberText(enumSet, t.members, json ? 'json' : 'msgpack') : null;
     // msgpack needs the array length up front: reserve a 5-byte array32 header and patch it.
     let countAt = 0;
     if (json) {
@@ -83,8 +89,8 @@ export function rawTask(t: RawTask): TaskOutcome {
         const room = t.limit - n;
         const take = Math.min(room, i1 - i0);
         if (take > 0) {
-          if (json) writeJsonPoints(sink, cols, i0, i0 + take, n === 0, enumJson);
-          else writeMsgpackPoints(sink, cols, i0, i0 + take, enumSet);
+          if (json) writeJsonPoints(sink, cols, i0, i0 + take, n === 0, enumJson, members);
+          else writeMsgpackPoints(sink, cols, i0, i0 + take, enumSet, members);
           n += take;
           lastTs = cols.tsBase + BigInt(cols.tsOffset[i0 + take - 1]);
         }

@@ -11,7 +11,8 @@ import { decodeCursor, encodeCursor } from '../../../cursor.js';
 import type { Capability } from '../../../auth/capabilities.js';
 import type { SeriesRecord } from '../../../series/records.js';
 import type { ValueType } from '../../../storage/encoding/chunk-types.js';
-import { listChunks, readSnapshot } from '../../../storage/series-store.js';
+import { listChunks, readSnapshot, readSnapshotAt } from '../../../storage/series-store.js';
+import { enumMemberNames } from '../../../series/enum-members.js';
 import { INT64_MAX, INT64_MIN } from '../../../storage/series-store.js';
 import { rawCursorListing } from '../../../workers/tasks/raw-task.js';
 import { MSGPACK_TYPE, type BodyFormat } from '../../../workers/task-protocol.js';
@@ -20,7 +21,7 @@ import type { Reply } from '../../route.js';
 import {
   SeriesParams, ListSeriesQuery, SeriesPage, ChunksQuery, ChunksResponse, FinalisedResponse, GapsQuery, GapsResponse,
   LifecyclePolicyResponse, PutLifecyclePolicyBody, RawQuery, RawResponse, RawColumnsResponse, RawColumnsJsonResponse, AuditQuery, AuditResponse, RollupsQuery,
-  RollupsResponse, SnapshotResponse, WritableClassBody, RenderQuery, RenderResponse, SeriesRecordSchema,
+  RollupsResponse, SnapshotResponse, WritableClassBody, RenderQuery, RenderResponse, SeriesRecordSchema, NoQuery, SnapshotQuery,
 } from './schemas.js';
 
 const AREA = 'Series storage';
@@ -79,7 +80,7 @@ export function seriesRoutes(): AnyRoute[] {
         const batch = Math.min(1000, limit + 1);
         let more = false;
         for (;;) {
-          const rows = await series.list({ namePrefix: q.name_prefix, valueType: q.value_type as ValueType | undefined, afterName, limit: batch });
+          const rows = await series.list({ namePrefix: q.name_prefix, nameContains: q.name_contains, valueType: q.value_type as ValueType | undefined, afterName, limit: batch });
           for (const r of rows) {
             const scope = await series.scopeOf(r.id);
             const assetId = scope.kind === 'asset' ? scope.id : null;
@@ -120,7 +121,7 @@ export function seriesRoutes(): AnyRoute[] {
     defineRoute({
       operationId: 'getSeriesFinalised', method: 'get', path: '/v1/series/{uuid}/finalised', area: AREA,
       summary: 'The time through which the series is complete (collector watermark or end of a committed backfill)',
-      access: read, params: SeriesParams,
+      access: read, params: SeriesParams, query: NoQuery,
       response: { status: 200, schema: FinalisedResponse },
       errors: [400, 404, 503],
       handler: async (ctx) => {
@@ -143,7 +144,7 @@ export function seriesRoutes(): AnyRoute[] {
     defineRoute({
       operationId: 'getSeriesLifecyclePolicy', method: 'get', path: '/v1/series/{uuid}/lifecycle-policy', area: AREA,
       summary: 'The lifecycle policy of a series and its version (both null when none was set)',
-      access: read, params: SeriesParams,
+      access: read, params: SeriesParams, query: NoQuery,
       response: { status: 200, schema: LifecyclePolicyResponse },
       errors: [400, 404, 503],
       handler: async (ctx) => {
@@ -155,7 +156,7 @@ export function seriesRoutes(): AnyRoute[] {
     defineRoute({
       operationId: 'putSeriesLifecyclePolicy', method: 'put', path: '/v1/series/{uuid}/lifecycle-policy', area: AREA,
       summary: 'Sets a new version of the series\' lifecycle policy (service-lifecycle-policy/v1)',
-      access: { kind: 'capability', capability: 'model-edit', scope: 'handler' }, params: SeriesParams, body: PutLifecyclePolicyBody,
+      access: { kind: 'capability', capability: 'model-edit', scope: 'handler' }, params: SeriesParams, query: NoQuery, body: PutLifecyclePolicyBody,
       response: { status: 200, schema: LifecyclePolicyResponse },
       errors: [400, 404, 409, 503],
       handler: async (ctx) => {
@@ -182,9 +183,10 @@ export function seriesRoutes(): AnyRoute[] {
           afterNs = decodeCursor(rawCursorListing(r.id), ctx.query.cursor, 1)[0];
           if (!/^-?[0-9]{1,19}$/.test(afterNs)) throw new ServiceError('invalid-cursor', 'cursor: not a cursor issued for this listing');
         }
-        return bytesReply(await ctx.service.parts.readPool.run('raw', {
-          series: r.id, startNs: String(startNs), endNs: String(endNs), limit: ctx.query.limit ?? DEFAULT_RAW_LIMIT, afterNs, format, layout,
-        }));
+        // rows add each enum point's member name (columns keep bare ordinals; raw-task.ts)
+        const members = r.valueType === 'enum' && r.enumSetId !== null && layout === 'rows' ? await enumMemberNames(ctx.service.db, r.enumSetId) : null;
+        const task = { series: r.id, startNs: String(startNs), endNs: String(endNs), limit: ctx.query.limit ?? DEFAULT_RAW_LIMIT, afterNs, format, layout, members };
+        return bytesReply(await ctx.service.parts.readPool.run('raw', task));
       },
     }),
     defineRoute({
@@ -216,21 +218,26 @@ export function seriesRoutes(): AnyRoute[] {
     }),
     defineRoute({
       operationId: 'getSeriesSnapshot', method: 'get', path: '/v1/series/{uuid}/snapshot', area: AREA,
-      summary: 'The latest stored point of a series (null when it has none)',
-      access: read, params: SeriesParams,
+      summary: 'The latest stored point of a series, or with as_of_ns the latest point at or before that instant (null when there is none)',
+      access: read, params: SeriesParams, query: SnapshotQuery,
       response: { status: 200, schema: SnapshotResponse },
       errors: [400, 404, 503],
       handler: async (ctx) => {
         const r = await seriesFor(ctx, 'read');
-        const p = ctx.service.parts.storage.read((v) => readSnapshot(v, r.id));
-        const value = p === null ? null : r.valueType === 'enum' ? { enum_set: r.enumSetId, ordinal: p.value } : p.value;
+        const asOf = ctx.query.as_of_ns;
+        const p = ctx.service.parts.storage.read((v) => (asOf === undefined ? readSnapshot(v, r.id) : readSnapshotAt(v, r.id, BigInt(asOf))));
+        let value: unknown = p === null ? null : p.value;
+        if (p !== null && r.valueType === 'enum') {
+          const names = r.enumSetId === null ? {} : await enumMemberNames(ctx.service.db, r.enumSetId);
+          value = { enum_set: r.enumSetId, ordinal: p.value, member: names[String(p.value)] ?? null };
+        }
         return { body: { series: r.id, snapshot: p === null ? null : { ts_ns: p.ts, value, quality: p.quality } } };
       },
     }),
     defineRoute({
       operationId: 'putSeriesWritableClass', method: 'put', path: '/v1/series/{uuid}/writable-class', area: AREA,
       summary: 'Changes who may write the series\' points (a model change with a tx_id)',
-      access: { kind: 'capability', capability: 'model-edit', scope: 'handler' }, params: SeriesParams, body: WritableClassBody,
+      access: { kind: 'capability', capability: 'model-edit', scope: 'handler' }, params: SeriesParams, query: NoQuery, body: WritableClassBody,
       response: { status: 200, schema: SeriesRecordSchema },
       errors: [400, 404, 503],
       handler: async (ctx) => {

@@ -23,6 +23,7 @@ export const SeriesRecordSchema = Type.Object({
 
 export const ListSeriesQuery = Type.Object({
   name_prefix: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'source names starting with this text (byte-wise)' })),
+  name_contains: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'source names containing this text anywhere, ignoring case (plant/analog finds sim-1/plant/analog/...)' })),
   value_type: Type.Optional(ValueTypeSchema),
   placement: Type.Optional(Type.Union([Type.Literal('staging'), Type.Literal('bound')])),
   limit: Type.Optional(Limit(1000)),
@@ -106,7 +107,7 @@ export const RawQuery = Type.Object({
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
 }, { additionalProperties: false });
 
-const PointValue = AnyJson({ description: 'number (float64), int64 integer, boolean, string, or {enum_set, ordinal}' });
+const PointValue = AnyJson({ description: 'number (float64), int64 integer, boolean, string, or {enum_set, ordinal, member} (member: the name the enum set gives the ordinal, null when it names none)' });
 
 export const RawResponse = Type.Object({
   series: Uuid(),
@@ -192,6 +193,13 @@ export const RollupsResponse = Type.Object({
 export const SnapshotResponse = Type.Object({
   series: Uuid(),
   snapshot: Nullable(Type.Object({ ts_ns: Int64(), value: PointValue, quality: Type.Integer({ minimum: 0 }) }, { additionalProperties: false })),
+}, { additionalProperties: false });
+
+/** For routes that take no query parameters: any parameter is refused with a 400 naming it. */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+export const SnapshotQuery = Type.Object({
+  as_of_ns: Type.Optional(Int64({ description: 'The value as of this instant: the latest point at or before it (default: the latest point)' })),
 }, { additionalProperties: false });
 
 export const WritableClassBody = Type.Object({
