@@ -44,8 +44,14 @@ export interface SummaryQuery {
   /** Interval boundaries, ascending: interval k is [boundaries[k], boundaries[k+1]). */
   boundaries: BigInt64Array;
   continuity: Continuity;
-  /** Use hourly rollups for aligned interior hours (false: every point is read). */
+  /** Use hourly rollups for aligned interior hours (false: every point is read; forced false with a filter). */
   useRollups: boolean;
+  /**
+   * Lowest quality kept (0: all). Dropped points are as if not stored (the signal runs from
+   * kept point to kept point); the time each held in the stored signal, until the next
+   * stored point or its piece's end, is tallied in filteredNs.
+   */
+  minQuality?: number;
 }
 
 /** Per-interval accumulations; NaN where a statistic has no input. */
@@ -60,6 +66,8 @@ export interface SummaryColumns {
   goodNs: Float64Array; uncertainNs: Float64Array; badNs: Float64Array;
   pointsRead: number;
   rollupHours: number;
+  /** ns of the range held by points the quality filter dropped. */
+  filteredNs: number;
 }
 
 /** Boundaries of a uniform grid [start + k*interval) clipped to end (the last interval may be shorter). */
@@ -110,7 +118,7 @@ class IntervalAccumulator {
     const f = () => new Float64Array(n);
     this.c = {
       n, count: f(), min: f().fill(NaN), max: f().fill(NaN), first: f().fill(NaN), last: f().fill(NaN), sumD: f(), sumD2: f(),
-      area: f(), covered: f(), goodNs: f(), uncertainNs: f(), badNs: f(), pointsRead: 0, rollupHours: 0,
+      area: f(), covered: f(), goodNs: f(), uncertainNs: f(), badNs: f(), pointsRead: 0, rollupHours: 0, filteredNs: 0,
     };
     this.stepped = continuity === 'stepped';
     this.base = B[0];
@@ -222,6 +230,12 @@ class IntervalAccumulator {
     c.pointsRead += i1 - i0;
   }
 
+  /** A dropped point at offset `a` held until `b`: the part inside the range is filtered time. */
+  filtered(a: number, b: number): void {
+    const lo = Math.max(a, this.bOff[0]), hi = Math.min(b, this.bOff[this.n]);
+    if (hi > lo) this.c.filteredNs += hi - lo;
+  }
+
   /** A rollup hour at offset `off`, inside one interval; its last point becomes the previous point. */
   rollupHour(off: number, b: Bucket): void {
     const c = this.c, r = b.row, k = this.intervalAt(off);
@@ -254,20 +268,56 @@ function scratchFor(type: ValueType): PointColumns | undefined {
   return scratch;
 }
 
-/** The points of [from, to) of a series into the accumulator, with their segments. */
-function rawRegion(view: ReadView, series: Buffer, acc: IntervalAccumulator, from: bigint, to: bigint, type: ValueType): void {
+/** Offsets of the last stored point seen in a piece when it was dropped by the filter (NaN: it was kept, or none). */
+let droppedAt = NaN;
+let qs = new Uint32Array(8192);
+
+/** The points of [from, to) of a series into the accumulator, with their segments; `keep`: lowest quality kept. */
+function rawRegion(view: ReadView, series: Buffer, acc: IntervalAccumulator, from: bigint, to: bigint, type: ValueType, keep = 0): void {
   if (to <= from) return;
   const isString = type === 'string';
   scanRange(view, series, from, to, (cols, i0, i1) => {
     const n = i1 - i0;
-    if (offs.length < n) { offs = new Float64Array(n); vals = new Float64Array(n); }
+    if (offs.length < n) { offs = new Float64Array(n); vals = new Float64Array(n); qs = new Uint32Array(n); }
     const shift = acc.offsetOf(cols.tsBase + BigInt(cols.tsOffset[i0])) - cols.tsOffset[i0];
     const ts = cols.tsOffset;
     for (let k = 0; k < n; k++) offs[k] = ts[i0 + k] + shift;
     if (isString) vals.fill(NaN, 0, n); else numericInto(cols, i0, i1, vals);
-    acc.points(offs, vals, cols.quality.subarray(i0, i1), 0, n);
+    if (keep === 0) { acc.points(offs, vals, cols.quality.subarray(i0, i1), 0, n); return true; }
+    // drop points below `keep` (compacting in place) and tally the time each dropped point held
+    let m = 0;
+    const q = cols.quality;
+    for (let k = 0; k < n; k++) {
+      const t = offs[k];
+      if (!Number.isNaN(droppedAt)) { acc.filtered(droppedAt, t); droppedAt = NaN; }
+      if (q[i0 + k] < keep) { droppedAt = t; continue; }
+      offs[m] = t; vals[m] = vals[k]; qs[m] = q[i0 + k]; m++;
+    }
+    acc.points(offs, vals, qs, 0, m);
     return true;
   }, scratchFor(type));
+}
+
+/** The latest point before t (and at or after floor) of quality >= keep, looking back past at most 64 dropped points. */
+function keptBefore(view: ReadView, series: Buffer, t: bigint, keep: number, memo: DecodedChunks): EdgePoint | null {
+  let at = t;
+  for (let step = 0; step <= 64; step++) {
+    const p = pointBefore(view, series, at, undefined, memo);
+    if (p === null || p.quality >= keep) return p;
+    at = p.ts;
+  }
+  return null;
+}
+
+/** The earliest point at or after t of quality >= keep, looking past at most 64 dropped points. */
+function keptAtOrAfter(view: ReadView, series: Buffer, t: bigint, keep: number): EdgePoint | null {
+  let at = t;
+  for (let step = 0; step <= 64; step++) {
+    const p = pointAtOrAfter(view, series, at);
+    if (p === null || p.quality >= keep) return p;
+    at = p.ts + 1n;
+  }
+  return null;
 }
 
 /**
@@ -300,6 +350,8 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
   checkBoundaries(q.boundaries);
   const startNs = q.boundaries[0], endNs = q.boundaries[q.boundaries.length - 1];
   const acc = new IntervalAccumulator(q.boundaries, q.continuity);
+  const keep = q.minQuality ?? 0;
+  const useRollups = q.useRollups && keep === 0;
   let prevTo: bigint | null = null;
   for (let p = 0; p < pieces.length; p++) {
     const piece = pieces[p];
@@ -311,11 +363,18 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
     const memo: DecodedChunks = new Map();
     if (prevTo === null) {
       // the value before the range (only when this piece's series is bound at the range start)
-      const before = from === startNs ? pointBefore(view, series, from, undefined, memo) : null;
+      const before = from === startNs ? keptBefore(view, series, from, keep, memo) : null;
       if (before) acc.setPrev(acc.edgeOffset(before.ts), isString ? NaN : before.v, before.quality);
     } else if (from > prevTo && acc.hasPrev()) acc.unbound(acc.offsetOf(prevTo), acc.offsetOf(from));
     prevTo = to;
-    if (!q.useRollups) { rawRegion(view, series, acc, from, to, meta.type); continue; }
+    if (!useRollups) {
+      droppedAt = NaN;
+      rawRegion(view, series, acc, from, to, meta.type, keep);
+      // a dropped last point holds until the piece's end
+      if (!Number.isNaN(droppedAt)) acc.filtered(droppedAt, acc.offsetOf(to));
+      droppedAt = NaN;
+      continue;
+    }
     const first = pointAtOrAfter(view, series, from, undefined, memo);
     const last = pointBefore(view, series, to, undefined, memo);
     if (!first || first.ts >= to || !last || last.ts < from) continue;
@@ -336,7 +395,7 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
   const lastPiece = pieces.length > 0 ? pieces[pieces.length - 1] : null;
   if (lastPiece && prevTo === endNs && acc.hasPrev()) {
     const meta = requireMeta(view, lastPiece.series);
-    const after = pointAtOrAfter(view, seriesKey(lastPiece.series), endNs);
+    const after = keptAtOrAfter(view, seriesKey(lastPiece.series), endNs, keep);
     if (after) acc.segmentTo(acc.edgeOffset(after.ts), meta.type === 'string' ? NaN : after.v);
   }
   return acc.c;

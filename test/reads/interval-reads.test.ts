@@ -82,6 +82,10 @@ t.test('summary and render through resolution', async (t) => {
     t.match(s.intervals![0], { start_ns: at(0), end_ns: at(50), count: 1, first: 20, min: 20, twa: 16, percent_good: 100, duration_good_ns: 50e9, duration_uncertain_ns: 0, duration_bad_ns: 0 });
     // [50, 100): 20 holds 50..70 s, 30 (uncertain) 70..100 s: (20·20 + 30·30) / 50 = 26
     t.match(s.intervals![1], { count: 1, first: 30, twa: 26, percent_good: 40, duration_good_ns: 20e9, duration_uncertain_ns: 30e9, duration_bad_ns: 0 });
+    // without uncertain points the 20 holds on through [50, 100); the dropped point held 70..100 s of the window
+    const [f] = await read('summary', { resolve: one('/Plant/A/P1', 'Setpoint'), start_ns: at(0), end_ns: at(100), interval: '50s', stats: ['count', 'twa', 'duration_uncertain_ns'], exclude_quality: 'bad_and_uncertain' });
+    t.match(f.intervals![1], { count: 0, twa: 20, duration_uncertain_ns: 0 });
+    t.equal(f.provenance.percent_time_filtered, 30);
     const [c] = await read('summary', { resolve: one('/Plant/A/P1', 'Temp'), start_ns: at(0), end_ns: at(100), interval: 50n * SEC, stats: ['twa', 'mean', 'range', 'stddev', 'count'] });
     // continuous: the line from (-10 s, 0) to (10 s, 20) enters at 10; [0, 50): (150 + 1600) / 50 = 35; [50, 100): (650 + 2000) / 50 = 53
     t.ok(close(c.intervals![0].twa, 35), `twa ${c.intervals![0].twa} = 35, not the 40 that weighting from the first point gives`);

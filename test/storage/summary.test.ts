@@ -12,19 +12,24 @@ const SEED = 2026_1127;
 
 interface Oracle { count: number[]; min: number[]; max: number[]; first: number[]; last: number[]; sum: number[]; area: number[]; cov: number[]; good: number[]; unc: number[]; bad: number[] }
 
-function oracle(store: SeriesStore, pieces: SummaryPiece[], B: BigInt64Array, stepped: boolean): Oracle {
+function oracle(store: SeriesStore, pieces: SummaryPiece[], B: BigInt64Array, stepped: boolean, keep = 0): Oracle & { filtered: number } {
   const n = B.length - 1, start = B[0], end = B[n];
   const z = () => new Array<number>(n).fill(0);
-  const o: Oracle = { count: z(), min: z().fill(NaN), max: z().fill(NaN), first: z().fill(NaN), last: z().fill(NaN), sum: z(), area: z(), cov: z(), good: z(), unc: z(), bad: z() };
+  const o: Oracle & { filtered: number } = { filtered: 0, count: z(), min: z().fill(NaN), max: z().fill(NaN), first: z().fill(NaN), last: z().fill(NaN), sum: z(), area: z(), cov: z(), good: z(), unc: z(), bad: z() };
   const pts: Array<{ ts: bigint; v: number; q: number }> = [];
   const all = (id: string, a: bigint, b: bigint) => {
     const p = store.read((v) => readRaw(v, id, { startNs: a, endNs: b, limit: 1_000_000 }));
     return Array.from({ length: p.count }, (_, i) => ({ ts: p.ts[i], v: p.f64![i], q: p.quality[i] }));
   };
-  if (pieces[0].fromNs === start) { const b = all(pieces[0].series, -(2n ** 62n), start); if (b.length) pts.push(b[b.length - 1]); }
-  for (const p of pieces) pts.push(...all(p.series, p.fromNs, p.toNs));
+  const kept = (xs: Array<{ ts: bigint; v: number; q: number }>) => xs.filter((x) => x.q >= keep);
+  if (pieces[0].fromNs === start) { const b = kept(all(pieces[0].series, -(2n ** 62n), start)); if (b.length) pts.push(b[b.length - 1]); }
+  for (const p of pieces) {
+    const stored = all(p.series, p.fromNs, p.toNs);
+    stored.forEach((x, i) => { if (x.q < keep) o.filtered += Number((i + 1 < stored.length ? stored[i + 1].ts : p.toNs) - x.ts); });
+    pts.push(...kept(stored));
+  }
   const last = pieces[pieces.length - 1];
-  if (last.toNs === end) { const a = all(last.series, end, 2n ** 62n); if (a.length) pts.push(a[0]); }
+  if (last.toNs === end) { const a = kept(all(last.series, end, 2n ** 62n)); if (a.length) pts.push(a[0]); }
   const idx = (t: bigint) => { for (let k = 0; k < n; k++) if (t >= B[k] && t < B[k + 1]) return k; return -1; };
   for (const p of pts) {
     const k = idx(p.ts);
@@ -91,6 +96,22 @@ t.test('summaries over a sensor swap equal the brute-force union, with and witho
         if (useRollups && iv >= H && align) t.ok(got.rollupHours >= 0);
       }
     }), { seed: SEED, numRuns: 40 });
+  // the quality filter: dropped points as if not stored, the time they held tallied
+  await fc.assert(fc.asyncProperty(
+    fc.bigInt(0n, 12n * H), fc.bigInt(36n * H, 66n * H), fc.bigInt(13n * H, 35n * H), fc.constantFrom(H, 3n * H, 7n * 60n * SEC + 3n), fc.constantFrom(64, 192), fc.boolean(),
+    async (s, e, swap, iv, keep, stepped) => {
+      const start = first + s, end = first + e, swapAt = first + swap;
+      const pieces: SummaryPiece[] = [{ series: a, fromNs: start, toNs: swapAt }, { series: b, fromNs: swapAt, toNs: end }];
+      const B = uniformBoundaries(start, end, iv);
+      const want = oracle(store, pieces, B, stepped, keep);
+      const got = store.read((v) => summarizePieces(v, pieces, { boundaries: B, continuity: stepped ? 'stepped' : 'continuous', useRollups: true, minQuality: keep }));
+      for (let k = 0; k < got.n; k++) {
+        const ok = got.count[k] === want.count[k] && close(got.min[k], want.min[k]) && close(got.area[k], want.area[k]) && close(got.covered[k], want.cov[k])
+          && close(got.goodNs[k], want.good[k]) && close(got.uncertainNs[k], want.unc[k]) && close(got.badNs[k], want.bad[k]);
+        if (!ok) throw new Error(`filtered interval ${k} (keep ${keep}) differs`);
+      }
+      if (!close(got.filteredNs, want.filtered)) throw new Error(`filtered time ${got.filteredNs} != ${want.filtered}`);
+    }), { seed: SEED, numRuns: 20 });
   t.ok(lastT > first, `fast-check seed ${SEED}`);
   // aligned day intervals over the middle of one series read interior hours from rollups
   const start = first - (first % (24n * H)) + 24n * H;

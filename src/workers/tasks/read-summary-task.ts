@@ -10,7 +10,7 @@ import { writeDouble } from '../../json/digits.js';
 import type { BodySink } from '../../body-sink.js';
 import { stringifyJson } from '../../json/json.js';
 import { runTask } from '../worker-state.js';
-import { mpAny } from '../resolved-points.js';
+import { minQuality, mpAny } from '../resolved-points.js';
 import { mpArrayHeader } from '../msgpack-bytes.js';
 import { JSON_TYPE, MSGPACK_TYPE, type ReadSummaryTask, type SummaryStat, type TaskOutcome } from '../task-protocol.js';
 
@@ -56,7 +56,8 @@ export function readSummaryTask(t: ReadSummaryTask): TaskOutcome {
   const msgpack = t.format === 'msgpack';
   return runTask(msgpack ? MSGPACK_TYPE : JSON_TYPE, (view, sink) => {
     const B = BigInt64Array.from(t.boundaries, (x) => BigInt(x));
-    const useRollups = !t.stats.some((s) => RAW_ONLY_STATS.includes(s));
+    const keep = minQuality(t.excludeQuality);
+    const useRollups = keep === 0 && !t.stats.some((s) => RAW_ONLY_STATS.includes(s));
     const startNs = BigInt(t.windowStartNs), endNs = BigInt(t.windowEndNs), asOf = BigInt(t.modelAsOfNs);
     const startText = B.length > 0 ? Array.from(B, (x) => x.toString()) : [];
     let points = 0;
@@ -72,7 +73,7 @@ export function readSummaryTask(t: ReadSummaryTask): TaskOutcome {
         pieces.push({ series: s.series, fromNs: from, toNs: to });
         for (const r of meta.lossyRanges) if (r.endNs > from && r.startNs < to) lossy.push({ start_ns: r.startNs > from ? r.startNs : from, end_ns: r.endNs < to ? r.endNs : to, tag: r.tag });
       }
-      const c = summarizePieces(view, pieces, { boundaries: B, continuity: a.continuity === 'continuous' ? 'continuous' : 'stepped', useRollups });
+      const c = summarizePieces(view, pieces, { boundaries: B, continuity: a.continuity === 'continuous' ? 'continuous' : 'stepped', useRollups, minQuality: keep });
       points += c.pointsRead;
       const f = a.convert === null ? 1 : ratioDouble(a.convert.factor), o = a.convert === null ? 0 : ratioDouble(a.convert.offset);
       const total = t.totals[i];
@@ -81,6 +82,7 @@ export function readSummaryTask(t: ReadSummaryTask): TaskOutcome {
       for (let k = 0; k < c.n; k++) { good += c.goodNs[k]; cov += c.covered[k]; }
       const provenance: Record<string, unknown> = { window_resolved: { start_ns: startNs, end_ns: endNs }, model_as_of_ns: asOf };
       if (cov > 0) provenance.percent_good = Math.round((1e8 * good) / cov) / 1e6;
+      if (keep > 0) provenance.percent_time_filtered = Math.round((1e8 * c.filteredNs) / Number(endNs - startNs)) / 1e6;
       if (lossy.length > 0) provenance.lossy_ranges = lossy;
       if (pieces.length > 0) provenance.tiers_touched = ['hot'];
       if (c.rollupHours > 0) provenance.computed = `summary: ${c.rollupHours} hour rollups, ${c.pointsRead} raw points`;

@@ -15,7 +15,7 @@ import { MSGPACK_TYPE, SUMMARY_STATS, type BodyFormat, type SummaryStat } from '
 import type { ReadBody } from '../../../workers/read-pool.js';
 import type { PlanAttribute, ResolvedTaskBase } from '../../../workers/resolved-points.js';
 import { RENDER_STATS } from '../../../storage/series-store.js';
-import { Provenance, readBodyMembers, windowMembers, bareArray } from './schemas.js';
+import { ExcludeQuality, Provenance, readBodyMembers, windowMembers, bareArray } from './schemas.js';
 
 const AREA = 'Reads';
 const READ = { kind: 'capability', capability: 'read', scope: 'each-result' } as const;
@@ -40,6 +40,7 @@ const SummaryBody = Type.Object({
     minItems: 1, uniqueItems: true,
     description: 'Statistics per interval. mean, stddev, duration_bad_ns and duration_uncertain_ns read every point; the others take aligned interior hours from the rollups',
   }),
+  exclude_quality: Type.Optional(ExcludeQuality),
 }, closed);
 
 const Stat = Nullable(Type.Number());
@@ -121,12 +122,12 @@ function arrayHeader(n: number): Uint8Array {
   return Uint8Array.of(0xdd, (n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
 }
 
-interface IntervalBody { resolve: unknown; units?: ReadUnitsRequest; start_ns: number | bigint; end_ns: number | bigint }
+interface IntervalBody { resolve: unknown; units?: ReadUnitsRequest; start_ns: number | bigint; end_ns: number | bigint; exclude_quality?: 'bad' | 'bad_and_uncertain' }
 
 async function plan(ctx: HandlerContext, body: IntervalBody, w: { startNs: bigint; endNs: bigint }, format: BodyFormat) {
   const r = await resolveRead(ctx.service, (c, t) => ctx.can(c, t), body.resolve as ResolveRequest, w);
   const units = await unitPlans(ctx.service, r.attributes, body.units);
-  return { r, base: readTaskBase(r, units, { format }) };
+  return { r, base: readTaskBase(r, units, { format, excludeQuality: body.exclude_quality ?? null }) };
 }
 
 export function intervalReadRoutes(): AnyRoute[] {
