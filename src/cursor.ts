@@ -14,8 +14,21 @@ export function decodeCursor(listing: string, cursor: string, arity: number): st
   } catch {
     throw new ServiceError('invalid-cursor', 'cursor: not a cursor issued by this service');
   }
-  if (!Array.isArray(parsed) || parsed.length !== arity + 1 || parsed[0] !== listing || !parsed.every((p) => typeof p === 'string' || typeof p === 'number')) {
+  if (!Array.isArray(parsed) || parsed.length !== arity + 1 || parsed[0] !== listing || !parsed.every((p) => typeof p === 'number' || (typeof p === 'string' && !CONTROL.test(p)))) {
     throw new ServiceError('invalid-cursor', 'cursor: not a cursor issued for this listing');
   }
   return parsed.slice(1).map(String);
+}
+
+/** Keys this service issues never hold control characters (the text policy refuses them), and PostgreSQL cannot take a NUL. */
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** A cursor part that must be a non-negative int64 (a time, an id); a forged one is 400 invalid-cursor, never a database error. */
+export function cursorInt64(part: string): bigint {
+  if (/^[0-9]{1,19}$/.test(part)) {
+    const v = BigInt(part);
+    if (v <= INT64_MAX) return v;
+  }
+  throw new ServiceError('invalid-cursor', 'cursor: not a cursor issued for this listing');
 }

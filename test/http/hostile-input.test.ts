@@ -104,6 +104,19 @@ t.test('hostile input gets a 4xx naming the problem', async (t) => {
     refused(t, body, 'body.valid_from_ns', /nanoseconds since the Unix epoch/);
   });
 
+  await t.test('a forged cursor with an int64 beyond range or a NUL is 400 invalid-cursor', async (t) => {
+    const forge = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
+    for (const [path, cursor] of [
+      ['/v1/operations', forge(['operations', '99999999999999999999', 'change:x'])],
+      ['/v1/operations', forge(['operations', '1', 'change:\u0000'])],
+      ['/v1/model/jobs', forge(['model-jobs', '9223372036854775808'])],
+    ] as const) {
+      const r = await request(`${url}${path}?cursor=${cursor}`);
+      t.equal(r.status, 400, `${path} ${Buffer.from(cursor, 'base64url').toString()}`);
+      t.equal(problemOf(r).code, 'invalid-cursor');
+    }
+  });
+
   await t.test('a URL over the limit is 414 and headers over the limit are 431', async (t) => {
     const long = await request(`${url}/v1/model/tree?x=${'a'.repeat(MAX_URL_BYTES)}`);
     t.equal(long.status, 414);

@@ -4,7 +4,7 @@
 // caches of this process, so it takes effect on the next request.
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
 import { ServiceError, notFound } from '../../../errors.js';
-import { encodeCursor, decodeCursor } from '../../../cursor.js';
+import { encodeCursor, decodeCursor, cursorInt64 } from '../../../cursor.js';
 import { modelTransaction, type Who } from '../../../model/tx-log.js';
 import type { Queryable } from '../../../model/db.js';
 import type { EventSink } from '../../../model/tx-log.js';
@@ -39,10 +39,7 @@ function afterCursor(listing: string, cursor: string | undefined): [string, stri
   return [a, b];
 }
 
-function int64Cursor(v: string): bigint {
-  if (!/^[0-9]+$/.test(v)) throw new ServiceError('invalid-cursor', 'cursor: not a cursor issued for this listing');
-  return BigInt(v);
-}
+const int64Cursor = cursorInt64;
 
 export function principalRoutes(): AnyRoute[] {
   return [

@@ -2,7 +2,8 @@
 // session listing and revocation.
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
 import { ServiceError, notFound } from '../../../errors.js';
-import { encodeCursor, decodeCursor } from '../../../cursor.js';
+import { encodeCursor, decodeCursor, cursorInt64 } from '../../../cursor.js';
+import { isUuid } from '../../../uuid.js';
 import { modelTransaction } from '../../../model/tx-log.js';
 import { authOf } from '../../../auth/access-control.js';
 import { loginLocal } from '../../../auth/local-login.js';
@@ -135,8 +136,8 @@ export function sessionRoutes(): AnyRoute[] {
         let before: { createdNs: bigint; id: string } | undefined;
         if (ctx.query.cursor) {
           const [created, id] = decodeCursor('sessions', ctx.query.cursor, 2);
-          if (!/^[0-9]+$/.test(created)) throw new ServiceError('invalid-cursor', 'cursor: not a cursor issued for this listing');
-          before = { createdNs: BigInt(created), id };
+          if (!isUuid(id)) throw new ServiceError('invalid-cursor', 'cursor: not a cursor issued for this listing');
+          before = { createdNs: cursorInt64(created), id };
         }
         const limit = ctx.query.limit ?? DEFAULT_LIMIT;
         const rows = await listLiveSessions(auth.db, auth.sessionPolicy, { principalId: ctx.query.all ? undefined : p.id, before, limit: limit + 1 });

@@ -1,7 +1,7 @@
 // Model jobs: bulk model work previewed by the server and committed as previewed.
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
 import { ServiceError } from '../../../errors.js';
-import { encodeCursor, decodeCursor } from '../../../cursor.js';
+import { encodeCursor, decodeCursor, cursorInt64 } from '../../../cursor.js';
 import { createJob, getJob, listJobs, commitJob } from '../../../model/bulk-jobs/bulk-jobs.js';
 import { ModelJob, CreateJobBody, JobParams, ListJobsQuery, JobPage } from './schemas.js';
 
@@ -41,8 +41,7 @@ export function bulkJobsRoutes(): AnyRoute[] {
         let after: bigint | undefined;
         if (ctx.query.cursor) {
           const [id] = decodeCursor('model-jobs', ctx.query.cursor, 1);
-          if (!/^[0-9]+$/.test(id)) throw new ServiceError('invalid-cursor', 'cursor: not a cursor issued for this listing');
-          after = BigInt(id);
+          after = cursorInt64(id);
         }
         const page = await listJobs(ctx.service.db, { principal: await owner(ctx), after, limit: ctx.query.limit ?? 100 });
         const last = page.items[page.items.length - 1];

@@ -2,7 +2,7 @@
 // (its own work; everything for holders of `admin`).
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
 import { ServiceError } from '../../../errors.js';
-import { encodeCursor, decodeCursor } from '../../../cursor.js';
+import { encodeCursor, decodeCursor, cursorInt64 } from '../../../cursor.js';
 import { OPERATION_ID_RE } from '../../../operations/catalogue.js';
 import { OperationRecord, OperationPage, ListOperationsQuery, OperationIdParams } from './schemas.js';
 
@@ -30,8 +30,7 @@ export function operationsRoutes(): AnyRoute[] {
         let after: { createdNs: bigint; id: string } | undefined;
         if (q.cursor) {
           const [created, id] = decodeCursor('operations', q.cursor, 2);
-          if (!/^[0-9]+$/.test(created)) throw new ServiceError('invalid-cursor', 'cursor: not a cursor issued for this listing');
-          after = { createdNs: BigInt(created), id };
+          after = { createdNs: cursorInt64(created), id };
         }
         let page;
         try {
