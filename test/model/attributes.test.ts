@@ -126,7 +126,7 @@ t.test('templates, attributes, bindings, resolve, views and links over HTTP', as
   t.test('resolve: names under a path, templates, retired, ranges and as-of', async (t) => {
     type Res = { results: Array<{ attribute_id: string; path: string; bindings: Binding[] }> };
     const flows = await m.ok<Res>('POST', '/v1/model/resolve', { select: { kind: 'attributes_named', content: { name: 'Flow' } }, scope: { under: { kind: 'path', content: '/Plant/Area' } } });
-    t.same(flows.results.map((r) => r.path), ['/Plant/Area/P1/Flow', '/Plant/Area/P2/Flow']);
+    t.same(flows.results.map((r) => r.path), ['/Plant/Area/P1|Flow', '/Plant/Area/P2|Flow']);
     const ranged = await m.ok<Res>('POST', '/v1/model/resolve', { select: { kind: 'attribute_ids', content: [flow1.attribute_id] }, scope: {}, range: [2000n, 7000n] });
     t.same(ranged.results[0].bindings.map((b) => b.series_id), [s1, s2], 'both bindings cover part of the range');
     const byTemplate = await m.ok<Res>('POST', '/v1/model/resolve', { select: { kind: 'all' }, scope: { template: { kind: 'template_name', content: 'Pump' }, under: { kind: 'asset_id', content: plant.asset_id } } });
@@ -136,7 +136,7 @@ t.test('templates, attributes, bindings, resolve, views and links over HTTP', as
     await tick();
     await m.ok('PATCH', `/v1/model/assets/${p2.asset_id}`, { retire: true });
     const after = await m.ok<Res>('POST', '/v1/model/resolve', { select: { kind: 'attributes_named', content: { name: 'Flow' } }, scope: { under: { kind: 'path', content: '/Plant' } } });
-    t.same(after.results.map((r) => r.path), ['/Plant/Area/P1/Flow'], 'a retired asset drops out');
+    t.same(after.results.map((r) => r.path), ['/Plant/Area/P1|Flow'], 'a retired asset drops out');
     const withRetired = await m.ok<Res>('POST', '/v1/model/resolve', { select: { kind: 'attributes_named', content: { name: 'Flow' } }, scope: { under: { kind: 'path', content: '/Plant' } }, include_retired: true });
     t.equal(withRetired.results.length, 2);
     const asOf = await m.ok<Res>('POST', '/v1/model/resolve', { select: { kind: 'attributes_named', content: { name: 'Flow' } }, scope: { under: { kind: 'path', content: '/Plant' } }, as_of_ns: before });
