@@ -7,6 +7,8 @@
 // `watched` series; the collectors write `series` streams round-robin, so about
 // watched/series of the points are of a subscribed attribute. Subscriber i follows
 // attribute i mod watched (select attribute_ids).
+// The subscribers run in a child process of their own (their receiving must not stall the
+// collectors' event loop); both stamp wall-clock ms.
 // Each round runs the same ingest twice, as fast as credit allows: without subscribers,
 // then with them all connected (alternated, so drift of the shared machine hits both).
 // Figures: ingest points/s without and with subscribers (and their ratio), and the
@@ -15,7 +17,7 @@
 // feed allows: it is posted when the group is durable, before the ack is sent).
 // Inputs are generated from a fixed seed before timing. Needs DATABASE_URL (a database is
 // created and dropped) or runs on embedded PGlite.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { connect as tcpConnect, createServer, type Socket } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -68,12 +70,14 @@ async function pool<T>(items: T[], n: number, fn: (x: T, i: number) => Promise<v
 
 /** When each batch of a watched series was acknowledged: `${series}:${first ts}` → ms. */
 const ackAt = new Map<string, number>();
+/** Wall-clock ms with sub-ms resolution, comparable between this process and the subscribers' one. */
+const absMs = () => performance.timeOrigin + performance.now();
 /** When subscribers received each batch's points (the same key), per transport. */
 const receipts = { sse: new Map<string, number[]>(), ws: new Map<string, number[]>() };
 /** Matches each entry of a `points` payload: its series and its first point's time. */
 const ENTRY = /"series":"([0-9a-f-]{36})","points":\[\{"ts_ns":(\d+)/g;
 function receipt(text: string, kind: 'sse' | 'ws'): void {
-  const now = performance.now();
+  const now = absMs();
   for (const m of text.matchAll(ENTRY)) {
     const key = `${m[1]}:${m[2]}`;
     const list = receipts[kind].get(key);
@@ -133,7 +137,7 @@ async function ingest(clients: CollectorClient[], data: OutgoingColumns[][], ser
         all.push(c.send('LIVE', s, 'float64', cols).then((o) => {
           if (!o.ok) throw new Error(`rejected: ${o.reason} ${o.detail}`);
           acked += BATCH - o.refused;
-          if (key) ackAt.set(key, performance.now());
+          if (key) ackAt.set(key, absMs());
         }));
         if (c.waitingForCredit() > 16) await new Promise((r) => setImmediate(r));
       }
@@ -141,6 +145,52 @@ async function ingest(clients: CollectorClient[], data: OutgoingColumns[][], ser
     await Promise.all(all);
   }));
   return { points: acked, secs: (performance.now() - t0) / 1000 };
+}
+
+/** Opens n subscriptions (even: SSE, odd: WebSocket), subscriber i on attribute i mod the list. */
+async function openSubscribers(base: string, httpPort: number, attributes: string[], n: number): Promise<Array<Socket | WsClient>> {
+  const subs: Array<Socket | WsClient> = [];
+  await pool(Array.from({ length: n }, (_, i) => i), 50, async (i) => {
+    const body = `{"resolve":{"select":{"kind":"attribute_ids","content":["${attributes[i % attributes.length]}"]},"scope":{}}}`;
+    if (i % 2 === 0) { subs.push(await openSseRaw(httpPort, body)); return; }
+    let first: (() => void) | null = null;
+    const ready = new Promise<void>((r) => { first = r; });
+    const ws = await openWs(base, {}, (text) => { if (text.startsWith('{"type":"points"')) receipt(text, 'ws'); else if (text.startsWith('{"type":"snapshot"')) first?.(); });
+    ws.sendText(`{"type":"subscribe","id":"s",${body.slice(1, -1)}}`);
+    await ready;
+    subs.push(ws);
+  });
+  return subs;
+}
+
+/**
+ * The subscribers run in a child process (this file with --role subscribers), so that
+ * receiving does not stall the collectors' event loop, nor theirs the receipts.
+ */
+function subscriberProcess(): { ask(m: Record<string, unknown>): Promise<unknown>; stop(): void } {
+  const proc = fork(new URL(import.meta.url).pathname, ['--role', 'subscribers'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  let waiting: { resolve: (v: unknown) => void; reject: (e: Error) => void } | null = null;
+  proc.on('message', (m) => { const w = waiting; waiting = null; w?.resolve(m); });
+  proc.on('exit', (code) => { const w = waiting; waiting = null; w?.reject(new Error(`the subscriber process exited with code ${code}`)); });
+  return {
+    ask: (m) => new Promise((resolve, reject) => {
+      waiting = { resolve, reject };
+      proc.send(m, (e) => { if (e) reject(e); });
+    }),
+    stop: () => { proc.kill('SIGTERM'); },
+  };
+}
+
+async function subscriberRole(): Promise<void> {
+  let subs: Array<Socket | WsClient> = [];
+  process.on('message', (m: { cmd: string; base?: string; httpPort?: number; attributes?: string[]; n?: number }) => {
+    (async () => {
+      if (m.cmd === 'open') { subs = await openSubscribers(m.base as string, m.httpPort as number, m.attributes as string[], m.n as number); return { opened: subs.length }; }
+      if (m.cmd === 'clear') { receipts.sse.clear(); receipts.ws.clear(); return { ok: true }; }
+      return { sse: [...receipts.sse], ws: [...receipts.ws] };
+    })().then((r) => process.send?.(r), (e: unknown) => { console.error(e); process.exit(1); });
+  });
+  process.on('SIGTERM', () => { for (const s of subs) { if ('socket' in s) s.close(); else s.destroy(); } process.exit(0); });
 }
 
 async function main(): Promise<void> {
@@ -160,8 +210,8 @@ async function main(): Promise<void> {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${httpPort}`;
-  const subs: Array<Socket | WsClient> = [];
   const clients: CollectorClient[] = [];
+  const child = subscriberProcess();
   try {
     // Collectors first (the service is up once a session opens), then the model.
     const perSession = Math.ceil(SERIES / SESSIONS);
@@ -199,27 +249,19 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       const a = await ingest(clients, runs[round * 2], seriesIds, perSession, new Set());
       without.push(a.points / a.secs);
-      if (subs.length === 0) {
+      if (round === 0) {
         const t0 = performance.now();
-        await pool(Array.from({ length: SUBSCRIBERS }, (_, i) => i), 50, async (i) => {
-          const body = `{"resolve":{"select":{"kind":"attribute_ids","content":["${attrs[i % attrs.length].attribute_id}"]},"scope":{}}}`;
-          if (i % 2 === 0) subs.push(await openSseRaw(httpPort, body));
-          else {
-            let first: (() => void) | null = null;
-            const ready = new Promise<void>((r) => { first = r; });
-            const ws = await openWs(base, {}, (text) => { if (text.startsWith('{"type":"points"')) receipt(text, 'ws'); else if (text.startsWith('{"type":"snapshot"')) first?.(); });
-            ws.sendText(`{"type":"subscribe","id":"s",${body.slice(1, -1)}}`);
-            await ready;
-            subs.push(ws);
-          }
-        });
+        await child.ask({ cmd: 'open', base, httpPort, attributes: attrs.map((a) => a.attribute_id), n: SUBSCRIBERS });
         subsOpenMs = performance.now() - t0;
       }
-      receipts.sse.clear(); receipts.ws.clear(); ackAt.clear(); // keep the last round's
+      await child.ask({ cmd: 'clear' }); ackAt.clear(); // keep the last round's
       const b = await ingest(clients, runs[round * 2 + 1], seriesIds, perSession, watchedIds);
       withSubs.push(b.points / b.secs);
       await new Promise((r) => setTimeout(r, 500)); // late receipts
     }
+    const got = await child.ask({ cmd: 'report' }) as { sse: Array<[string, number[]]>; ws: Array<[string, number[]]> };
+    for (const [k, v] of got.sse) receipts.sse.set(k, v);
+    for (const [k, v] of got.ws) receipts.ws.set(k, v);
     const avg = (xs: number[]) => xs.reduce((p, x) => p + x, 0) / xs.length;
     const lat = { sse: latencies('sse'), ws: latencies('ws') };
     const all = [...lat.sse, ...lat.ws];
@@ -252,7 +294,7 @@ async function main(): Promise<void> {
   } finally {
     // Sends still in flight fail once their session closes: nobody waits for them any more.
     process.on('unhandledRejection', () => undefined);
-    for (const s of subs) { if ('socket' in s) s.close(); else s.destroy(); }
+    child.stop();
     for (const c of clients) c.close();
     server.kill('SIGTERM');
     await new Promise((r) => server.once('exit', r));
@@ -264,4 +306,5 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e: unknown) => { console.error(e); process.exit(1); });
+if (args.includes('--role')) void subscriberRole();
+else main().catch((e: unknown) => { console.error(e); process.exit(1); });
