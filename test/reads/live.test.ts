@@ -17,6 +17,7 @@ const SEC = 1_000_000_000n;
 interface Entry { attribute_id: string; path: string; series: string | null; snapshot?: { ts_ns: bigint; value: unknown; quality: number } | null; points?: Array<{ ts_ns: bigint; value: unknown; quality: number }>; previous_series?: string }
 
 const entries = (m: LiveMessage, key = 'attributes') => m.data[key] as Entry[];
+const e = (m: LiveMessage) => entries(m)[0].attribute_id;
 const pointsOf = (m: LiveMessage, series?: string) => entries(m).filter((e) => !series || e.series === series).flatMap((e) => e.points ?? []);
 
 t.test('live resolved updates', async (t) => {
@@ -126,6 +127,39 @@ t.test('live resolved updates', async (t) => {
     t.teardown(() => lost.close());
     t.equal((await lost.next()).type, 'reset');
     t.equal((await lost.next()).type, 'snapshot');
+  });
+
+  t.test('an attribute entering the scope is reported and followed', async (t) => {
+    const sse = await openSse(svc.url, { resolve: underA }, auth);
+    t.teardown(() => sse.close());
+    await sse.next((m) => m.type === 'snapshot');
+    const p3 = await ok<{ asset_id: string }>('/v1/model/assets', { name: 'P3', parent: areaA.asset_id, template_id: tpl.template_id }, 200);
+    const added = await sse.next((m) => m.type === 'resolved');
+    const entry = entries(added, 'added')[0];
+    t.match(entry, { path: /P3/, series: null, snapshot: null }, 'the new pump\'s Flow, unbound');
+    const p3Flow = (await ok<{ results: Array<{ attribute_id: string; asset_id: string }> }>('/v1/model/resolve', { select: { kind: 'all' }, scope: { under: { kind: 'asset_id', content: p3.asset_id } } }, 200)).results[0].attribute_id;
+    t.equal(entry.attribute_id, p3Flow);
+    // P1's first sensor, free since P1's rebind, goes to P3.
+    await ok('/v1/model/bindings', { attribute_id: p3Flow, series_id: sP1, from_ns: nowNs() });
+    const bound = await sse.next((m) => m.type === 'resolved');
+    t.same(entries(bound, 'rebound').map((e) => [e.attribute_id, e.series, e.previous_series]), [[p3Flow, sP1, null]]);
+    const times = await send(0, 2, 1500);
+    const m = await sse.next((x) => x.type === 'points');
+    t.same(pointsOf(m, sP1).map((p) => [p.ts_ns, e(m)]), times.map((ts) => [ts, p3Flow]), 'its points follow, as P3\'s');
+  });
+
+  t.test('WebSocket: resume_after replays what a subscription missed', async (t) => {
+    const ws = await openWs(svc.url, { cookie });
+    t.teardown(() => ws.close());
+    ws.send({ type: 'subscribe', id: 'r', resolve: byIds(p2Flow) });
+    const snap = await ws.next((m) => m.type === 'snapshot');
+    t.match(snap.eventId, /^[0-9a-f]{8}-\d+$/);
+    ws.send({ type: 'unsubscribe', id: 'r' });
+    await ws.next((m) => m.type === 'unsubscribed');
+    const missed = await send(2, 3, 1600);
+    ws.send({ type: 'subscribe', id: 'r', resolve: byIds(p2Flow), resume_after: snap.eventId });
+    t.match((await ws.next((m) => m.data.id === 'r')).data, { type: 'resumed', after: snap.eventId });
+    t.same(pointsOf(await ws.next((m) => m.type === 'points')).map((p) => p.ts_ns), missed);
   });
 
   t.test('live subscriptions refuse as_of_ns and range, and anonymous callers', async (t) => {
