@@ -165,6 +165,8 @@ export function expected(s: TSchema, name = '', where: Where = 'body'): string {
     case 'Literal': return `\`${String(s.const)}\``;
     case 'Union': {
       const members = (s.anyOf ?? []) as TSchema[];
+      const disc = discriminator(members);
+      if (disc) return `an object whose \`${disc}\` is ${oneOf(members.map((m) => literalOf((m.properties as Record<string, TSchema>)[disc])))}`;
       const literals = members.filter((m) => m[Kind] === 'Literal').map((m) => m.const);
       const others = members.filter((m) => m[Kind] !== 'Literal');
       const parts: string[] = [];

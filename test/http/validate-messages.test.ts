@@ -110,3 +110,13 @@ t.test('the contract declares the text policy and the request limits the server 
     t.equal(accepted.test(s), serverAccepts, `the pattern and the server agree on ${JSON.stringify(s)}`);
   }
 });
+
+t.test('a missing tagged union names its tag and the choices', async (t) => {
+  const Body = Type.Object({ scope: Type.Union([
+    Type.Object({ kind: Type.Literal('path'), path: Type.String() }),
+    Type.Object({ kind: Type.Literal('asset_id'), asset_id: Uuid() }),
+  ]) });
+  const [p] = problems(Body, {});
+  t.equal(p.field, 'body.scope');
+  t.equal(p.problem, 'required: expected an object whose `kind` is one of `path`, `asset_id`, received nothing');
+});
