@@ -223,6 +223,9 @@ async function main(): Promise<void> {
         try { clients.push(await CollectorClient.connect({ address, collectorId: `bench-${i}`, epoch: 1n, streams: names.map((name) => ({ name, type: 'float64' as const })) })); break; } catch (e) { if (Date.now() > end) throw e; await new Promise((r) => setTimeout(r, 250)); }
       }
     }
+    // The sessions idle while the model is built and the subscribers connect: keep them open.
+    const beat = setInterval(() => { for (const c of clients) c.heartbeat(); }, 10_000);
+    beat.unref();
     const seriesIds = clients.flatMap((c) => c.welcome.streams.map((s) => s.series_id));
     const def = (name: string) => ({ name, quantity_kind_id: null, default_unit_id: null, continuity_class: 'continuous', writer_class: 'collector', enum_set_id: null, limit_traits: null, lifecycle_policy: null, entry_cadence: null, overridable: [] });
     const tpl = await http(base, '/v1/model/templates', { name: 'Pump', attributes: Array.from({ length: PER_ASSET }, (_, i) => def(`F${i}`)) }) as { template_id: string };

@@ -67,7 +67,10 @@ export function openStream(res: LiveResponse, reply: Extract<Reply, { kind: 'sse
         queuedBytes = 0;
         const last = final ? frame(final.event, final.data) : undefined;
         // Closing the connection too: a client that stopped reading must not hold it open.
-        res.cork(() => { res.end(last, final !== undefined); });
+        res.cork(() => {
+          if (last !== undefined) res.write(last);
+          res.end(undefined, final !== undefined);
+        });
       }
       shut();
     },

@@ -196,6 +196,18 @@ t.test('live resolved updates', async (t) => {
     t.equal(sse.all.filter((m) => m.type === 'points').flatMap((m) => entries(m)).filter((e) => e.attribute_id !== p2Flow).length, 0);
   });
 
+  t.test('a revoked token ends its subscriptions at the next resolution', async (t) => {
+    const { token: bearer, tokenId } = await createServiceWithToken(admin, 'short-lived', 'integration', 'viewer');
+    const sse = await openSse(svc.url, { resolve: underA }, { authorization: `Bearer ${bearer}` });
+    t.teardown(() => sse.close());
+    await sse.next((m) => m.type === 'snapshot');
+    const r = await admin(`/v1/auth/service-identities/tokens/${tokenId}/revoke`, { method: 'POST', body: {} });
+    t.ok(r.status < 300, `revoked (${r.status})`);
+    await ok('/v1/model/assets', { name: 'Spare', parent: plant.asset_id }, 200); // any model commit resolves again
+    const closing = await sse.next((m) => m.type === 'closing');
+    t.match(closing.data, { code: 'unauthenticated' });
+  });
+
   t.test('WebSocket: two subscriptions multiplexed by id, then one unsubscribed', async (t) => {
     const { token: bearer } = await createServiceWithToken(admin, 'dashboard', 'integration', 'viewer');
     const ws = await openWs(svc.url, { authorization: `Bearer ${bearer}` });

@@ -20,6 +20,18 @@ export const MAX_LIVE_ATTRIBUTES = 10_000;
 /** Bytes a client may leave unread (per connection) before it is cut off as a slow consumer. */
 export const LIVE_BACKLOG_LIMIT = 1 << 20;
 export const HEARTBEAT_MS = 15_000;
+/**
+ * Each subscription resolves again at least this often (spread by up to a fifth, so 1,000
+ * subscriptions do not all resolve in the same turn): grant changes, revoked tokens and
+ * ended sessions do not go through the model's commit feed, and take effect within it.
+ */
+export const REVALIDATE_MS = 30_000;
+
+/**
+ * The subscriber's current read permission, asked again at each resolution: null when its
+ * credentials no longer authenticate or no longer grant read anywhere.
+ */
+export type LiveAccess = () => Promise<Can | null>;
 
 export type LiveEvent = 'snapshot' | 'points' | 'resolved' | 'resumed' | 'reset' | 'heartbeat' | 'closing';
 
@@ -65,13 +77,14 @@ export class LiveSubscription {
   private refreshing = false;
   private refreshAgain = false;
   private heartbeat: NodeJS.Timeout | null = null;
+  private revalidate: NodeJS.Timeout | null = null;
   private prepared: { targets: Target[]; modelTx: bigint } | null = null;
   private out: LiveOutput = NOT_BEGUN;
   private readonly service: ServiceContext;
 
   constructor(
     private readonly hub: LiveHub,
-    private readonly can: Can,
+    private readonly access: LiveAccess,
     private readonly req: ResolveRequest,
     private readonly onClosed: () => void = () => undefined,
   ) {
@@ -116,6 +129,8 @@ export class LiveSubscription {
       this.checkBacklog();
     }, HEARTBEAT_MS);
     this.heartbeat.unref();
+    this.revalidate = setInterval(() => this.refresh(), REVALIDATE_MS + Math.floor(Math.random() * REVALIDATE_MS / 5));
+    this.revalidate.unref();
     const after = resumeAfter === null ? null : this.hub.resumable(resumeAfter, series);
     if (after !== null) {
       const list = targets.map((t) => `${t.head}"value_type":${JSON.stringify(t.valueType)}}`).join(',');
@@ -197,6 +212,10 @@ export class LiveSubscription {
         this.close('scope-too-large', e.message);
         return;
       }
+      if (e instanceof ServiceError && e.code === 'unauthenticated') {
+        this.close('unauthenticated', e.message);
+        return;
+      }
       throw e;
     }
     const newSeries = seriesOf(next.targets);
@@ -233,6 +252,7 @@ export class LiveSubscription {
     if (this.closed) return;
     this.closed = true;
     if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.revalidate) clearInterval(this.revalidate);
     if (this.prepared) { this.hub.release(seriesOf(this.prepared.targets)); this.prepared = null; }
     if (this.attached) {
       this.hub.detach(this, this.bySeries.keys());
@@ -268,7 +288,9 @@ export class LiveSubscription {
   }
 
   private async resolveTargets(): Promise<{ targets: Target[]; modelTx: bigint }> {
-    const r = await resolveRead(this.service, this.can, this.req, { atNs: nowNs() });
+    const can = await this.access();
+    if (can === null) throw new ServiceError('unauthenticated', 'the subscription\'s credentials no longer authenticate (logged out, revoked or expired) or no longer grant read');
+    const r = await resolveRead(this.service, can, this.req, { atNs: nowNs() });
     if (r.attributes.length > MAX_LIVE_ATTRIBUTES) {
       throw new ServiceError('read-too-large', `resolve: the subscription resolves to ${r.attributes.length} attributes, more than the limit of ${MAX_LIVE_ATTRIBUTES} for one live subscription; narrow select or scope`,
         { limit: MAX_LIVE_ATTRIBUTES, field: 'resolve' });

@@ -11,7 +11,7 @@ import { ServiceError } from '../../../errors.js';
 import { parseJson } from '../../../json/json.js';
 import { assertSameOrigin } from '../../../auth/csrf.js';
 import type { ResolveRequest } from '../../../reads/read-resolution.js';
-import { LiveSubscription, checkLiveResolve, type LiveEvent, type LiveOutput } from '../../../reads/live/live-subscription.js';
+import { LiveSubscription, checkLiveResolve, type LiveAccess, type LiveEvent, type LiveOutput } from '../../../reads/live/live-subscription.js';
 import type { LiveHub } from '../../../reads/live/live-hub.js';
 import { ReadResolve } from './schemas.js';
 
@@ -62,8 +62,22 @@ function hubOf(ctx: HandlerContext): LiveHub {
   return hub;
 }
 
-function canOf(ctx: HandlerContext) {
-  return (c: Parameters<HandlerContext['can']>[0], t: Parameters<HandlerContext['can']>[1]) => ctx.can(c, t);
+/**
+ * The subscriber's read permission, asked again at every resolution: its credentials are
+ * authenticated afresh (a logout, a revoked token or a changed grant ends or narrows a
+ * long-lived subscription), or null when they no longer authenticate or grant read.
+ */
+function accessOf(ctx: HandlerContext): LiveAccess {
+  const access = ctx.service.access;
+  const p0 = ctx.principal;
+  if (access.mode !== 'enforced' || !p0 || p0.via === 'disabled-mode') return async () => (c, t) => ctx.can(c, t);
+  return async () => {
+    const p = await access.authenticate({
+      authorization: ctx.headers.get('authorization'), cookie: ctx.headers.get('cookie'), remoteAddress: ctx.remoteAddress, correlationId: ctx.correlationId,
+    });
+    if (!p || p.id !== p0.id || !(await access.holdsAnywhere(p, 'read'))) return null;
+    return (c, t) => access.allows(p, c, t);
+  };
 }
 
 /** SSE: `id:`, `event:`, `data:` per event; the final `closing` event ends the stream. */
@@ -119,7 +133,7 @@ function streamSession(ctx: HandlerContext, hub: LiveHub, link: WebSocketLink): 
     if (subs.size >= MAX_SUBSCRIPTIONS_PER_SOCKET) throw new ServiceError('read-too-large', `at most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions per socket`, { limit: MAX_SUBSCRIPTIONS_PER_SOCKET, field: 'message' });
     const req = m.resolve as ResolveRequest;
     checkLiveResolve(req, 'message.resolve');
-    const sub = new LiveSubscription(hub, canOf(ctx), req, () => { if (subs.get(m.id) === sub) subs.delete(m.id); });
+    const sub = new LiveSubscription(hub, accessOf(ctx), req, () => { if (subs.get(m.id) === sub) subs.delete(m.id); });
     subs.set(m.id, sub);
     try {
       await sub.prepare();
@@ -184,7 +198,7 @@ export function liveRoutes(): AnyRoute[] {
         const req = ctx.body.resolve as ResolveRequest;
         checkLiveResolve(req);
         const lastId = ctx.headers.get('last-event-id') ?? null;
-        const sub = new LiveSubscription(hub, canOf(ctx), req);
+        const sub = new LiveSubscription(hub, accessOf(ctx), req);
         await sub.prepare();
         let begun = false;
         const signal = ctx.signal;
