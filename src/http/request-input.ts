@@ -4,7 +4,7 @@
 import type { BodyReader } from './body.js';
 import type { Exchange } from './exchange.js';
 import type { CompiledRoute } from './compiled-route.js';
-import { parseQuery } from './query.js';
+import { parseQuery, queryPairs } from './query.js';
 import { ServiceError } from '../errors.js';
 import { parseJson } from '../json/json.js';
 
@@ -13,9 +13,19 @@ export const MAX_JSON_DEPTH = 64;
 const EMPTY = Buffer.alloc(0);
 
 export function readQuery(c: CompiledRoute, ex: Exchange): Record<string, unknown> {
+  // One rule on every route: a parameter the operation does not declare is refused, never
+  // silently ignored (a snapshot that ignored as_of_ns answered the wrong instant).
+  if (!c.route.query && ex.rawQuery) refuseUndeclared(ex.rawQuery);
   const query = parseQuery(ex.rawQuery, c.route.query);
   c.query?.check('query', query);
   return query;
+}
+
+function refuseUndeclared(rawQuery: string): void {
+  const names = [...new Set(Array.from(queryPairs(rawQuery), ([name]) => name))];
+  if (names.length === 0) return;
+  const errors = names.map((name) => ({ field: `query.${name}`, problem: 'this operation takes no query parameters' }));
+  throw new ServiceError('invalid-request', `${errors[0].field}: ${errors[0].problem}`, { errors });
 }
 
 /** The raw body (hashed by idempotency) and, where the route declares a body, its parsed and validated JSON. */

@@ -81,6 +81,23 @@ t.test('the first hour with one series', async (t) => {
     t.equal(put.status, 400, 'PUT writable-class too');
   });
 
+  t.test('routes of other areas that take no query parameters refuse one, naming it', async (t) => {
+    for (const path of ['/v1/model/tree?as_of=1', '/v1/auth/whoami?x=1&y=2', '/v1/collectors?verbose=true']) {
+      const r = await get(path);
+      t.equal(r.status, 400, path);
+      const errors = (r.json as { details: { errors: Array<{ field: string }> } }).details.errors;
+      t.equal(errors[0].field, `query.${path.split('?')[1].split('=')[0]}`, `${path} names the parameter`);
+    }
+    t.equal((await get('/v1/model/tree')).status, 200, 'the same route without one answers');
+  });
+
+  t.test('a forged raw cursor whose time is past int64 is 400 invalid-cursor', async (t) => {
+    const forged = Buffer.from(JSON.stringify([`series-raw:${flow.id}`, '9999999999999999999'])).toString('base64url');
+    const r = await get(`/v1/series/${flow.id}/raw?start_ns=0&end_ns=1&cursor=${forged}`);
+    t.equal(r.status, 400);
+    t.match(r.json, { code: 'invalid-cursor' });
+  });
+
   t.test('enum points carry their member name in raw rows (JSON and msgpack) and the snapshot', async (t) => {
     const raw = (await get(`/v1/series/${state.id}/raw?start_ns=${BASE}&end_ns=${BASE + 60n * SEC}`)).json as Json;
     t.same(raw.points.map((p: Json) => p.value), [

@@ -181,7 +181,10 @@ export function seriesRoutes(): AnyRoute[] {
         let afterNs: string | null = null;
         if (ctx.query.cursor) {
           afterNs = decodeCursor(rawCursorListing(r.id), ctx.query.cursor, 1)[0];
-          if (!/^-?[0-9]{1,19}$/.test(afterNs)) throw new ServiceError('invalid-cursor', 'cursor: not a cursor issued for this listing');
+          // a forged cursor's time must still be an int64: the worker parses it with BigInt
+          if (!/^-?[0-9]{1,19}$/.test(afterNs) || BigInt(afterNs) > INT64_MAX || BigInt(afterNs) < INT64_MIN) {
+            throw new ServiceError('invalid-cursor', 'cursor: not a cursor issued for this listing');
+          }
         }
         // rows add each enum point's member name (columns keep bare ordinals; raw-task.ts)
         const members = r.valueType === 'enum' && r.enumSetId !== null && layout === 'rows' ? await enumMemberNames(ctx.service.db, r.enumSetId) : null;
