@@ -2,10 +2,10 @@
 // A series' data = sealed chunks (disjoint, keyed by first time) followed by one head:
 // the head holds every point later than the last sealed point (`sealedEnd`).
 import { ServiceError } from '../errors.js';
-import { decodeChunk, readChunkHeader } from './encoding/chunk.js';
+import { decodeChunk, decodeLastQuality, readChunkHeader, readInt64Extremes } from './encoding/chunk.js';
 import { ChunkCorruptError, type ChunkHeader, type PointColumns } from './encoding/chunk-types.js';
 import { chunkKey, INT64_MAX, INT64_MIN, readTime, uuidOf } from './keys.js';
-import { allocColumns } from './point-runs.js';
+import { allocColumns, valueAt, type PointValue } from './point-runs.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
 import { packedBytesKept, parsePackRef } from './tail-packs.js';
 
@@ -49,6 +49,31 @@ export function decodeColumns(series: Buffer, start: bigint | null, bytes: Uint8
     corrupt(series, start, e);
   }
   return cols;
+}
+
+/** Reused by lastPointOfChunk's whole decodes (one per thread; nothing keeps it past the call). */
+let lastScratch: PointColumns | undefined;
+
+/**
+ * The last point of a stored chunk. Versions 3-5 carry its time and value exactly in the
+ * header (x / 10^k as the value column decodes it, or raw slots; FORMAT.md), so only the
+ * quality section is decoded, after the whole-chunk CRC; strings and versions 1-2 decode whole.
+ */
+export function lastPointOfChunk(series: Buffer, start: bigint | null, bytes: Uint8Array): { ts: bigint; value: PointValue; quality: number } {
+  const h = headerOf(series, start, bytes);
+  if (h.formatVersion >= 3 && h.type !== 'string') {
+    let quality: number;
+    try {
+      quality = decodeLastQuality(bytes, h);
+    } catch (e) {
+      corrupt(series, start, e);
+    }
+    const value: PointValue = h.type === 'float64' || h.type === 'enum' ? h.last : h.type === 'boolean' ? h.last === 1 : readInt64Extremes(bytes).last;
+    return { ts: h.lastTs, value, quality };
+  }
+  const cols = lastScratch = decodeColumns(series, start, bytes, lastScratch, h);
+  const i = cols.count - 1;
+  return { ts: cols.tsBase + BigInt(cols.tsOffset[i]), value: valueAt(cols, i), quality: cols.quality[i] };
 }
 
 /** Whether `c` has a value column of `type` with room for n points. */

@@ -152,6 +152,12 @@ export function removeSegment(env: SeriesEnv, series: Buffer, seq: number): void
   env.segments.removeSync(segmentKey(series, seq));
 }
 
+/** The bytes of the series' newest stored segment (the greatest sequence number), null when it has none. */
+export function newestSegment(view: ReadView, series: Buffer): Buffer | null {
+  for (const { value } of view.env.segments.getRange({ start: segmentKey(series, 2 ** 53), end: segmentKey(series, 0), inclusiveEnd: true, reverse: true, limit: 1, transaction: view.txn })) return value;
+  return null;
+}
+
 /** Deletes every stored segment of the series (inside the write txn). */
 export function removeAllSegments(env: SeriesEnv, series: Buffer): void {
   const keys = [...env.segments.getKeys({ start: segmentKey(series, 0), end: segmentKey(series, 2 ** 53) })];

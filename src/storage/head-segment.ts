@@ -35,7 +35,7 @@ import { slicePointColumns, valueBytes } from './encoding/point-columns.js';
 import { TYPE_CODES, typeCode } from './encoding/chunk-header.js';
 import { decodeColumns } from './chunk-access.js';
 import { uuidOf } from './keys.js';
-import { allocColumns } from './point-runs.js';
+import { allocColumns, timeAt, valueAt, type PointValue } from './point-runs.js';
 
 export const RAW_SEGMENT = 0x80;
 const RAW_HEADER = 16;
@@ -149,7 +149,13 @@ function corruptSegment(series: Buffer, why: string, bytes: Uint8Array): never {
 }
 
 /** A raw segment's columns (fresh arrays; the LMDB buffer is reused), checked against its CRC and layout. */
-function decodeRawSegment(series: Buffer, bytes: Buffer): PointColumns {
+interface RawLayout {
+  type: PointColumns['type']; n: number; w: number; timeForm: number; e: number;
+  oneQuality: boolean; oneValue: boolean; valuesAt: number; qualityAt: number; crcAt: number;
+}
+
+/** A raw segment's layout, checked against its CRC and its length. */
+function rawLayout(series: Buffer, bytes: Buffer): RawLayout {
   if (!HOST_LE) corruptSegment(series, 'raw segments are read on little-endian hosts only', bytes);
   if (bytes.length < RAW_HEADER + 4) corruptSegment(series, 'shorter than its header', bytes);
   const type = TYPE_CODES[bytes[1]], flags = bytes[2];
@@ -161,6 +167,38 @@ function decodeRawSegment(series: Buffer, bytes: Buffer): PointColumns {
   const badForm = flags > 15 || timeForm === (TIME_DELTAS | TIME_STEPS16) || (timeForm === TIME_STEPS16 ? e > 9 : e !== 0);
   if (w === 0 || n === 0 || badForm || bytes.length !== crcAt + 4) corruptSegment(series, `type ${bytes[1]}, flags ${flags}, e ${e}, ${n} points do not fit ${bytes.length} bytes`, bytes);
   if (crc32(bytes.subarray(0, crcAt)) !== bytes.readUInt32LE(crcAt)) corruptSegment(series, 'checksum mismatch', bytes);
+  return { type, n, w, timeForm, e, oneQuality, oneValue, valuesAt, qualityAt, crcAt };
+}
+
+/**
+ * The last point of a stored segment, without decoding the others: a raw segment is read
+ * in place (checked like decodeRawSegment; its time is the sum of its steps), an encoded
+ * one is decoded. For the latest point of a series (readSnapshot).
+ */
+export function lastPointOfSegment(series: Buffer, bytes: Buffer): { ts: bigint; value: PointValue; quality: number } {
+  if (bytes[0] !== RAW_SEGMENT) {
+    const c = decodeColumns(series, null, bytes);
+    const i = c.count - 1;
+    return { ts: timeAt(c, i), value: valueAt(c, i), quality: c.quality[i] };
+  }
+  const { type, n, w, timeForm, e, oneQuality, oneValue, valuesAt, qualityAt } = rawLayout(series, bytes);
+  let off = 0;
+  if (timeForm === TIME_STEPS16) {
+    const unit = POW10[e];
+    for (let i = 0, at = RAW_HEADER; i < n; i++, at += 2) off += (bytes[at] | (bytes[at + 1] << 8)) * unit;
+  } else if (timeForm === TIME_DELTAS) {
+    for (let i = 0, at = RAW_HEADER; i < n; i++, at += 4) off += bytes.readUInt32LE(at);
+  } else {
+    off = bytes.readDoubleLE(RAW_HEADER + 8 * (n - 1));
+  }
+  const at = valuesAt + (oneValue ? 0 : w * (n - 1));
+  const value: PointValue = type === 'float64' ? bytes.readDoubleLE(at) : type === 'int64' ? bytes.readBigInt64LE(at) : type === 'boolean' ? bytes[at] === 1 : bytes.readInt32LE(at);
+  const quality = bytes.readUInt32LE(oneQuality ? qualityAt : qualityAt + 4 * (n - 1));
+  return { ts: bytes.readBigInt64LE(8) + BigInt(off), value, quality };
+}
+
+function decodeRawSegment(series: Buffer, bytes: Buffer): PointColumns {
+  const { type, n, w, timeForm, e, oneQuality, oneValue, valuesAt, qualityAt, crcAt } = rawLayout(series, bytes);
   const c = allocColumns(type, n, bytes.readBigInt64LE(8));
   if (timeForm === TIME_STEPS16) {
     const steps = new Uint16Array(n), unit = POW10[e];

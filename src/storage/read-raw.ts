@@ -2,9 +2,10 @@
 // values, the latest point, the chunk listing, the finalised watermark and gaps. Pure
 // functions: worker tasks call them with their own read transaction.
 import { ServiceError, invalid } from '../errors.js';
-import { allChunks, chunksCovering, decodeColumns, floorChunk, headerOf } from './chunk-access.js';
+import { allChunks, chunksCovering, decodeColumns, floorChunk, headerOf, lastPointOfChunk } from './chunk-access.js';
 import { auditKey, INT64_MAX, INT64_MIN, readTime, seriesKey } from './keys.js';
-import { loadStoredHead, readOpenColumns } from './head-record.js';
+import { decodeHeadRecord, loadStoredHead, newestSegment, readOpenColumns } from './head-record.js';
+import { lastPointOfSegment } from './head-segment.js';
 import { allocTimed, copyValue, timeAt, valueAt, type PointValue, type TimedPoints } from './point-runs.js';
 import { lowerBoundCols, scanRange } from './range-scan.js';
 import { readMeta, recordPackr, type DeclaredGap, type SeriesMeta, type TimeRangeNs } from './series-meta.js';
@@ -108,18 +109,35 @@ export interface SnapshotPoint {
   quality: number;
 }
 
-/** The latest point of the series, null when it has none. */
-export function readSnapshot(view: ReadView, id: string): SnapshotPoint | null {
-  requireMeta(view, id);
+/**
+ * The latest point of the series, null when it has none. O(1) in the head: an open head's
+ * newest point is the last point of its newest segment (segments are disjoint, ascending
+ * and later than sealedEnd once the record counts open points; head-record.ts), so only
+ * that segment is read (a raw one in place). An empty head: the last point of the last chunk.
+ * `known`: the caller has checked that the series exists (its meta read).
+ */
+export function readSnapshot(view: ReadView, id: string, known = false): SnapshotPoint | null {
+  if (!known) requireMeta(view, id);
   const series = seriesKey(id);
-  let cols = readOpenColumns(view, series);
-  if (!cols || cols.count === 0) {
-    const last = allChunks(view, series, true).next();
-    if (last.done) return null;
-    cols = decodeColumns(series, last.value.start, last.value.bytes);
+  const raw = view.env.heads.get(series, { transaction: view.txn });
+  if (raw !== undefined && raw[0] !== 2) {
+    // a version-1 record holds its head whole
+    const cols = readOpenColumns(view, series);
+    if (cols && cols.count > 0) return { ts: timeAt(cols, cols.count - 1), value: valueAt(cols, cols.count - 1), quality: cols.quality[cols.count - 1] };
+  } else if (raw !== undefined) {
+    const rec = decodeHeadRecord(raw);
+    if (rec.openPoints > 0) {
+      const seg = newestSegment(view, series);
+      const p = seg === null ? null : lastPointOfSegment(series, seg);
+      if (p !== null && (rec.sealedEnd === null || p.ts > rec.sealedEnd)) return p;
+      // never seen: the whole head decides (it refuses a head its record disagrees with)
+      const cols = readOpenColumns(view, series);
+      if (cols && cols.count > 0) return { ts: timeAt(cols, cols.count - 1), value: valueAt(cols, cols.count - 1), quality: cols.quality[cols.count - 1] };
+    }
   }
-  const i = cols.count - 1;
-  return { ts: timeAt(cols, i), value: valueAt(cols, i), quality: cols.quality[i] };
+  const last = allChunks(view, series, true).next();
+  if (last.done) return null;
+  return lastPointOfChunk(series, last.value.start, last.value.bytes);
 }
 
 /**

@@ -255,6 +255,24 @@ export function decodeChunk(bytes: Uint8Array, out: PointColumns, header?: Chunk
   return n;
 }
 
+let qualityScratch = new Uint32Array(0);
+
+/**
+ * The quality of a chunk's last point, decoding the quality section only (after the
+ * whole-chunk CRC, like every decoder). `header`: this chunk's, as readChunkHeader gave it.
+ * With the header's lastTs and last value slot it is the chunk's last point (readSnapshot).
+ */
+export function decodeLastQuality(bytes: Uint8Array, header: ChunkHeader): number {
+  const c = openVerified(bytes);
+  const n = header.count;
+  if (qualityScratch.length < n) qualityScratch = new Uint32Array(Math.max(n, 4096));
+  const s = sectionEnds(c.bytes);
+  const r = new ChunkReader(c.bytes, c.words, s.qualityAt, s.end);
+  decodeIntColumnTo(r, n, qualityScratch);
+  finishSection(r, 'quality');
+  return qualityScratch[n - 1];
+}
+
 /** Fills tsOut with offsets from the chunk's first time (readChunkHeader(bytes).firstTs). Returns count. */
 export function decodeTimesOnly(bytes: Uint8Array, tsOut: Float64Array): number {
   const c = openChunk(bytes);
