@@ -273,7 +273,7 @@ let droppedAt = NaN;
 let qs = new Uint32Array(8192);
 
 /** The points of [from, to) of a series into the accumulator, with their segments; `keep`: lowest quality kept. */
-function rawRegion(view: ReadView, series: Buffer, acc: IntervalAccumulator, from: bigint, to: bigint, type: ValueType, keep = 0): void {
+function rawRegion(view: ReadView, series: Buffer, acc: IntervalAccumulator, from: bigint, to: bigint, type: ValueType, memo: DecodedChunks, keep = 0): void {
   if (to <= from) return;
   const isString = type === 'string';
   scanRange(view, series, from, to, (cols, i0, i1) => {
@@ -295,7 +295,7 @@ function rawRegion(view: ReadView, series: Buffer, acc: IntervalAccumulator, fro
     }
     acc.points(offs, vals, qs, 0, m);
     return true;
-  }, scratchFor(type));
+  }, scratchFor(type), undefined, memo);
 }
 
 /** The latest point before t (and at or after floor) of quality >= keep, looking back past at most 64 dropped points. */
@@ -310,10 +310,10 @@ function keptBefore(view: ReadView, series: Buffer, t: bigint, keep: number, mem
 }
 
 /** The earliest point at or after t of quality >= keep, looking past at most 64 dropped points. */
-function keptAtOrAfter(view: ReadView, series: Buffer, t: bigint, keep: number): EdgePoint | null {
+function keptAtOrAfter(view: ReadView, series: Buffer, t: bigint, keep: number, memo?: DecodedChunks): EdgePoint | null {
   let at = t;
   for (let step = 0; step <= 64; step++) {
-    const p = pointAtOrAfter(view, series, at);
+    const p = pointAtOrAfter(view, series, at, undefined, memo);
     if (p === null || p.quality >= keep) return p;
     at = p.ts + 1n;
   }
@@ -351,8 +351,14 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
   const startNs = q.boundaries[0], endNs = q.boundaries[q.boundaries.length - 1];
   const acc = new IntervalAccumulator(q.boundaries, q.continuity);
   const keep = q.minQuality ?? 0;
-  const useRollups = q.useRollups && keep === 0;
+  // rollups only help when an hour can lie inside one interval
+  let longest = 0n;
+  for (let k = 1; k < q.boundaries.length; k++) if (q.boundaries[k] - q.boundaries[k - 1] > longest) longest = q.boundaries[k] - q.boundaries[k - 1];
+  const useRollups = q.useRollups && keep === 0 && longest >= HOUR_NS;
   let prevTo: bigint | null = null;
+  // chunks the edge lookups of the current piece decoded, reused by its scans (and the point after the range)
+  let memo: DecodedChunks = new Map();
+  let lastDone: SummaryPiece | null = null;
   for (let p = 0; p < pieces.length; p++) {
     const piece = pieces[p];
     const from = piece.fromNs > startNs ? piece.fromNs : startNs, to = piece.toNs < endNs ? piece.toNs : endNs;
@@ -360,7 +366,8 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
     const meta = requireMeta(view, piece.series);
     const isString = meta.type === 'string';
     const series = seriesKey(piece.series);
-    const memo: DecodedChunks = new Map();
+    memo = new Map();
+    lastDone = piece;
     if (prevTo === null) {
       // the value before the range (only when this piece's series is bound at the range start)
       const before = from === startNs ? keptBefore(view, series, from, keep, memo) : null;
@@ -369,7 +376,7 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
     prevTo = to;
     if (!useRollups) {
       droppedAt = NaN;
-      rawRegion(view, series, acc, from, to, meta.type, keep);
+      rawRegion(view, series, acc, from, to, meta.type, memo, keep);
       // a dropped last point holds until the piece's end
       if (!Number.isNaN(droppedAt)) acc.filtered(droppedAt, acc.offsetOf(to));
       droppedAt = NaN;
@@ -381,7 +388,7 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
     let at = from;
     for (const run of rollupRuns(view, series, q, first, last)) {
       const rs = run[0].start, re = run[run.length - 1].start + HOUR_NS;
-      rawRegion(view, series, acc, at, rs, meta.type);
+      rawRegion(view, series, acc, at, rs, meta.type, memo);
       // the segment from the last raw point into the run: its part before the run
       const next = pointAtOrAfter(view, series, rs, undefined, memo)!;
       acc.segmentTo(acc.offsetOf(next.ts), isString ? NaN : next.v, acc.offsetOf(rs));
@@ -389,13 +396,12 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
       acc.countedUpTo(acc.offsetOf(re));
       at = re;
     }
-    rawRegion(view, series, acc, at, to, meta.type);
+    rawRegion(view, series, acc, at, to, meta.type, memo);
   }
   // the segment from the last point to the first point after the range, when the last piece reaches the end
-  const lastPiece = pieces.length > 0 ? pieces[pieces.length - 1] : null;
-  if (lastPiece && prevTo === endNs && acc.hasPrev()) {
-    const meta = requireMeta(view, lastPiece.series);
-    const after = keptAtOrAfter(view, seriesKey(lastPiece.series), endNs, keep);
+  if (lastDone !== null && prevTo === endNs && acc.hasPrev()) {
+    const meta = requireMeta(view, lastDone.series);
+    const after = keptAtOrAfter(view, seriesKey(lastDone.series), endNs, keep, memo);
     if (after) acc.segmentTo(acc.edgeOffset(after.ts), meta.type === 'string' ? NaN : after.v);
   }
   return acc.c;
