@@ -1,6 +1,7 @@
 // POST /v1/read/snapshot in a worker: per attribute, the latest point of the series its
-// binding puts behind it at the instant (the series head: no chunk decode unless the head
-// is empty or the binding has closed). Only points inside the binding count: a series
+// binding puts behind it at the instant (readSnapshot: the newest head segment's last point,
+// or the last chunk's header and quality section; a decode only when the binding has closed
+// or the quality filter drops the latest). Only points inside the binding count: a series
 // bound at from_ns answers nothing older than that for this attribute. With a quality
 // filter the latest kept point, looking back past at most PRIOR_WALK dropped points. With
 // resolve.as_of_ns (upToNs) the latest point at or before that instant.
@@ -30,7 +31,7 @@ export function readSnapshotTask(t: ReadSnapshotTask): TaskOutcome {
         const from = BigInt(seg.boundFromNs);
         let to = seg.boundToNs === null ? INT64_MAX : BigInt(seg.boundToNs);
         if (upTo !== null && upTo < to) to = upTo;
-        const last = readSnapshot(view, seg.series);
+        const last = readSnapshot(view, seg.series, true);
         if (last !== null && last.ts >= from && last.ts < to && last.quality >= keep) {
           p = { ts: last.ts, value: shapeValue(last.value, meta.type, enumSet, conv), quality: last.quality, numeric: NaN };
         } else if (last !== null && last.ts >= from) p = priorPoint(view, key, last.ts < to ? last.ts : to, from, keep, enumSet, conv);
