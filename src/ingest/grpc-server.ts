@@ -74,7 +74,9 @@ export async function startGrpcServer(core: IngestCore, opts: GrpcOptions, onErr
   const pkg = grpc.loadPackageDefinition(def) as unknown as { historian: { collector: { v1: { CollectorIngest: grpc.ServiceClientConstructor } } } };
   const server = new grpc.Server({
     'grpc.max_receive_message_length': opts.maxMessageBytes,
-    'grpc.max_send_message_length': 4 * 1024 * 1024,
+    // the welcome of a session declaring 100,000 streams is ~5 MB (more with refusals);
+    // the collector client receives up to 64 MB
+    'grpc.max_send_message_length': 64 * 1024 * 1024,
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_permit_without_calls': 1,
   });

@@ -176,12 +176,13 @@ export class IngestCore {
       refusal: opened.streams[i].refusal, pointsWritten: 0, pointsRefused: 0, batchesRejected: 0, lastTsNs: null,
     }));
     this.store.refresh();
-    for (const s of sessionStreams) {
-      if (s.accepted && s.seriesId && this.store.seriesType(s.seriesId) !== s.type) {
+    const states = this.store.streamStates(sessionStreams.map((s) => (s.accepted ? s.seriesId : null)));
+    sessionStreams.forEach((s, i) => {
+      if (s.accepted && s.seriesId && states[i]?.type !== s.type) {
         s.accepted = false;
         s.refusal = `series ${s.seriesId} is not a ${s.type} series in storage`;
       }
-    }
+    });
     const session = new IngestSession(c, epoch, identity, agent, sessionStreams, link, {
       pipeline: this.pipeline,
       tuning: this.tuning,
@@ -200,8 +201,9 @@ export class IngestCore {
       live_credit: String(this.tuning.liveCredit),
       backfill_credit: String(this.tuning.backfillCredit),
       streams: sessionStreams.map((s, i) => {
-        const last = s.accepted && s.seriesId ? this.store.lastPointNs(s.seriesId) : null;
-        const wm = s.accepted && s.seriesId ? this.store.finalisedNs(s.seriesId) : null;
+        const state = s.accepted ? states[i] : null;
+        const last = state?.lastNs ?? null;
+        const wm = state?.finalisedNs ?? null;
         if (wm !== null) c.watermarks.set(s.name, wm);
         return {
           stream: i, accepted: s.accepted, series_id: s.seriesId ?? '', refusal: s.refusal ?? '',

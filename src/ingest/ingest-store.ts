@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { SeriesStore, readSnapshot, readFinalised } from '../storage/series-store.js';
+import { SeriesStore, readSnapshot, readFinalised, readMeta } from '../storage/series-store.js';
 import { groupTrace } from './group-trace.js';
 
 /** Writes of the warm-up (see warmUpEngine): groups of WARM_BATCHES batches of WARM_POINTS points. */
@@ -20,6 +20,12 @@ export interface StoredBatchResult {
   unchanged: number;
   refused: number;
   refusals: Refusal[];
+}
+
+export interface StreamState {
+  type: ValueType;
+  lastNs: bigint | null;
+  finalisedNs: bigint | null;
 }
 
 export interface IngestStore {
@@ -36,6 +42,12 @@ export interface IngestStore {
   /** Time of the latest durable point of the series, or null when it has none. */
   lastPointNs(seriesId: string): bigint | null;
   finalisedNs(seriesId: string): bigint | null;
+  /**
+   * For each series id (null: no series): its value type, the time of its latest durable
+   * point and its finalised watermark, or null when the engine does not know it. All read
+   * on one snapshot with one meta read each (a welcome of 100,000 streams).
+   */
+  streamStates(seriesIds: ReadonlyArray<string | null>): Array<StreamState | null>;
   /** Makes the next reads see commits of other threads (series the main thread just created). */
   refresh(): void;
   close(): Promise<void>;
@@ -111,6 +123,14 @@ export class EngineIngestStore implements IngestStore {
   finalisedNs(seriesId: string): bigint | null {
     if (!this.engine.meta(seriesId)) return null;
     return this.engine.read((v) => readFinalised(v, seriesId));
+  }
+
+  streamStates(seriesIds: ReadonlyArray<string | null>): Array<StreamState | null> {
+    return this.engine.read((v) => seriesIds.map((id) => {
+      const meta = id === null ? undefined : readMeta(v, id);
+      if (meta === undefined || id === null) return null;
+      return { type: meta.type, lastNs: readSnapshot(v, id, true)?.ts ?? null, finalisedNs: meta.finalisedNs };
+    }));
   }
 
   refresh(): void {

@@ -13,7 +13,7 @@ import type { AccessTarget } from '../auth/access-types.js';
 import type { ValueType } from '../storage/encoding/chunk-types.js';
 import type { EnumSetRef, SeriesStore } from '../storage/series-store.js';
 import {
-  insertSeriesRow, listSeriesRows, seriesById, seriesBySourceName, updateWritableClassRow,
+  insertSeriesRow, insertSeriesRows, listSeriesRows, seriesById, seriesByIds, seriesBySourceName, seriesBySourceNames, updateWritableClassRow,
   SOURCE_NAME_MAX, VALUE_TYPES, type SeriesRecord, type SeriesRowFilter,
 } from './records.js';
 import { SeriesLookups } from './series-lookups.js';
@@ -41,9 +41,19 @@ function checkInput(s: CreateSeriesInput): void {
   if (s.writableClass !== undefined) checkWriterClass('writable_class', s.writableClass);
 }
 
+/** One input of ensureManyForSource: the series found or created, or why not. */
+export type EnsureOutcome = { record: SeriesRecord; created: boolean; error?: undefined } | { record?: undefined; created?: undefined; error: ServiceError };
+
+/** Series created per model transaction (and per LMDB write) by ensureManyForSource. */
+export const CREATE_BATCH = 5_000;
+/** Source names or ids looked up per query. */
+const LOOKUP_BATCH = 10_000;
+
 export class SeriesCatalogue {
   /** Records and scopes cached in process, invalidated by every model commit (series-lookups.ts). */
   private readonly lookups: SeriesLookups;
+  /** Series per model transaction in ensureManyForSource (tests lower it to see several batches). */
+  createBatchSize = CREATE_BATCH;
 
   constructor(private readonly db: Db, private readonly store: SeriesStore) {
     this.lookups = new SeriesLookups(db);
@@ -65,6 +75,121 @@ export class SeriesCatalogue {
    */
   async ensureForSource(input: CreateSeriesInput, who: Who): Promise<{ record: SeriesRecord; created: boolean }> {
     return this.createOrFind(input, who, true);
+  }
+
+  /**
+   * ensureForSource for many inputs at once (a collector declaring thousands of streams):
+   * the existing series are looked up by name in a few queries, and the missing ones are
+   * created CREATE_BATCH at a time, each batch in one model transaction (one multi-row
+   * insert, one event per series) with its LMDB metas in one write. Outcomes are per input,
+   * in order: a bad input or a type conflict is that input's error, never the others'. A
+   * batch whose transaction fails is created again one series at a
+   * time, so the failure stays with the input that caused it.
+   */
+  async ensureManyForSource(inputs: readonly CreateSeriesInput[], who: Who): Promise<EnsureOutcome[]> {
+    const out: Array<EnsureOutcome | undefined> = new Array(inputs.length);
+    const pending = new Map<string, number>(); // source name -> first input index
+    const sameNameAs: Array<[number, number]> = [];
+    inputs.forEach((input, i) => {
+      try { checkInput(input); } catch (e) {
+        if (!(e instanceof ServiceError)) throw e;
+        out[i] = { error: e };
+        return;
+      }
+      const first = pending.get(input.sourceName);
+      if (first === undefined) pending.set(input.sourceName, i);
+      else sameNameAs.push([i, first]);
+    });
+    const byName = new Map<string, SeriesRecord>();
+    const settle = (i: number, found: SeriesRecord, created: boolean) => {
+      byName.set(found.sourceName, found);
+      try { out[i] = { record: this.sameType(found, inputs[i]), created }; } catch (e) { out[i] = { error: e as ServiceError }; }
+    };
+    const names = [...pending.keys()];
+    for (let k = 0; k < names.length; k += LOOKUP_BATCH) {
+      for (const found of await seriesBySourceNames(this.db, names.slice(k, k + LOOKUP_BATCH))) {
+        const i = pending.get(found.sourceName);
+        if (i === undefined) continue;
+        pending.delete(found.sourceName);
+        settle(i, found, false);
+      }
+    }
+    const missing = [...pending.values()];
+    const size = Math.max(1, this.createBatchSize);
+    for (let k = 0; k < missing.length; k += size) {
+      const batch = missing.slice(k, k + size);
+      try {
+        const made = await this.createBatch(batch.map((i) => inputs[i]), who);
+        batch.forEach((i, j) => settle(i, made[j].record, made[j].created));
+      } catch {
+        // whatever failed the batch (a conflict in one input, an error of the database),
+        // each input is tried on its own: a ServiceError is that input's outcome, and any
+        // other error fails the call as before
+        for (const i of batch) {
+          try {
+            const r = await this.createOrFind(inputs[i], who, true);
+            byName.set(r.record.sourceName, r.record);
+            out[i] = r;
+          } catch (e2) {
+            if (!(e2 instanceof ServiceError)) throw e2;
+            out[i] = { error: e2 };
+          }
+        }
+      }
+    }
+    for (const [i, first] of sameNameAs) {
+      const found = byName.get(inputs[i].sourceName);
+      if (found) settle(i, found, false);
+      else out[i] = out[first];
+    }
+    return out as EnsureOutcome[];
+  }
+
+  /**
+   * Creates the series of these (checked, distinct) inputs in one model transaction: rows
+   * inserted together, the LMDB metas of those inserted in one write before the commit
+   * (as createOrFind), a 'created' event each. A name taken meanwhile (another writer
+   * created it) is returned as found, not created.
+   */
+  private async createBatch(inputs: readonly CreateSeriesInput[], who: Who): Promise<Array<{ record: SeriesRecord; created: boolean }>> {
+    const rows = inputs.map((input) => ({
+      id: (input.id ?? randomUUID()).toLowerCase(), sourceName: input.sourceName, valueType: input.valueType,
+      enumSetId: input.enumSet?.id ?? null, writableClass: input.writableClass ?? 'collector', createdNs: nowNs(),
+    }));
+    const reason = who.reason ?? `create ${inputs.length} series`;
+    const committed = await modelTransaction(this.db, { principal: who.principal, reason }, async (tx, txId, events) => {
+      const inserted = new Map<string, SeriesRecord>();
+      for (const r of await insertSeriesRows(tx, txId, rows)) inserted.set(r.sourceName, r);
+      const raced = new Map<string, SeriesRecord>();
+      if (inserted.size < rows.length) {
+        const taken = rows.filter((r) => !inserted.has(r.sourceName)).map((r) => r.sourceName);
+        for (const r of await seriesBySourceNames(tx, taken)) raced.set(r.sourceName, r);
+      }
+      const created = rows.map((r, i) => ({ row: r, input: inputs[i] })).filter((x) => inserted.has(x.row.sourceName));
+      await this.store.createSeriesMany(created.map(({ row, input }) => ({ id: row.id, type: row.valueType, enumSet: input.enumSet, writableClass: row.writableClass })));
+      for (const { row, input } of created) {
+        events.emit('series', row.id, 'created', { source_name: row.sourceName, value_type: row.valueType, enum_set_id: input.enumSet?.id ?? null, writable_class: row.writableClass });
+      }
+      return rows.map((r) => {
+        const rec = inserted.get(r.sourceName);
+        if (rec) return { record: rec, created: true };
+        const found = raced.get(r.sourceName);
+        // taken by a row that then vanished (deleted in between): let the caller retry one by one
+        if (!found) throw new ServiceError('conflict', `source_name: ${r.sourceName} was taken and released while it was being created`, { field: 'source_name' });
+        return { record: found, created: false };
+      });
+    });
+    return committed.result;
+  }
+
+  /** Records of these ids (absent ids are missing from the map). */
+  async getMany(ids: readonly string[]): Promise<Map<string, SeriesRecord>> {
+    const out = new Map<string, SeriesRecord>();
+    const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
+    for (let k = 0; k < unique.length; k += LOOKUP_BATCH) {
+      for (const r of await seriesByIds(this.db, unique.slice(k, k + LOOKUP_BATCH))) out.set(r.id, r);
+    }
+    return out;
   }
 
   private async createOrFind(input: CreateSeriesInput, who: Who, reuse: boolean): Promise<{ record: SeriesRecord; created: boolean }> {

@@ -104,6 +104,19 @@ export interface TransactionTiming {
 
 const VALUE_TYPES: readonly ValueType[] = ['float64', 'int64', 'boolean', 'string', 'enum'];
 
+/** Throws a 400 naming the field (prefixed) when a creation spec is malformed. */
+function checkSeriesSpec(spec: CreateSeriesSpec, at: string): void {
+  seriesKey(spec?.id, `${at}id`);
+  if (!VALUE_TYPES.includes(spec.type)) throw invalid(`${at}type`, `must be one of ${VALUE_TYPES.join(', ')}`);
+  if (typeof spec.writableClass !== 'string' || spec.writableClass.length === 0) throw invalid(`${at}writableClass`, 'must be a non-empty string');
+  if (spec.type === 'enum') {
+    const e = spec.enumSet;
+    if (!e || typeof e.id !== 'string' || !Array.isArray(e.ordinals) || !e.ordinals.every((o) => Number.isInteger(o) && o >= -0x80000000 && o <= 0x7fffffff)) {
+      throw invalid(`${at}enumSet`, 'an enum series needs {id, ordinals: int32[]}');
+    }
+  } else if (spec.enumSet !== undefined) throw invalid(`${at}enumSet`, 'only enum series have an enum set');
+}
+
 interface Pending {
   run: (ctx: TxnContext) => unknown;
   resolve: (v: unknown) => void;
@@ -149,29 +162,39 @@ export class SeriesStore {
 
   /** Creates a series; repeating an identical creation is a no-op, a different one is a conflict. */
   createSeries(spec: CreateSeriesSpec): Promise<SeriesMeta> {
-    seriesKey(spec?.id, 'id');
-    if (!VALUE_TYPES.includes(spec.type)) return Promise.reject(invalid('type', `must be one of ${VALUE_TYPES.join(', ')}`));
-    if (typeof spec.writableClass !== 'string' || spec.writableClass.length === 0) return Promise.reject(invalid('writableClass', 'must be a non-empty string'));
-    if (spec.type === 'enum') {
-      const e = spec.enumSet;
-      if (!e || typeof e.id !== 'string' || !Array.isArray(e.ordinals) || !e.ordinals.every((o) => Number.isInteger(o) && o >= -0x80000000 && o <= 0x7fffffff)) {
-        return Promise.reject(invalid('enumSet', 'an enum series needs {id, ordinals: int32[]}'));
-      }
-    } else if (spec.enumSet !== undefined) return Promise.reject(invalid('enumSet', 'only enum series have an enum set'));
-    return this.enqueue((ctx) => {
-      const existing = ctx.meta(spec.id);
-      if (existing) {
-        if (existing.type !== spec.type) throw new ServiceError('conflict', `series ${spec.id} exists with type ${existing.type}`);
-        return structuredClone(existing); // the decoded meta is shared with later transactions
-      }
-      const meta: SeriesMeta = {
-        id: spec.id.toLowerCase(), type: spec.type, enumSet: spec.enumSet ? { id: spec.enumSet.id, ordinals: [...spec.enumSet.ordinals] } : null,
-        writableClass: spec.writableClass, finalisedNs: null, declaredGaps: [], lifecycle: null, lossyRanges: [],
-        createdNs: nowNs(),
-      };
-      this.putMeta(ctx, meta);
-      return meta;
-    });
+    try { checkSeriesSpec(spec, ''); } catch (e) { return Promise.reject(e); }
+    return this.enqueue((ctx) => this.createInTxn(ctx, spec));
+  }
+
+  /**
+   * Creates many series in one transaction and one flush to disk (ingest declares streams
+   * by the thousand). Each is as createSeries; any bad spec or conflict fails the whole call
+   * and nothing of it is written.
+   */
+  createSeriesMany(specs: readonly CreateSeriesSpec[]): Promise<SeriesMeta[]> {
+    try {
+      if (!Array.isArray(specs)) throw invalid('specs', 'must be an array');
+      specs.forEach((spec, i) => checkSeriesSpec(spec, `specs[${i}].`));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (specs.length === 0) return Promise.resolve([]);
+    return this.enqueue((ctx) => specs.map((spec) => this.createInTxn(ctx, spec)));
+  }
+
+  private createInTxn(ctx: TxnContext, spec: CreateSeriesSpec): SeriesMeta {
+    const existing = ctx.meta(spec.id);
+    if (existing) {
+      if (existing.type !== spec.type) throw new ServiceError('conflict', `series ${spec.id} exists with type ${existing.type}`);
+      return structuredClone(existing); // the decoded meta is shared with later transactions
+    }
+    const meta: SeriesMeta = {
+      id: spec.id.toLowerCase(), type: spec.type, enumSet: spec.enumSet ? { id: spec.enumSet.id, ordinals: [...spec.enumSet.ordinals] } : null,
+      writableClass: spec.writableClass, finalisedNs: null, declaredGaps: [], lifecycle: null, lossyRanges: [],
+      createdNs: nowNs(),
+    };
+    this.putMeta(ctx, meta);
+    return meta;
   }
 
   /** Writes batches of many series in one durable group commit; see the file header. */
