@@ -61,13 +61,19 @@ async function client(plan: Plan): Promise<Record<string, unknown>> {
   };
   const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
   /** One warm-up, then `n` timed runs: the median ms, and the last body. */
+  // a failing read is recorded (`<name>_error`) and the others still run; its body is then empty
   const timed = async (name: string, n: number, run: () => Promise<{ ms: number; bytes: number; body: Uint8Array }>) => {
-    let last = await run();
-    const ms: number[] = [];
-    for (let i = 0; i < n; i++) { last = await run(); ms.push(last.ms); }
-    out[`${name}_ms_p50`] = +median(ms).toFixed(2);
-    out[`${name}_bytes`] = last.bytes;
-    return last.body;
+    try {
+      let last = await run();
+      const ms: number[] = [];
+      for (let i = 0; i < n; i++) { last = await run(); ms.push(last.ms); }
+      out[`${name}_ms_p50`] = +median(ms).toFixed(2);
+      out[`${name}_bytes`] = last.bytes;
+      return last.body;
+    } catch (e) {
+      out[`${name}_error`] = String((e as Error).cause ?? (e as Error).message).slice(0, 300);
+      return Buffer.from('[]');
+    }
   };
   const fleet = { select: { kind: 'all' }, scope: { under: { kind: 'path', content: plan.fleet } } };
   const R = plan.repeat;
@@ -80,7 +86,7 @@ async function client(plan: Plan): Promise<Record<string, unknown>> {
 
   const one = { select: { kind: 'attribute_ids', content: [plan.oneAttribute] }, scope: {} };
   const raw1 = await timed('raw_one_attribute_json', R * 3, () => post('/v1/read/raw', { resolve: one, start_ns: BigInt(plan.fleetStart), end_ns: BigInt(plan.fleetEnd) }));
-  out.raw_one_attribute_points = (parseJson(raw1) as Array<{ segments: Array<{ points: unknown[] }> }>)[0].segments.reduce((a, s) => a + s.points.length, 0);
+  out.raw_one_attribute_points = (parseJson(raw1) as Array<{ segments: Array<{ points: unknown[] }> }>)[0]?.segments.reduce((a, s) => a + s.points.length, 0);
 
   const hour = { start_ns: BigInt(plan.hourStart), end_ns: BigInt(plan.hourEnd), max_points: 10_000_000 };
   const rawJson = await timed('raw_hour_all_numeric_json', R, () => post('/v1/read/raw', { resolve: fleet, ...hour }));
@@ -93,7 +99,7 @@ async function client(plan: Plan): Promise<Record<string, unknown>> {
   const bigRange = { start_ns: BigInt(plan.bigStart), end_ns: BigInt(plan.bigEnd) };
   const rollupStats = ['count', 'min', 'max', 'first', 'last', 'twa', 'percent_good'];
   const sum = await timed('summary_big_1d_rollup_stats', R * 3, () => post('/v1/read/summary', { resolve: bigOne, ...bigRange, interval: '1d', stats: rollupStats }));
-  out.summary_big_1d_intervals = (parseJson(sum) as Array<{ intervals: unknown[] }>)[0].intervals.length;
+  out.summary_big_1d_intervals = (parseJson(sum) as Array<{ intervals: unknown[] }>)[0]?.intervals.length;
   await timed('summary_big_1d_all_stats', Math.max(1, Math.floor(R / 3)), () => post('/v1/read/summary', { resolve: bigOne, ...bigRange, interval: '1d', stats: ['count', 'min', 'max', 'first', 'last', 'mean', 'twa', 'range', 'stddev', 'percent_good', 'duration_good_ns', 'duration_bad_ns', 'duration_uncertain_ns'] }));
   const twa = await timed('summary_1m_twa_hour_all_numeric', R, () => post('/v1/read/summary', { resolve: fleet, start_ns: hour.start_ns, end_ns: hour.end_ns, interval: '1m', stats: ['twa'] }));
   out.summary_1m_twa_attributes = (parseJson(twa) as unknown[]).length;
