@@ -26,7 +26,6 @@ export function readSnapshotTask(t: ReadSnapshotTask): TaskOutcome {
       let p: ExactPoint | null = null;
       const meta = seg === undefined ? undefined : readMeta(view, seg.series);
       if (seg !== undefined && meta !== undefined) {
-        const key = keyOf(seg.series);
         const enumSet = meta.enumSet?.id ?? null;
         const from = BigInt(seg.boundFromNs);
         let to = seg.boundToNs === null ? INT64_MAX : BigInt(seg.boundToNs);
@@ -34,7 +33,7 @@ export function readSnapshotTask(t: ReadSnapshotTask): TaskOutcome {
         const last = readSnapshot(view, seg.series, true);
         if (last !== null && last.ts >= from && last.ts < to && last.quality >= keep) {
           p = { ts: last.ts, value: shapeValue(last.value, meta.type, enumSet, conv), quality: last.quality, numeric: NaN };
-        } else if (last !== null && last.ts >= from) p = priorPoint(view, key, last.ts < to ? last.ts : to, from, keep, enumSet, conv);
+        } else if (last !== null && last.ts >= from) p = priorPoint(view, keyOf(seg.series), last.ts < to ? last.ts : to, from, keep, enumSet, conv);
         points++;
       }
       const provenance: Record<string, unknown> = { ...base };
