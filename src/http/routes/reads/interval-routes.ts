@@ -1,10 +1,9 @@
 // The interval reads of the Resolved reads area: summary (per-interval statistics) and
-// render (the series render through resolution). Both resolve on this thread, then split
-// the attributes over the read pool (one task per worker past SPLIT_AT attributes) and join
-// the tasks' bodies. Scope "each resolved result": attributes the caller may not read are
+// render (the series render through resolution). Both resolve on this thread, then run
+// over the read pool in slices joined into one body, as the point reads do (split-tasks.ts). Scope "each resolved result": attributes the caller may not read are
 // left out, never refused.
 import { Type } from '@sinclair/typebox';
-import { defineRoute, type AnyRoute, type HandlerContext, type Reply } from '../../route.js';
+import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
 import { invalid } from '../../../errors.js';
 import { Int64, Nullable, Uuid } from '../../schemas/common.js';
 import { resolveRead, type ResolveRequest } from '../../../reads/read-resolution.js';
@@ -12,16 +11,13 @@ import { unitPlans, type ReadUnitsRequest } from '../../../reads/read-units.js';
 import { readTaskBase } from '../../../reads/read-plan.js';
 import { parseInterval, summaryBoundaries, totalPlans } from '../../../reads/read-summary.js';
 import { MSGPACK_TYPE, SUMMARY_STATS, type BodyFormat, type SummaryStat } from '../../../workers/task-protocol.js';
-import type { ReadBody } from '../../../workers/read-pool.js';
-import type { PlanAttribute, ResolvedTaskBase } from '../../../workers/resolved-points.js';
 import { RENDER_STATS } from '../../../storage/series-store.js';
+import { runSliced } from './split-tasks.js';
 import { ExcludeQuality, Provenance, readBodyMembers, windowMembers, bareArray } from './schemas.js';
 
 const AREA = 'Reads';
 const READ = { kind: 'capability', capability: 'read', scope: 'each-result' } as const;
 const BODY_LIMIT = 16 * 1024 * 1024;
-/** Below this many attributes one task answers; above, one task per worker (joined here). */
-const SPLIT_AT = 32;
 /** Most interval cells (attributes x intervals) one summary answers. */
 const MAX_CELLS = 10_000_000;
 const closed = { additionalProperties: false } as const;
@@ -80,48 +76,6 @@ function window(b: { start_ns: number | bigint; end_ns: number | bigint }): { st
   return { startNs, endNs };
 }
 
-/** Runs one task per slice of attributes (one slice per worker past SPLIT_AT) and joins their bodies. */
-async function runSplit<E extends object>(ctx: HandlerContext, name: 'readSummary' | 'readRender', base: ResolvedTaskBase, extra: (slice: PlanAttribute[], from: number) => E): Promise<Reply> {
-  const pool = ctx.service.parts.readPool;
-  const attrs = base.attributes;
-  const parts = attrs.length < SPLIT_AT ? 1 : pool.threads;
-  if (parts === 1) {
-    const b = await pool.run(name, { ...base, ...extra(attrs, 0), fragment: false } as never, ctx.signal);
-    return { kind: 'bytes', contentType: b.contentType, bytes: b.bytes, release: b.release };
-  }
-  const size = Math.ceil(attrs.length / parts);
-  const slices: Array<[number, PlanAttribute[]]> = [];
-  for (let from = 0; from < attrs.length; from += size) slices.push([from, attrs.slice(from, from + size)]);
-  const bodies = await Promise.all(slices.map(([from, slice]) => pool.run(name, { ...base, attributes: slice, ...extra(slice, from), fragment: true } as never, ctx.signal)));
-  return { kind: 'bytes', contentType: bodies[0].contentType, bytes: join(bodies, base.format, attrs.length), release: () => undefined };
-}
-
-/** The tasks' item lists as one array body; the slabs go back to their workers. */
-function join(bodies: ReadBody[], format: BodyFormat, count: number): Uint8Array {
-  try {
-    const header = format === 'msgpack' ? arrayHeader(count) : Buffer.from('[');
-    let size = header.length + (format === 'json' ? bodies.length : 0);
-    for (const b of bodies) size += b.bytes.length;
-    const out = new Uint8Array(size);
-    out.set(header, 0);
-    let at = header.length;
-    bodies.forEach((b, i) => {
-      if (format === 'json' && i > 0) out[at++] = 0x2c;
-      out.set(b.bytes, at); at += b.bytes.length;
-    });
-    if (format === 'json') out[at++] = 0x5d;
-    return out.subarray(0, at);
-  } finally {
-    for (const b of bodies) b.release();
-  }
-}
-
-function arrayHeader(n: number): Uint8Array {
-  if (n < 16) return Uint8Array.of(0x90 | n);
-  if (n < 65536) return Uint8Array.of(0xdc, n >> 8, n & 0xff);
-  return Uint8Array.of(0xdd, (n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
-}
-
 interface IntervalBody { resolve: unknown; units?: ReadUnitsRequest; start_ns: number | bigint; end_ns: number | bigint; exclude_quality?: 'bad' | 'bad_and_uncertain' }
 
 async function plan(ctx: HandlerContext, body: IntervalBody, w: { startNs: bigint; endNs: bigint }, format: BodyFormat) {
@@ -147,7 +101,7 @@ export function intervalReadRoutes(): AnyRoute[] {
         if (cells > MAX_CELLS) throw invalid('interval', `gives ${cells} interval rows over ${r.attributes.length} attributes, more than ${MAX_CELLS}; widen the interval, narrow the window or the selection`);
         const totals = stats.includes('total') ? await totalPlans(ctx.service, r.attributes) : r.attributes.map(() => null);
         const bounds = Array.from(boundaries, String);
-        return runSplit(ctx, 'readSummary', base, (_slice, from) => ({ boundaries: bounds, stats, totals: totals.slice(from, from + _slice.length) }));
+        return runSliced(ctx, 'readSummary', base, (_slice, from) => ({ boundaries: bounds, stats, totals: totals.slice(from, from + _slice.length) }));
       },
     }),
     defineRoute({
@@ -161,7 +115,7 @@ export function intervalReadRoutes(): AnyRoute[] {
         const mode = ctx.body.mode ?? 'significant-points';
         if (mode === 'significant-points' && ctx.body.stat !== undefined) throw invalid('stat', 'applies to mode=minmax-band only');
         const { base } = await plan(ctx, ctx.body, w, bulkFormat(ctx));
-        return runSplit(ctx, 'readRender', base, () => ({ width: ctx.body.width, mode, stat: ctx.body.stat ?? null }));
+        return runSliced(ctx, 'readRender', base, () => ({ width: ctx.body.width, mode, stat: ctx.body.stat ?? null }));
       },
     }),
   ];
