@@ -22,7 +22,7 @@
 import type { PointColumns, ValueType } from '../storage/encoding/chunk-types.js';
 import { valueBytes } from '../storage/series-store.js';
 import type { BodySink } from '../body-sink.js';
-import { mpString, splitWords } from './msgpack-bytes.js';
+import { mpKey, mpMapHeader, mpString, splitWords } from './msgpack-bytes.js';
 
 const INV_TWO32 = 1 / 4294967296;
 
@@ -132,6 +132,15 @@ export class ColumnPage {
 
   get qualityEncoding(): QualityEncoding {
     return this.qualityWide ? 'uint32le' : 'uint8';
+  }
+
+  /** The page's `encoding` member (msgpack): how to read each column's bytes; after finish(). */
+  writeEncodings(sink: BodySink): void {
+    sink.bytes(mpKey('encoding'));
+    mpMapHeader(sink, 3);
+    sink.bytes(mpKey('ts_ns')); mpString(sink, 'int64le');
+    sink.bytes(mpKey('value')); mpString(sink, this.valueEncoding);
+    sink.bytes(mpKey('quality')); mpString(sink, this.qualityEncoding);
   }
 
   /** Writes the map and bin headers around the gathered columns, closes the gaps a short page leaves, and moves the sink past the map. */

@@ -176,11 +176,7 @@ function writeColumnsPage(view: ReadView, sink: BodySink, t: RawTask, series: Bu
   }
   page.finish();
   sink.view.setUint32(countAt, page.count);
-  sink.bytes(mpKey('encoding'));
-  mpMapHeader(sink, 3);
-  sink.bytes(mpKey('ts_ns')); mpString(sink, 'int64le');
-  sink.bytes(mpKey('value')); mpString(sink, page.valueEncoding);
-  sink.bytes(mpKey('quality')); mpString(sink, page.qualityEncoding);
+  page.writeEncodings(sink);
   sink.bytes(mpKey('next_cursor'));
   const cursor = nextCursor(t.series, got.more, got.lastTs);
   if (cursor === null) mpNil(sink); else mpString(sink, cursor);

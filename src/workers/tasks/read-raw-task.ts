@@ -213,11 +213,7 @@ function writeColumnsSegment(view: ReadView, sink: BodySink, t: ReadRawTask, ser
     }
     page.finish();
     sink.view.setUint32(countAt, page.count);
-    sink.bytes(mpKey('encoding'));
-    mpMapHeader(sink, 3);
-    sink.bytes(mpKey('ts_ns')); mpString(sink, 'int64le');
-    sink.bytes(mpKey('value')); mpString(sink, page.valueEncoding);
-    sink.bytes(mpKey('quality')); mpString(sink, page.qualityEncoding);
+    page.writeEncodings(sink);
     budget.left -= page.count;
     return page.count;
   }
