@@ -73,7 +73,10 @@ t.test('layout=columns over real HTTP, msgpack and JSON, decodes to exactly the 
       t.equal(r.status, 200);
       const b = r.json as { points: Array<{ ts_ns: bigint | number; value: unknown; quality: number }>; next_cursor: string | null };
       // the lossless JSON parser gives int64 values within 2^53 as numbers
-      for (const p of b.points) rows.push(key(p.ts_ns, s.valueType === 'int64' ? BigInt(p.value as number | bigint) : p.value, p.quality));
+      // rows name each enum member too (`member`); the columns layouts carry bare ordinals with the set
+      const same = (v: unknown) => s.valueType === 'int64' ? BigInt(v as number | bigint)
+        : s.valueType === 'enum' ? { enum_set: (v as { enum_set: string }).enum_set, ordinal: (v as { ordinal: number }).ordinal } : v;
+      for (const p of b.points) rows.push(key(p.ts_ns, same(p.value), p.quality));
       cursor = b.next_cursor;
     } while (cursor !== null);
 
