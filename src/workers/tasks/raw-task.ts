@@ -18,7 +18,7 @@ import { listRange, scanChunks, scanRange, visitHead, type RunVisitor } from '..
 import { readOpenColumns } from '../../storage/series-store.js';
 import { seriesKey } from '../../storage/series-store.js';
 import { invalid } from '../../errors.js';
-import { mpInt64Big, mpKey, mpMapHeader, mpNil, mpString, mpUint } from '../msgpack-bytes.js';
+import { mpArray32Reserved, mpInt64Big, mpKey, mpMapHeader, mpNil, mpString, mpUint } from '../msgpack-bytes.js';
 import { writeJsonPoints } from '../raw-points-json.js';
 import { writeMsgpackPoints } from '../raw-points-msgpack.js';
 import { EnumMemberText, type EnumMemberNames } from '../enum-member-text.js';
@@ -76,10 +76,7 @@ export function rawTask(t: RawTask & { members?: EnumMemberNames | null }): Task
       sink.bytes(mpKey('start_ns')); mpInt64Big(sink, startNs);
       sink.bytes(mpKey('end_ns')); mpInt64Big(sink, endNs);
       sink.bytes(mpKey('points'));
-      sink.reserve(5);
-      sink.buf[sink.pos] = 0xdd;
-      countAt = sink.pos + 1;
-      sink.pos += 5;
+      countAt = mpArray32Reserved(sink);
     }
     let n = 0;
     let more = false;

@@ -18,7 +18,7 @@ import type { BodySink } from '../../body-sink.js';
 import { stringifyJson } from '../../json/json.js';
 import { writeJsonPoints } from '../raw-points-json.js';
 import { writeMsgpackPoints } from '../raw-points-msgpack.js';
-import { mpArrayHeader, mpKey, mpMapHeader, mpString } from '../msgpack-bytes.js';
+import { mpArray32Reserved, mpArrayHeader, mpKey, mpMapHeader, mpString } from '../msgpack-bytes.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type ReadRawTask, type TaskOutcome } from '../task-protocol.js';
 import {
@@ -103,10 +103,7 @@ function writeAttribute(view: ReadView, sink: BodySink, t: ReadRawTask, a: PlanA
       sink.bytes(mpKey('start_ns')); mpAny(sink, startNs);
       sink.bytes(mpKey('end_ns')); mpAny(sink, endNs);
       sink.bytes(mpKey('points'));
-      sink.reserve(5);
-      sink.buf[sink.pos] = 0xdd;
-      countAt = sink.pos + 1;
-      sink.pos += 5;
+      countAt = mpArray32Reserved(sink);
     } else {
       sink.ascii(`${s > 0 ? ',' : ''}{"series":"${seg.series}","start_ns":${startNs},"end_ns":${endNs},"points":[`);
     }
