@@ -18,6 +18,9 @@ import { seedSystemRegistries } from './model/registries/registry-writes.js';
 import { startSeriesPart } from './series/series-part.js';
 import { IngestHost } from './ingest/ingest-host.js';
 import { LiveHub } from './reads/live/live-hub.js';
+import { startCalcPart } from './calc/calc-part.js';
+import { startEpisodesPart } from './episodes/episodes-part.js';
+import { startAnnotationsPart } from './annotations/annotations-part.js';
 
 export interface RunningService {
   context: ServiceContext;
@@ -71,6 +74,10 @@ export async function startService(config: Config, log: Logger, opts: StartOptio
     const live = new LiveHub(context, ingest);
     context.parts.live = live;
     closers.push(async () => live.close());
+    // Areas over resolved reads: calculations, episodes (their triggers use calculations), annotations.
+    closers.push(await startCalcPart(context));
+    closers.push(await startEpisodesPart(context));
+    closers.push(await startAnnotationsPart(context));
 
     const http = await startHttpServer(context, [...allRoutes(), ...(opts.extraRoutes ?? [])]);
     let stopped: Promise<void> | null = null;

@@ -31,6 +31,12 @@ const LAYERS: Array<[string, number]> = [
   ['series/', 34],
   // Resolved reads: the model and the data meet (resolution, the read routes' planning, live updates).
   ['reads/', 35],
+  // Areas built on resolved reads: calculations read their inputs through resolution;
+  // episodes evaluate their triggers and captures with the calculation engine; displays
+  // resolve widgets over the model, episodes and annotations.
+  ['calc/', 36], ['annotations/', 36],
+  ['episodes/', 37],
+  ['displays/', 38],
   // Front ends: the gRPC collector stream (it authenticates collectors and creates
   // series, so it sits above the domain) and REST.
   ['ingest/', 40],

@@ -14,6 +14,11 @@ import { backgroundWorkRoutes } from './background-work/routes.js';
 import { collectorsRoutes } from './collectors/routes.js';
 import { modelRoutes } from './model/routes.js';
 import { readRoutes } from './reads/routes.js';
+import { calcRoutes } from './calc/routes.js';
+import { episodeRoutes } from './episodes/routes.js';
+import { annotationRoutes } from './annotations/routes.js';
+import { displayRoutes } from './displays/routes.js';
+import { portalRoutes } from './portal/routes.js';
 
 export const CONTRACT_VERSION = '0.1.0';
 
@@ -31,6 +36,11 @@ export function allRoutes(): AnyRoute[] {
     ...collectorsRoutes(),
     ...modelRoutes(),
     ...readRoutes(),
+    ...calcRoutes(),
+    ...episodeRoutes(),
+    ...annotationRoutes(),
+    ...displayRoutes(),
+    ...portalRoutes(),
   ];
   routes.push(...serviceRoutes(() => contract));
   contract = buildContract(routes, { version: CONTRACT_VERSION });
