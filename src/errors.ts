@@ -40,6 +40,8 @@ export const ERROR_CODES = {
   'shutting-down': { status: 503, meaning: 'The service is stopping and accepts no new work.' },
   'storage-full': { status: 503, meaning: 'Free disk space is below the threshold; writes are refused, reads still work.' },
   'chunk-corrupt': { status: 500, meaning: 'A stored chunk failed its checksum; no value from it is returned.' },
+  // portal (issue 30)
+  'portal-not-built': { status: 503, meaning: 'The portal\'s files are missing (dist/portal): run npm run build.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
