@@ -42,6 +42,10 @@ export const ERROR_CODES = {
   'chunk-corrupt': { status: 500, meaning: 'A stored chunk failed its checksum; no value from it is returned.' },
   // portal (issue 30)
   'portal-not-built': { status: 503, meaning: 'The portal\'s files are missing (dist/portal): run npm run build.' },
+  // Episodes (issue #28): the rule an episode broke is named in details.rule.
+  'episode-rule': { status: 400, meaning: 'An episode breaks a rule of its template (details.rule: role-unknown, role-cardinality, role-required, permitted-children, attribute-unknown); details.field names the member.' },
+  'episode-overlap': { status: 409, meaning: 'The template forbids overlapping episodes on one asset (forbidden-per-asset) or on one asset in one role (forbidden-per-role); details.episode_id names the episode in the way.' },
+  'episode-state': { status: 409, meaning: 'The episode is not in a state that allows the change (closing a closed or void episode, editing a void one); details.state is its state.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
