@@ -40,6 +40,12 @@ export const ERROR_CODES = {
   'shutting-down': { status: 503, meaning: 'The service is stopping and accepts no new work.' },
   'storage-full': { status: 503, meaning: 'Free disk space is below the threshold; writes are refused, reads still work.' },
   'chunk-corrupt': { status: 500, meaning: 'A stored chunk failed its checksum; no value from it is returned.' },
+  // Calculations: the expression language (src/calc/expression).
+  'invalid-expression': { status: 400, meaning: 'An expression does not parse; details: field, position {offset, line, column}, expected (what could come there), found.' },
+  'unknown-reference': { status: 400, meaning: 'An expression names an attribute, unit, enum member or function that does not exist; details: field, reference, position.' },
+  'unit-mismatch': { status: 400, meaning: 'unit_check strict: operands of different quantity kinds are added, compared or combined, or the result\'s kind differs from the output attribute\'s; details: field, left and right {text, quantity_kind}, position.' },
+  'type-mismatch': { status: 400, meaning: 'An expression combines values of incompatible types (number, bool, string, enum) or gives a result the output attribute cannot hold; details: field, expected, found, position.' },
+  'calc-cycle': { status: 400, meaning: 'A calculation rule\'s output feeds its own input, directly or through other rules; details.cycle lists each step {rule_id, output, input}.' },
   // portal (issue 30)
   'portal-not-built': { status: 503, meaning: 'The portal\'s files are missing (dist/portal): run npm run build.' },
   // Episodes (issue #28): the rule an episode broke is named in details.rule.
