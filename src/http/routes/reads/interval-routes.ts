@@ -13,7 +13,8 @@ import { parseInterval, summaryBoundaries, totalPlans } from '../../../reads/rea
 import { MSGPACK_TYPE, SUMMARY_STATS, type BodyFormat, type SummaryStat } from '../../../workers/task-protocol.js';
 import { RENDER_STATS } from '../../../storage/series-store.js';
 import { runSliced } from './split-tasks.js';
-import { ExcludeQuality, Provenance, readBodyMembers, windowMembers, bareArray } from './schemas.js';
+import { attachToRead } from './read-attachments.js';
+import { ExcludeQuality, Provenance, readBodyMembers, windowMembers, bareArray, attachRequestMembers, attachedResultMembers } from './schemas.js';
 
 const AREA = 'Reads';
 const READ = { kind: 'capability', capability: 'read', scope: 'each-result' } as const;
@@ -25,7 +26,7 @@ const closed = { additionalProperties: false } as const;
 const bulkFormat = (ctx: HandlerContext): BodyFormat => (ctx.accepts(MSGPACK_TYPE) ? 'msgpack' : 'json');
 
 const SummaryBody = Type.Object({
-  ...readBodyMembers, ...windowMembers,
+  ...readBodyMembers, ...attachRequestMembers, ...windowMembers,
   interval: Type.Union([
     Type.String({ pattern: '^[0-9]{1,15}(ns|us|ms|s|m|h|d)$', 'x-expected': 'a duration such as `500ms`, `30s`, `15m`, `1h` or `1d` (digits, then ns, us, ms, s, m, h or d)' }),
     Int64({ minimum: 1 }),
@@ -56,10 +57,11 @@ const SummaryItem = Type.Object({
   total_unit_id: Type.Optional(Nullable(Uuid({ description: 'The unit of total: the canonical unit of the quantity kind the attribute\'s kind integrates to; null when it integrates to none' }))),
   intervals: Type.Array(SummaryInterval),
   provenance: Provenance,
+  ...attachedResultMembers,
 }, closed);
 
 const RenderBody = Type.Object({
-  ...readBodyMembers, ...windowMembers,
+  ...readBodyMembers, ...attachRequestMembers, ...windowMembers,
   width: Type.Integer({ minimum: 0, maximum: 100_000, description: 'Pixel columns' }),
   mode: Type.Optional(Type.Union([Type.Literal('significant-points'), Type.Literal('minmax-band')])),
   stat: Type.Optional(Type.Union(RENDER_STATS.map((s) => Type.Literal(s)), { description: 'minmax-band only: one statistic per column' })),
@@ -68,6 +70,7 @@ const RenderItem = Type.Object({
   attribute_id: Uuid(), path: Type.String(), unit_id: Nullable(Uuid()),
   render: Nullable(Type.Unknown({ description: 'The body GET /v1/series/{uuid}/render answers, drawn from the union of the attribute\'s segments (transitions add kind "binding" where a segment starts inside the range); null for string values or no binding in the range' })),
   provenance: Provenance,
+  ...attachedResultMembers,
 }, closed);
 
 function window(b: { start_ns: number | bigint; end_ns: number | bigint }): { startNs: bigint; endNs: bigint } {
@@ -101,7 +104,8 @@ export function intervalReadRoutes(): AnyRoute[] {
         if (cells > MAX_CELLS) throw invalid('interval', `gives ${cells} interval rows over ${r.attributes.length} attributes, more than ${MAX_CELLS}; widen the interval, narrow the window or the selection`);
         const totals = stats.includes('total') ? await totalPlans(ctx.service, r.attributes) : r.attributes.map(() => null);
         const bounds = Array.from(boundaries, String);
-        return runSliced(ctx, 'readSummary', base, (_slice, from) => ({ boundaries: bounds, stats, totals: totals.slice(from, from + _slice.length) }));
+        const reply = await runSliced(ctx, 'readSummary', base, (_slice, from) => ({ boundaries: bounds, stats, totals: totals.slice(from, from + _slice.length) }));
+        return attachToRead(ctx, ctx.body, r.attributes, w, reply);
       },
     }),
     defineRoute({
@@ -114,8 +118,9 @@ export function intervalReadRoutes(): AnyRoute[] {
         const w = window(ctx.body);
         const mode = ctx.body.mode ?? 'significant-points';
         if (mode === 'significant-points' && ctx.body.stat !== undefined) throw invalid('stat', 'applies to mode=minmax-band only');
-        const { base } = await plan(ctx, ctx.body, w, bulkFormat(ctx));
-        return runSliced(ctx, 'readRender', base, () => ({ width: ctx.body.width, mode, stat: ctx.body.stat ?? null }));
+        const { r, base } = await plan(ctx, ctx.body, w, bulkFormat(ctx));
+        const reply = await runSliced(ctx, 'readRender', base, () => ({ width: ctx.body.width, mode, stat: ctx.body.stat ?? null }));
+        return attachToRead(ctx, ctx.body, r.attributes, w, reply);
       },
     }),
   ];

@@ -6,6 +6,7 @@
 // caller may not read are left out of the answer, never refused.
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
 import { runSliced } from './split-tasks.js';
+import { attachToRead } from './read-attachments.js';
 import { invalid } from '../../../errors.js';
 import { nowNs } from '../../../clock.js';
 import { resolveRead, type ReadResolution, type ResolveRequest } from '../../../reads/read-resolution.js';
@@ -54,9 +55,10 @@ export function pointReadRoutes(): AnyRoute[] {
       handler: async (ctx) => {
         const req = ctx.body.resolve as ResolveRequest;
         const at = req.as_of_ns == null ? null : BigInt(req.as_of_ns);
-        const { base } = await planned(ctx, ctx.body, { atNs: at ?? nowNs() }, req, { format: bulkFormat(ctx) });
+        const w = { atNs: at ?? nowNs() };
+        const { r, base } = await planned(ctx, ctx.body, w, req, { format: bulkFormat(ctx) });
         const upToNs = at === null ? null : String(at);
-        return runSliced(ctx, 'readSnapshot', base, () => ({ upToNs }));
+        return attachToRead(ctx, ctx.body, r.attributes, w, await runSliced(ctx, 'readSnapshot', base, () => ({ upToNs })));
       },
     }),
     defineRoute({
@@ -67,10 +69,10 @@ export function pointReadRoutes(): AnyRoute[] {
       errors: [400, 503],
       handler: async (ctx) => {
         const w = window(ctx.body);
-        const { base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: bulkFormat(ctx) });
+        const { r, base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: bulkFormat(ctx) });
         const includePrior = ctx.body.include_prior ?? false;
         const layout = ctx.body.layout ?? 'rows';
-        return runSliced(ctx, 'readRaw', base, () => ({ includePrior, layout }), { limitPoints: true });
+        return attachToRead(ctx, ctx.body, r.attributes, w, await runSliced(ctx, 'readRaw', base, () => ({ includePrior, layout }), { limitPoints: true }));
       },
     }),
     defineRoute({
@@ -82,9 +84,9 @@ export function pointReadRoutes(): AnyRoute[] {
       handler: async (ctx) => {
         const instants = [...new Set(ctx.body.instants.map((x) => BigInt(x)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
         const w = { startNs: instants[0], endNs: instants[instants.length - 1] + 1n };
-        const { base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: bulkFormat(ctx) });
+        const { r, base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: bulkFormat(ctx) });
         const text = instants.map(String);
-        return runSliced(ctx, 'readAt', base, () => ({ instants: text, grid: null }));
+        return attachToRead(ctx, ctx.body, r.attributes, w, await runSliced(ctx, 'readAt', base, () => ({ instants: text, grid: null })));
       },
     }),
     defineRoute({
@@ -98,9 +100,9 @@ export function pointReadRoutes(): AnyRoute[] {
         const interval = BigInt(ctx.body.interval_ns);
         const count = (w.endNs - w.startNs + interval - 1n) / interval;
         if (count > BigInt(MAX_INSTANTS)) throw invalid('interval_ns', `gives ${count} samples per attribute, more than ${MAX_INSTANTS}; widen the interval or narrow the window`);
-        const { base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: bulkFormat(ctx) });
+        const { r, base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: bulkFormat(ctx) });
         const grid = { startNs: String(w.startNs), intervalNs: String(interval), count: Number(count) };
-        return runSliced(ctx, 'readAt', base, () => ({ instants: null, grid }));
+        return attachToRead(ctx, ctx.body, r.attributes, w, await runSliced(ctx, 'readAt', base, () => ({ instants: null, grid })));
       },
     }),
     defineRoute({
@@ -115,8 +117,8 @@ export function pointReadRoutes(): AnyRoute[] {
         const req = ctx.body.resolve as ResolveRequest;
         // the model as the reader saw it then, unless the body asks for another model instant
         const asked: ResolveRequest = req.as_of_ns == null ? { ...req, as_of_ns: knownAt } : req;
-        const { base } = await planned(ctx, ctx.body, w, asked, { format: bulkFormat(ctx) });
-        return runSliced(ctx, 'readAsOf', base, () => ({ knownAtNs: String(knownAt) }), { limitPoints: true });
+        const { r, base } = await planned(ctx, ctx.body, w, asked, { format: bulkFormat(ctx) });
+        return attachToRead(ctx, ctx.body, r.attributes, w, await runSliced(ctx, 'readAsOf', base, () => ({ knownAtNs: String(knownAt) }), { limitPoints: true }));
       },
     }),
     defineRoute({

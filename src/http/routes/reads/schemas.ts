@@ -52,6 +52,37 @@ export const readBodyMembers = {
   resolve: ReadResolve,
   units: Type.Optional(ReadUnits),
 };
+/**
+ * What a read may ask to have attached to each attribute's result (spec "Resolved reads":
+ * attached additively per attribute; read-attachments.ts). On every read that answers
+ * attributes over a window or at an instant: snapshot, raw, at, sampled, as-of, summary,
+ * render. Not on raw-audit (an edit log, not data) nor on live subscriptions.
+ */
+export const attachRequestMembers = {
+  include_annotations: Type.Optional(Type.Boolean({ description: 'Attach `annotations`: the annotations on each attribute (or its asset) overlapping the read\'s window' })),
+  annotations_cluster_px: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, description: 'Merge annotations closer than this many pixels at the read\'s width (render: `width`; other reads: 1,000 pixels over the window) into clusters with counts and the range covered; 0 or absent: no clustering' })),
+  include_episodes: Type.Optional(AnyJson({ description: 'Attach `episodes`: the episodes over each attribute\'s asset in the window' })),
+  include_lineage: Type.Optional(Type.Boolean({ description: 'Attach `lineage` (also as provenance.lineage) for computed attributes' })),
+};
+
+/** An annotation as a read attaches it (spec Annotation, reduced), or a cluster of several. */
+export const AnnotationOnRead = Type.Object({
+  annotation_id: Type.Optional(Uuid()),
+  start_ns: Int64(), end_ns: Int64(),
+  text: Type.Optional(Nullable(Type.String())),
+  tags: Type.Optional(Type.Array(Type.String())),
+  redacted: Type.Optional(Type.Boolean()),
+  target: Type.Optional(Type.String({ description: 'attribute, asset or episode: what the annotation was made on' })),
+  cluster: Type.Optional(Type.Object({ count: Type.Integer({ minimum: 2 }), annotation_ids: Type.Array(Uuid()) }, closed)),
+}, { ...closed, $id: 'AnnotationOnRead' });
+
+/** Members read-attachments.ts may add to a result item. */
+export const attachedResultMembers = {
+  annotations: Type.Optional(Type.Array(AnnotationOnRead)),
+  episodes: Type.Optional(AnyJson()),
+  lineage: Type.Optional(AnyJson()),
+};
+
 /** Body members of a read over a window [start_ns, end_ns). */
 export const windowMembers = {
   start_ns: Int64({ description: 'Window start, inclusive (ns)' }),
@@ -73,11 +104,11 @@ export const bareArray = <T extends TSchema>(item: T) => Type.Array(item);
 const MaxPoints = Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000, description: 'Most points the whole answer may hold (default 1,000,000); a larger read is refused with 400 read-too-large' }));
 const filterMember = { exclude_quality: Type.Optional(ExcludeQuality) };
 
-export const SnapshotBody = Type.Object({ ...readBodyMembers, ...filterMember }, closed);
-export const SnapshotItem = Type.Object({ ...resultMembers, snapshot: Nullable(ReadPoint) }, closed);
+export const SnapshotBody = Type.Object({ ...readBodyMembers, ...attachRequestMembers, ...filterMember }, closed);
+export const SnapshotItem = Type.Object({ ...resultMembers, ...attachedResultMembers, snapshot: Nullable(ReadPoint) }, closed);
 
 export const RawBody = Type.Object({
-  ...readBodyMembers, ...windowMembers, ...filterMember, max_points: MaxPoints,
+  ...readBodyMembers, ...attachRequestMembers, ...windowMembers, ...filterMember, max_points: MaxPoints,
   include_prior: Type.Optional(Type.Boolean({ description: 'Add `prior`: each attribute\'s last point before start_ns under the binding covering that instant, so a trend starts without a gap' })),
   layout: Type.Optional(Type.Union([Type.Literal('rows'), Type.Literal('columns')], { description: 'columns: each segment\'s points as typed columns, as GET /v1/series/{uuid}/raw?layout=columns (bins in msgpack, three arrays in JSON)' })),
 }, closed);
@@ -90,7 +121,7 @@ export const RawColumnsSegment = Type.Object({
   encoding: Type.Optional(Type.Object({ ts_ns: Type.String(), value: Type.String(), quality: Type.String() }, closed)),
 }, closed);
 export const RawItem = Type.Object({
-  ...resultMembers, segments: Type.Union([Type.Array(RawSegment), Type.Array(RawColumnsSegment)]),
+  ...resultMembers, ...attachedResultMembers, segments: Type.Union([Type.Array(RawSegment), Type.Array(RawColumnsSegment)]),
   prior: Type.Optional(Nullable(Type.Object({ series: Uuid(), ts_ns: Int64(), value: PointValue, quality: Type.Integer({ minimum: 0 }) }, closed))),
 }, closed);
 
@@ -100,20 +131,20 @@ export const InstantValue = Type.Object({
   interpolated: Type.Optional(Type.Boolean()), no_value: Type.Optional(Type.String()), series: Type.Optional(Uuid()),
 }, { ...closed, $id: 'InstantValue' });
 export const AtBody = Type.Object({
-  ...readBodyMembers, ...filterMember, max_points: MaxPoints,
+  ...readBodyMembers, ...attachRequestMembers, ...filterMember, max_points: MaxPoints,
   instants: Type.Array(Int64(), { minItems: 1, maxItems: 100_000, description: 'Instants (ns); answered in ascending order, duplicates once' }),
 }, closed);
 export const SampledBody = Type.Object({
-  ...readBodyMembers, ...windowMembers, ...filterMember, max_points: MaxPoints,
+  ...readBodyMembers, ...attachRequestMembers, ...windowMembers, ...filterMember, max_points: MaxPoints,
   interval_ns: Int64({ minimum: 1, description: 'Spacing of the samples: start_ns, start_ns + interval_ns, ... < end_ns (at most 100,000)' }),
 }, closed);
-export const InstantItem = Type.Object({ ...resultMembers, points: Type.Array(InstantValue) }, closed);
+export const InstantItem = Type.Object({ ...resultMembers, ...attachedResultMembers, points: Type.Array(InstantValue) }, closed);
 
 export const AsOfBody = Type.Object({
-  ...readBodyMembers, ...windowMembers, ...filterMember, max_points: MaxPoints,
+  ...readBodyMembers, ...attachRequestMembers, ...windowMembers, ...filterMember, max_points: MaxPoints,
   known_at_ns: Int64({ description: 'Answer the data as it was known at this instant; the model too unless resolve.as_of_ns says otherwise' }),
 }, closed);
-export const AsOfItem = Type.Object({ ...resultMembers, segments: Type.Array(RawSegment) }, closed);
+export const AsOfItem = Type.Object({ ...resultMembers, ...attachedResultMembers, segments: Type.Array(RawSegment) }, closed);
 
 export const RawAuditBody = Type.Object({
   ...readBodyMembers, ...windowMembers,
