@@ -66,6 +66,8 @@ function closing(e: ServiceError): ServiceError {
   unread.add(e);
   return e;
 }
+/** Marks a refusal as sent before the body was read to its end (streamed bodies, body-stream.ts). */
+export const refusedUnread = closing;
 
 function refused(e: ServiceError): BodyReader {
   const done = Promise.reject(e);

@@ -5,6 +5,7 @@
 import type { ServiceContext } from '../service-context.js';
 import type { LiveResponse } from './respond.js';
 import type { us_socket_context_t } from 'uWebSockets.js';
+import type { BodyStream } from './body-stream.js';
 
 export class Exchange {
   /** Filled by authentication; written to the request's log line. */
@@ -19,6 +20,8 @@ export class Exchange {
   onAbort: (() => void) | null = null;
   /** Set when the request arrived as a WebSocket upgrade: the context res.upgrade needs (websocket.ts). */
   upgrade: us_socket_context_t | null = null;
+  /** The body of a streamBody route, read by the handler (body-stream.ts). */
+  bodyStream: BodyStream | null = null;
 
   constructor(
     readonly res: LiveResponse,

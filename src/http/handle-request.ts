@@ -26,6 +26,18 @@ import { writeResponse } from './respond.js';
 export async function handleRequest(
   service: ServiceContext, c: CompiledRoute, ex: Exchange, params: Record<string, string>, body: BodyReader | null, streams: Set<SseSink>,
 ): Promise<void> {
+  try {
+    await handle(service, c, ex, params, body, streams);
+  } finally {
+    // A streamed body the handler did not read (refused before, or answered without it) is
+    // drained, so that the paused socket carries the answer and the next request.
+    ex.bodyStream?.discard();
+  }
+}
+
+async function handle(
+  service: ServiceContext, c: CompiledRoute, ex: Exchange, params: Record<string, string>, body: BodyReader | null, streams: Set<SseSink>,
+): Promise<void> {
   const route = c.route;
   // 1. who is calling
   const principal = await authenticate(service, route, ex);

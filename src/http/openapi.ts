@@ -80,6 +80,7 @@ export function buildContract(routes: AnyRoute[], info: { version: string }): Js
     }
     if (parameters.length) op.parameters = parameters;
     if (r.body) op.requestBody = { required: !r.bodyOptional, content: { 'application/json': { schema: toRequestSchema(r.body) } } };
+    if (r.streamBody) op.requestBody = { required: true, description: r.streamBody.description, content: Object.fromEntries(r.streamBody.mediaTypes.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) };
     op['x-idempotency'] = r.idempotency ?? 'none';
 
     const responses: Json = {};

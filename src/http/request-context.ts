@@ -5,6 +5,7 @@ import type { Principal, AccessTarget } from '../auth/access-types.js';
 import type { Capability } from '../auth/capabilities.js';
 import type { Exchange } from './exchange.js';
 import type { Authorizer } from './authorize.js';
+import type { BodyStream } from './body-stream.js';
 
 /**
  * The abort signal and the child logger are made on first use, by getters of this class.
@@ -35,6 +36,7 @@ export class RequestContext implements HandlerContext {
   get remoteAddress(): string { return this.ex.remoteAddress; }
   get correlationId(): string { return this.ex.correlationId; }
   get signal(): AbortSignal { return this.ex.signal(); }
+  get bodyStream(): BodyStream | null { return this.ex.bodyStream; }
   get log(): ServiceContext['log'] { return (this.childLog ??= this.service.log.child({ correlation_id: this.ex.correlationId })); }
   authorize(cap: Capability, target: AccessTarget, opts?: { hide?: boolean }): Promise<void> { return this.authorizer.check(cap, target, opts?.hide ?? false); }
   can(cap: Capability, target: AccessTarget): Promise<boolean> { return this.authorizer.can(cap, target); }

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Capability } from '../auth/capabilities.js';
 import type { Principal, AccessTarget } from '../auth/access-types.js';
 import type { ServiceContext } from '../service-context.js';
+import type { BodyStream } from './body-stream.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -60,6 +61,12 @@ export interface RouteSpec<
   bodyOptional?: boolean;
   /** Largest accepted body in bytes; defaults to the server-wide limit. */
   bodyLimit?: number;
+  /**
+   * The body is not buffered nor parsed: the handler reads it chunk by chunk from
+   * ctx.bodyStream (uploads; body-stream.ts), up to `limit(config)` bytes. `mediaTypes`
+   * names the accepted types in the contract. No `body` schema and no idempotency with it.
+   */
+  streamBody?: { limit: (config: ServiceContext['config']) => number; mediaTypes: string[]; description: string };
   response: ResponseSpec;
   /** Error statuses this operation can answer besides the universal ones. */
   errors: number[];
@@ -97,6 +104,8 @@ export interface HandlerContext<P = unknown, Q = unknown, B = unknown> {
   can(capability: Capability, target: AccessTarget): Promise<boolean>;
   /** Whether the request asked for the given media type (Accept negotiation). */
   accepts(mediaType: string): boolean;
+  /** The unread body of a `streamBody` route; null on every other route. */
+  bodyStream: BodyStream | null;
 }
 
 export type Headers = Array<[string, string]>;

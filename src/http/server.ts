@@ -13,6 +13,7 @@ import type { AnyRoute, SseSink, WebSocketLink } from './route.js';
 import { webSocketBehavior } from './websocket.js';
 import { Router } from './router.js';
 import { readBody, type BodyReader } from './body.js';
+import { BodyStream } from './body-stream.js';
 import type { LiveResponse } from './respond.js';
 import { ServiceError } from '../errors.js';
 import { Exchange } from './exchange.js';
@@ -75,7 +76,15 @@ export async function startHttpServer(service: ServiceContext, routes: AnyRoute[
     res.onAborted(() => { ex.aborted(); });
     const m = ex.method;
     const hasBody = m === 'post' || m === 'put' || m === 'patch' || m === 'delete';
-    const body: BodyReader | null = hasBody ? readBody(res, headers.get('content-length') ?? '', c.route.bodyLimit ?? config.bodyLimit) : null;
+    let body: BodyReader | null = null;
+    if (hasBody && c.route.streamBody) {
+      const limit = c.route.streamBody.limit(config);
+      const refusal = BodyStream.refusalFor(headers.get('content-length') ?? '', limit);
+      if (refusal) { fail(refusal); return; }
+      ex.bodyStream = new BodyStream(res, Number(headers.get('content-length') || -1), limit);
+    } else if (hasBody) {
+      body = readBody(res, headers.get('content-length') ?? '', c.route.bodyLimit ?? config.bodyLimit);
+    }
 
     ex.upgrade = upgrade;
     inflight++;
