@@ -1,0 +1,118 @@
+// The time bar over a display: the window as operators write it (start and end
+// expressions), pan left and right by half a window, and the navigator: the first trend
+// attribute's band over three windows before and one after (up to now), with the current
+// window shaded; a click on it centres the window there.
+import { readBands } from './trend.js';
+import { resolveWindow, formatTime, TimeExpressionError, type TimeWindow } from './time.js';
+import { PALETTE } from './widget-frame.js';
+
+export interface TimeBarOptions { start: string; end: string; navigatorAttribute: string | null; onChange(w: TimeWindow, start: string, end: string): void }
+
+export class TimeBar {
+  readonly el: HTMLElement;
+  private readonly startIn: HTMLInputElement;
+  private readonly endIn: HTMLInputElement;
+  private readonly error: HTMLElement;
+  private readonly nav: HTMLCanvasElement;
+  window: TimeWindow;
+
+  constructor(private readonly opts: TimeBarOptions) {
+    this.el = document.createElement('div');
+    this.el.className = 'time-bar';
+    this.startIn = input('start', opts.start);
+    this.endIn = input('end', opts.end);
+    const apply = button('Apply', () => this.apply());
+    const back = button('◀', () => this.pan(-0.5));
+    const fwd = button('▶', () => this.pan(0.5));
+    back.title = 'Half a window back'; fwd.title = 'Half a window forward';
+    this.error = document.createElement('span');
+    this.error.className = 'error';
+    this.nav = document.createElement('canvas');
+    this.nav.className = 'navigator';
+    this.nav.addEventListener('click', (ev) => this.centreAt(ev.offsetX));
+    const form = document.createElement('form');
+    form.addEventListener('submit', (ev) => { ev.preventDefault(); this.apply(); });
+    form.append(back, label('From', this.startIn), label('to', this.endIn), apply, fwd, this.error);
+    this.el.append(form, this.nav);
+    this.window = resolveWindow(opts.start, opts.end);
+  }
+
+  private apply(): void {
+    try {
+      this.window = resolveWindow(this.startIn.value, this.endIn.value);
+      this.error.textContent = '';
+      this.opts.onChange(this.window, this.startIn.value, this.endIn.value);
+      void this.drawNavigator();
+    } catch (e) {
+      this.error.textContent = e instanceof TimeExpressionError ? e.message : String(e);
+    }
+  }
+
+  private setExact(startMs: number, endMs: number): void {
+    this.startIn.value = new Date(startMs).toISOString();
+    this.endIn.value = new Date(endMs).toISOString();
+    this.apply();
+  }
+
+  private pan(fraction: number): void {
+    const span = this.window.endMs - this.window.startMs;
+    this.setExact(this.window.startMs + span * fraction, this.window.endMs + span * fraction);
+  }
+
+  private navRange(): [number, number] {
+    const span = this.window.endMs - this.window.startMs;
+    return [this.window.startMs - 3 * span, Math.min(Date.now(), this.window.endMs + span)];
+  }
+
+  private centreAt(px: number): void {
+    const [a, b] = this.navRange();
+    const at = a + (px / this.nav.clientWidth) * (b - a);
+    const span = this.window.endMs - this.window.startMs;
+    this.setExact(at - span / 2, at + span / 2);
+  }
+
+  async drawNavigator(): Promise<void> {
+    const w = Math.max(100, this.nav.clientWidth), h = 36;
+    const dpr = devicePixelRatio || 1;
+    this.nav.width = w * dpr; this.nav.height = h * dpr;
+    const ctx = this.nav.getContext('2d') as CanvasRenderingContext2D;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    const [a, b] = this.navRange();
+    const x = (ms: number) => ((ms - a) / (b - a)) * w;
+    ctx.fillStyle = 'rgba(31,119,180,0.15)';
+    ctx.fillRect(x(this.window.startMs), 0, Math.max(2, x(this.window.endMs) - x(this.window.startMs)), h);
+    ctx.fillStyle = '#666'; ctx.font = '10px system-ui, sans-serif';
+    ctx.fillText(formatTime(a), 2, h - 2);
+    if (!this.opts.navigatorAttribute) return;
+    const r = (await readBands([this.opts.navigatorAttribute], a, b, w)).get(this.opts.navigatorAttribute)?.render;
+    if (!r || r.t_ms.length === 0) return;
+    let lo = Infinity, hi = -Infinity;
+    for (let i = 0; i < r.t_ms.length; i++) { const m = r.v_min[i], M = r.v_max[i]; if (m !== null) lo = Math.min(lo, m); if (M !== null) hi = Math.max(hi, M); }
+    const y = (v: number) => 2 + (1 - (v - lo) / (hi - lo || 1)) * (h - 14);
+    ctx.fillStyle = PALETTE[0];
+    for (let i = 0; i < r.t_ms.length; i++) {
+      const m = r.v_min[i], M = r.v_max[i];
+      if (m !== null && M !== null) ctx.fillRect(x(r.t_ms[i]), y(M), 1, Math.max(1, y(m) - y(M)));
+    }
+  }
+}
+
+function input(name: string, value: string): HTMLInputElement {
+  const i = document.createElement('input');
+  i.name = name; i.value = value; i.size = 22; i.spellcheck = false;
+  return i;
+}
+
+function label(text: string, el: HTMLElement): HTMLLabelElement {
+  const l = document.createElement('label');
+  l.append(text + ' ', el);
+  return l;
+}
+
+export function button(text: string, onClick: () => void): HTMLButtonElement {
+  const b = document.createElement('button');
+  b.type = 'button'; b.textContent = text;
+  b.addEventListener('click', onClick);
+  return b;
+}
