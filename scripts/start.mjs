@@ -3,7 +3,7 @@
 // build, then runs the service as a child that it hands its signals to and whose exit
 // status it returns. `--help` needs no build: it prints the configuration from the sources.
 // A full build takes about 20 s on the 2-core box (docs/decisions.md, 2026-11-27), which
-// every start used to pay; the check walks about 500 files' mtimes in milliseconds.
+// every start used to pay; the check walks about 500 files' mtimes (src/ and portal/) in milliseconds.
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,7 +31,9 @@ function stampMtimeMs() {
 export function buildIsStale() {
   const stamp = stampMtimeMs();
   if (stamp < 0) return true;
+  // portal/: the page's sources, which `npm run build` bundles into dist/portal (scripts/build-portal.mjs).
   let newest = newestMtimeMs(join(ROOT, 'src'));
+  try { newest = Math.max(newest, newestMtimeMs(join(ROOT, 'portal'))); } catch { /* a checkout without the portal */ }
   for (const f of SETTINGS) { try { newest = Math.max(newest, statSync(join(ROOT, f)).mtimeMs); } catch { /* absent */ } }
   return newest > stamp;
 }
