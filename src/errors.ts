@@ -52,6 +52,9 @@ export const ERROR_CODES = {
   'episode-rule': { status: 400, meaning: 'An episode breaks a rule of its template (details.rule: role-unknown, role-cardinality, role-required, permitted-children, attribute-unknown); details.field names the member.' },
   'episode-overlap': { status: 409, meaning: 'The template forbids overlapping episodes on one asset (forbidden-per-asset) or on one asset in one role (forbidden-per-role); details.episode_id names the episode in the way.' },
   'episode-state': { status: 409, meaning: 'The episode is not in a state that allows the change (closing a closed or void episode, editing a void one); details.state is its state.' },
+  // Annotations (issue 29): attachment uploads and their ranges.
+  'attachment-type-mismatch': { status: 400, meaning: 'An uploaded attachment\'s bytes do not match its declared Content-Type (magic numbers of png, jpeg, gif, webp, pdf, zip; text must be valid UTF-8); details.declared names the type.' },
+  'range-not-satisfiable': { status: 416, meaning: 'The Range header asks for bytes outside the attachment; the Content-Range header gives its size.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
