@@ -19,6 +19,8 @@ export interface Config {
   workers: number;
   /** Largest JSON request body in bytes. */
   bodyLimit: number;
+  /** Largest annotation attachment upload in bytes (streamed to disk, never buffered whole). */
+  attachmentMaxBytes: number;
   logLevel: string;
   /** Behind a TLS-terminating proxy that sets X-Forwarded-Proto (cookies get Secure). */
   trustProxy: boolean;
@@ -39,6 +41,7 @@ export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: 'SERVICE_ADMIN_PASSWORD', default: '(unset)', meaning: 'password of the bootstrap principal "admin" on first start; generated and written to <data dir>/initial-admin-password when unset' },
   { name: 'SERVICE_WORKERS', default: 'cores', meaning: 'read worker pool size' },
   { name: 'SERVICE_BODY_LIMIT', default: '4194304', meaning: 'largest JSON request body in bytes (413 beyond it)' },
+  { name: 'SERVICE_ATTACHMENT_MAX_BYTES', default: '134217728', meaning: 'largest annotation attachment upload in bytes (413 beyond it); uploads stream to <data dir>/attachments' },
   { name: 'SERVICE_LOG_LEVEL', default: 'info', meaning: 'pino level: fatal, error, warn, info, debug, trace, silent' },
   { name: 'SERVICE_TRUST_PROXY', default: 'false', meaning: 'trust X-Forwarded-Proto from a TLS-terminating proxy (session cookies get Secure)' },
   { name: 'SERVICE_TRUSTED_ORIGINS', default: '(none)', meaning: 'comma-separated origins (scheme://host[:port]) besides the service itself whose browser pages may send state-changing requests with the session cookie, e.g. a portal on another host' },
@@ -96,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminPassword: env.SERVICE_ADMIN_PASSWORD || undefined,
     workers: int(env, 'SERVICE_WORKERS', Math.max(1, availableParallelism()), 1, 256),
     bodyLimit: int(env, 'SERVICE_BODY_LIMIT', 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    attachmentMaxBytes: int(env, 'SERVICE_ATTACHMENT_MAX_BYTES', 128 * 1024 * 1024, 1, 64 * 1024 * 1024 * 1024),
     logLevel: env.SERVICE_LOG_LEVEL || 'info',
     trustProxy: env.SERVICE_TRUST_PROXY === 'true' || env.SERVICE_TRUST_PROXY === '1',
     trustedOrigins: trustedOrigins(env.SERVICE_TRUSTED_ORIGINS),
