@@ -5,9 +5,9 @@ import type { HttpResponse } from 'uWebSockets.js';
 import type { Headers } from './route.js';
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 302: 'Found', 303: 'See Other', 304: 'Not Modified',
+  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 206: 'Partial Content', 302: 'Found', 303: 'See Other', 304: 'Not Modified',
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  406: 'Not Acceptable', 409: 'Conflict', 413: 'Payload Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type', 426: 'Upgrade Required', 429: 'Too Many Requests',
+  406: 'Not Acceptable', 409: 'Conflict', 413: 'Payload Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type', 416: 'Range Not Satisfiable', 426: 'Upgrade Required', 429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error', 503: 'Service Unavailable',
 };
