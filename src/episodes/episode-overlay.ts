@@ -13,7 +13,7 @@ import type { ServiceContext } from '../service-context.js';
 import type { Can, ReadResolution, ResolveRequest } from '../reads/read-resolution.js';
 import { resolveRead } from '../reads/read-resolution.js';
 import { unitPlans, type ReadUnitsRequest } from '../reads/read-units.js';
-import { readTaskBase } from '../reads/read-plan.js';
+import { readTaskBase, DEFAULT_MAX_POINTS } from '../reads/read-plan.js';
 import { parseJson } from '../json/json.js';
 import { nowNs } from '../clock.js';
 import type { Episode } from './episode-store.js';
@@ -82,7 +82,7 @@ export async function episodeOverlay(service: ServiceContext, can: Can, req: Res
     }
     const instants: string[] = [];
     for (let i = 0; i < grid.ts.length; i++) if (i === 0 || grid.ts[i] !== grid.ts[i - 1]) instants.push(String(grid.ts[i]));
-    const base = readTaskBase({ ...r, attributes: attrs }, plans, { format: 'json', maxPoints: attrs.length * points });
+    const base = readTaskBase({ ...r, attributes: attrs }, plans, { format: 'json', maxPoints: Math.max(DEFAULT_MAX_POINTS, attrs.length * points) });
     const body = await pool.run('readAt', { ...base, instants, grid: null });
     let items: AtItem[];
     try { items = parseJson(body.bytes) as AtItem[]; } finally { body.release(); }
