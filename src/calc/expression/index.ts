@@ -7,3 +7,6 @@ export { parseExpression } from './parser.js';
 export { printExpression } from './print.js';
 export { unionGrid, periodicGrid, MAX_GRID_SPAN_NS } from './grid.js';
 export { findRuleCycle, cycleError } from './rule-cycle.js';
+export { checkExpression } from './checker.js';
+export { compileExpression } from './compiler.js';
+export { FUNCTION_SIGNATURES, TIME_SINCE_DEFAULT_LOOKBACK_NS } from './functions.js';

@@ -1,0 +1,193 @@
+// Lowers a checked plan tree to a Program (program.ts) once per rule version, and runs it
+// over an evaluation grid. Functions over time are evaluated first, each on its own
+// argument's stepped series (the argument evaluated at its inputs' timestamps), into
+// whole-grid columns the block loop then reads like inputs.
+import { bug } from '../../errors.js';
+import type { PointColumns } from '../../storage/encoding/chunk-types.js';
+import { BLOCK, Op, runBlock, type AlignState, type Instruction, type Program } from './program.js';
+import { slotsOf, type PlanNode } from './plan-tree.js';
+import { CONSTANT_QUALITY, GOOD_QUALITY, NON_FINITE, reasonCode } from './reasons.js';
+import { WindowScratch, applyTimeFunction, type SteppedSeries } from './time-functions.js';
+import type { CheckedExpression, CompiledExpression, EvaluationGrid, EvaluationResult } from './types.js';
+
+function newRegister() {
+  return { v: new Float64Array(BLOCK), q: new Uint32Array(BLOCK), r: new Uint8Array(BLOCK) };
+}
+
+function instruction(op: Op, dst: number, fields: Partial<Instruction>): Instruction {
+  return { op, dst, a: -1, b: -1, c: -1, fn: '', slot: -1, scale: 1, shift: 0, literal: '', negate: false, ...fields };
+}
+
+/** Builds the program for one plan tree; slotCount sizes the per-slot alignment buffers. */
+export function buildProgram(root: PlanNode, slotCount: number): Program {
+  const p: Program = { slots: [...slotsOf(root)].sort((x, y) => x - y), instructions: [], registers: [], aligned: [], result: -1, timeNodes: [] };
+  for (let s = 0; s < slotCount; s++) p.aligned.push(new Int32Array(p.slots.includes(s) ? BLOCK : 0));
+  const slotRegister = new Map<number, number>();
+  const register = () => { p.registers.push(newRegister()); return p.registers.length - 1; };
+  const alignSlot = (slot: number): number => {
+    let reg = slotRegister.get(slot);
+    if (reg === undefined) {
+      reg = register();
+      slotRegister.set(slot, reg);
+      p.instructions.push(instruction(Op.Align, reg, { slot }));
+    }
+    return reg;
+  };
+  const lower = (node: PlanNode): number => {
+    switch (node.op) {
+      case 'const': {
+        const reg = register();
+        const r = p.registers[reg];
+        r.v.fill(node.value); r.q.fill(CONSTANT_QUALITY);
+        return reg;
+      }
+      case 'input': return alignSlot(node.slot);
+      case 'str-eq': {
+        const a = alignSlot(node.slot);
+        const dst = register();
+        if ('literal' in node.other) {
+          p.instructions.push(instruction(Op.StrEqLiteral, dst, { a, slot: node.slot, literal: node.other.literal, negate: node.negate }));
+        } else {
+          const b = alignSlot(node.other.slot);
+          p.instructions.push(instruction(Op.StrEqSlot, dst, { a, b, c: node.other.slot, slot: node.slot, negate: node.negate }));
+        }
+        return dst;
+      }
+      case 'affine': {
+        const a = lower(node.arg);
+        const dst = register();
+        p.instructions.push(instruction(Op.Affine, dst, { a, scale: node.scale, shift: node.shift }));
+        return dst;
+      }
+      case 'unary': {
+        const a = lower(node.arg);
+        const dst = register();
+        p.instructions.push(instruction(Op.Unary, dst, { a, fn: node.fn }));
+        return dst;
+      }
+      case 'binary': {
+        const a = lower(node.left);
+        const b = lower(node.right);
+        const dst = register();
+        p.instructions.push(instruction(Op.Binary, dst, { a, b, fn: node.fn }));
+        return dst;
+      }
+      case 'and': case 'or': {
+        const a = lower(node.left);
+        const b = lower(node.right);
+        const dst = register();
+        p.instructions.push(instruction(node.op === 'and' ? Op.And : Op.Or, dst, { a, b }));
+        return dst;
+      }
+      case 'if': {
+        const a = lower(node.cond);
+        const b = lower(node.then);
+        const c = lower(node.else);
+        const dst = register();
+        p.instructions.push(instruction(Op.If, dst, { a, b, c }));
+        return dst;
+      }
+      case 'time': {
+        const dst = register();
+        p.timeNodes.push({ fn: node.fn, windowNs: node.windowNs, sub: buildProgram(node.arg, slotCount), dst, scratch: new WindowScratch(),
+          v: new Float64Array(0), q: new Uint32Array(0), r: new Uint8Array(0) });
+        p.instructions.push(instruction(Op.Derived, dst, { a: p.timeNodes.length - 1 }));
+        return dst;
+      }
+    }
+  };
+  p.result = lower(root);
+  return p;
+}
+
+/** Every timestamp of the given slots' columns at or before lastInstant, in the grid's frame, ascending, unique. */
+function mergeTimestamps(columns: readonly PointColumns[], slots: number[], tsBase: bigint, lastInstant: number): Float64Array {
+  const k = slots.length;
+  const cursor = new Int32Array(k);
+  const shift = new Float64Array(k);
+  let total = 0;
+  for (let c = 0; c < k; c++) { shift[c] = Number(columns[slots[c]].tsBase - tsBase); total += columns[slots[c]].count; }
+  const out = new Float64Array(total);
+  let n = 0;
+  for (;;) {
+    let best = Infinity;
+    for (let c = 0; c < k; c++) {
+      const col = columns[slots[c]];
+      if (cursor[c] < col.count) { const t = col.tsOffset[cursor[c]] + shift[c]; if (t < best) best = t; }
+    }
+    if (best > lastInstant) break;
+    out[n++] = best;
+    for (let c = 0; c < k; c++) {
+      const col = columns[slots[c]];
+      if (cursor[c] < col.count && col.tsOffset[cursor[c]] + shift[c] === best) cursor[c]++;
+    }
+  }
+  return out.subarray(0, n);
+}
+
+/** Runs a program at instants (offsets from tsBase) into out, keeping reason flags (not codes) and raw qualities. */
+function runProgram(p: Program, columns: readonly PointColumns[], tsBase: bigint, instants: Float64Array, count: number,
+  out: { v: Float64Array; q: Uint32Array; r: Uint8Array }): void {
+  const last = count > 0 ? instants[count - 1] : -Infinity;
+  for (const t of p.timeNodes) {
+    if (t.v.length < count) { t.v = new Float64Array(count); t.q = new Uint32Array(count); t.r = new Uint8Array(count); }
+    const ts = mergeTimestamps(columns, t.sub.slots, tsBase, last);
+    const series: SteppedSeries = { count: ts.length, ts, v: new Float64Array(ts.length), q: new Uint32Array(ts.length), r: new Uint8Array(ts.length) };
+    runProgram(t.sub, columns, tsBase, ts, ts.length, series);
+    applyTimeFunction(t.fn, t.windowNs, series, instants, 0, count, t, t.scratch);
+  }
+  const st: AlignState = { cursor: new Int32Array(columns.length).fill(-1), shift: new Float64Array(columns.length), columns };
+  for (const s of p.slots) st.shift[s] = Number(columns[s].tsBase - tsBase);
+  const res = p.registers[p.result];
+  for (let from = 0; from < count; from += BLOCK) {
+    const n = Math.min(BLOCK, count - from);
+    runBlock(p, st, instants, from, n);
+    const rv = res.v, rq = res.q, rr = res.r, ov = out.v, oq = out.q, or = out.r;
+    for (let i = 0; i < n; i++) {
+      const x = rv[i];
+      let r = rr[i];
+      if (r === 0 && x - x !== 0) r = NON_FINITE;
+      if (r !== 0) { ov[from + i] = 0; oq[from + i] = 0; or[from + i] = r; }
+      else { ov[from + i] = x; oq[from + i] = rq[i]; or[from + i] = 0; }
+    }
+  }
+}
+
+class Compiled implements CompiledExpression {
+  readonly inputs;
+  readonly resultType;
+  readonly lookbackNs;
+  readonly lookbackPoints;
+  private readonly program: Program;
+  constructor(readonly checked: CheckedExpression) {
+    this.inputs = checked.inputs;
+    this.resultType = checked.resultType;
+    this.lookbackNs = checked.lookbackNs;
+    this.lookbackPoints = checked.lookbackPoints;
+    this.program = buildProgram(checked.tree as PlanNode, checked.inputs.length);
+  }
+
+  evaluate(columns: readonly PointColumns[], grid: EvaluationGrid): EvaluationResult {
+    const n = grid.count;
+    return this.evaluateInto(columns, grid, { count: n, values: new Float64Array(n), quality: new Uint32Array(n), reason: new Uint8Array(n) });
+  }
+
+  evaluateInto(columns: readonly PointColumns[], grid: EvaluationGrid, out: EvaluationResult): EvaluationResult {
+    const n = grid.count;
+    if (columns.length !== this.inputs.length) throw bug('columns', `${columns.length} column sets for ${this.inputs.length} inputs`);
+    if (out.values.length < n || out.quality.length < n || out.reason.length < n) throw bug('out', `arrays shorter than the grid (${n})`);
+    runProgram(this.program, columns, grid.tsBase, grid.tsOffset, n, { v: out.values, q: out.quality, r: out.reason });
+    const q = out.quality, r = out.reason;
+    for (let i = 0; i < n; i++) {
+      if (r[i] !== 0) r[i] = reasonCode(r[i]);
+      else if (q[i] === CONSTANT_QUALITY) q[i] = GOOD_QUALITY;
+    }
+    out.count = n;
+    return out;
+  }
+}
+
+/** Compiles a checked expression once (per rule version); the result is reusable and evaluates on this thread. */
+export function compileExpression(checked: CheckedExpression): CompiledExpression {
+  return new Compiled(checked);
+}

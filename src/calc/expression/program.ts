@@ -1,0 +1,230 @@
+// A compiled plan: a flat list of instructions over register columns, run block by block
+// (BLOCK instants at a time). Dispatch costs one switch per instruction per block; every
+// instruction is a plain loop over typed arrays, so the per-instant work is a few loads
+// and stores and nothing is allocated per point. Each register carries a value, the worst
+// quality behind it and reason flags (reasons.ts).
+import type { PointColumns } from '../../storage/encoding/chunk-types.js';
+import type { BinaryFn, TimeFn, UnaryFn } from './plan-tree.js';
+import { CONSTANT_QUALITY, DIVISION_BY_ZERO, DOMAIN_ERROR, NO_VALUE } from './reasons.js';
+import type { WindowScratch } from './time-functions.js';
+
+/**
+ * Instants per block: the registers of a plan (a few dozen at most) stay in L1/L2 cache.
+ * 1024 measured against 256 and 4096 with bench/calc-evaluation.ts on 2026-11-27 (within a few percent).
+ */
+export const BLOCK = 1024;
+
+export const enum Op {
+  Align, StrEqLiteral, StrEqSlot, Derived, Affine, Unary, Binary, And, Or, If,
+}
+
+export interface Instruction {
+  op: Op;
+  dst: number;
+  a: number;
+  b: number;
+  c: number;
+  /** Align/StrEq: the slot; Unary/Binary: the function; Affine: scale. */
+  fn: UnaryFn | BinaryFn | '';
+  slot: number;
+  scale: number;
+  shift: number;
+  literal: string;
+  negate: boolean;
+}
+
+export interface TimeNode {
+  fn: TimeFn;
+  windowNs: number;
+  sub: Program;
+  /** Register the result lands in, block by block. */
+  dst: number;
+  scratch: WindowScratch;
+  /** Whole-grid results of the latest evaluation (grown, reused). */
+  v: Float64Array;
+  q: Uint32Array;
+  r: Uint8Array;
+}
+
+export interface Program {
+  /** Slots this program aligns (the inputs its instructions and its time nodes' arguments read). */
+  slots: number[];
+  instructions: Instruction[];
+  registers: { v: Float64Array; q: Uint32Array; r: Uint8Array }[];
+  /** Per slot (indexed by slot): the aligned point index of the current block, for string comparisons. */
+  aligned: Int32Array[];
+  result: number;
+  timeNodes: TimeNode[];
+}
+
+/** Alignment state of one evaluation: per slot, the last point at or before the latest instant. */
+export interface AlignState {
+  cursor: Int32Array;
+  /** input tsBase − grid tsBase, as an exact number of ns. */
+  shift: Float64Array;
+  columns: readonly PointColumns[];
+}
+
+function align(p: Program, ins: Instruction, st: AlignState, instants: Float64Array, from: number, n: number): void {
+  const slot = ins.slot;
+  const col = st.columns[slot];
+  const off = col.tsOffset;
+  const shift = st.shift[slot];
+  const last = col.count - 1;
+  const reg = p.registers[ins.dst];
+  const idx = p.aligned[slot];
+  let j = st.cursor[slot];
+  const quality = col.quality;
+  const rv = reg.v, rq = reg.q, rr = reg.r;
+  if (col.type === 'float64') {
+    const f = col.f64!;
+    for (let i = 0; i < n; i++) {
+      const t = instants[from + i] - shift;
+      while (j < last && off[j + 1] <= t) j++;
+      idx[i] = j;
+      if (j >= 0) { rv[i] = f[j]; rq[i] = quality[j]; rr[i] = 0; } else { rv[i] = 0; rq[i] = 0; rr[i] = NO_VALUE; }
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const t = instants[from + i] - shift;
+      while (j < last && off[j + 1] <= t) j++;
+      idx[i] = j;
+      if (j >= 0) { rq[i] = quality[j]; rr[i] = 0; } else { rv[i] = 0; rq[i] = 0; rr[i] = NO_VALUE; }
+    }
+    if (col.type === 'int64') { const a = col.i64!; for (let i = 0; i < n; i++) if (idx[i] >= 0) rv[i] = Number(a[idx[i]]); }
+    else if (col.type === 'boolean') { const a = col.u8!; for (let i = 0; i < n; i++) if (idx[i] >= 0) rv[i] = a[idx[i]] !== 0 ? 1 : 0; }
+    else if (col.type === 'enum') { const a = col.ord!; for (let i = 0; i < n; i++) if (idx[i] >= 0) rv[i] = a[idx[i]]; }
+  }
+  st.cursor[slot] = j;
+}
+
+function unary(fn: UnaryFn, a: Float64Array, v: Float64Array, r: Uint8Array, n: number): void {
+  switch (fn) {
+    case 'neg': for (let i = 0; i < n; i++) v[i] = -a[i]; break;
+    case 'not': for (let i = 0; i < n; i++) v[i] = a[i] === 0 ? 1 : 0; break;
+    case 'abs': for (let i = 0; i < n; i++) v[i] = Math.abs(a[i]); break;
+    case 'sqrt': for (let i = 0; i < n; i++) { const x = a[i]; if (x < 0) r[i] |= DOMAIN_ERROR; v[i] = Math.sqrt(x); } break;
+    case 'exp': for (let i = 0; i < n; i++) v[i] = Math.exp(a[i]); break;
+    case 'ln': for (let i = 0; i < n; i++) { const x = a[i]; if (!(x > 0)) r[i] |= DOMAIN_ERROR; v[i] = Math.log(x); } break;
+    case 'log10': for (let i = 0; i < n; i++) { const x = a[i]; if (!(x > 0)) r[i] |= DOMAIN_ERROR; v[i] = Math.log10(x); } break;
+    case 'round': for (let i = 0; i < n; i++) v[i] = roundHalfAway(a[i]); break;
+    case 'floor': for (let i = 0; i < n; i++) v[i] = Math.floor(a[i]); break;
+    case 'ceil': for (let i = 0; i < n; i++) v[i] = Math.ceil(a[i]); break;
+    case 'sin': for (let i = 0; i < n; i++) v[i] = Math.sin(a[i]); break;
+    case 'cos': for (let i = 0; i < n; i++) v[i] = Math.cos(a[i]); break;
+    case 'tan': for (let i = 0; i < n; i++) v[i] = Math.tan(a[i]); break;
+  }
+}
+
+/** Half away from zero, as operators expect (Math.round takes -2.5 to -2). */
+export function roundHalfAway(x: number): number {
+  return x < 0 ? -Math.round(-x) : Math.round(x);
+}
+
+export function roundTo(x: number, digits: number): number {
+  const f = 10 ** Math.trunc(digits);
+  return roundHalfAway(x * f) / f;
+}
+
+function binary(fn: BinaryFn, a: Float64Array, b: Float64Array, v: Float64Array, r: Uint8Array, n: number): void {
+  switch (fn) {
+    case 'add': for (let i = 0; i < n; i++) v[i] = a[i] + b[i]; break;
+    case 'sub': for (let i = 0; i < n; i++) v[i] = a[i] - b[i]; break;
+    case 'mul': for (let i = 0; i < n; i++) v[i] = a[i] * b[i]; break;
+    case 'div': for (let i = 0; i < n; i++) { const d = b[i]; if (d === 0) r[i] |= DIVISION_BY_ZERO; v[i] = a[i] / d; } break;
+    case 'mod': for (let i = 0; i < n; i++) { const d = b[i]; if (d === 0) r[i] |= DIVISION_BY_ZERO; v[i] = a[i] % d; } break;
+    case 'pow': for (let i = 0; i < n; i++) { const x = a[i] ** b[i]; if (Number.isNaN(x)) r[i] |= DOMAIN_ERROR; v[i] = x; } break;
+    case 'lt': for (let i = 0; i < n; i++) v[i] = a[i] < b[i] ? 1 : 0; break;
+    case 'le': for (let i = 0; i < n; i++) v[i] = a[i] <= b[i] ? 1 : 0; break;
+    case 'gt': for (let i = 0; i < n; i++) v[i] = a[i] > b[i] ? 1 : 0; break;
+    case 'ge': for (let i = 0; i < n; i++) v[i] = a[i] >= b[i] ? 1 : 0; break;
+    case 'eq': for (let i = 0; i < n; i++) v[i] = a[i] === b[i] ? 1 : 0; break;
+    case 'ne': for (let i = 0; i < n; i++) v[i] = a[i] !== b[i] ? 1 : 0; break;
+    case 'min': for (let i = 0; i < n; i++) v[i] = a[i] < b[i] ? a[i] : b[i]; break;
+    case 'max': for (let i = 0; i < n; i++) v[i] = a[i] > b[i] ? a[i] : b[i]; break;
+    case 'round': for (let i = 0; i < n; i++) v[i] = roundTo(a[i], b[i]); break;
+  }
+}
+
+/** Runs the instructions for instants[from, from + n); the result is in registers[p.result]. */
+export function runBlock(p: Program, st: AlignState, instants: Float64Array, from: number, n: number): void {
+  const regs = p.registers;
+  for (const ins of p.instructions) {
+    const d = regs[ins.dst];
+    switch (ins.op) {
+      case Op.Align: align(p, ins, st, instants, from, n); break;
+      case Op.StrEqLiteral: case Op.StrEqSlot: {
+        const idx = p.aligned[ins.slot];
+        const col = st.columns[ins.slot];
+        const strs = col.str ?? [];
+        const src = regs[ins.a];
+        for (let i = 0; i < n; i++) {
+          let eq = false;
+          let q = src.q[i];
+          let r = src.r[i];
+          if (ins.op === Op.StrEqLiteral) {
+            eq = idx[i] >= 0 && strs[idx[i]] === ins.literal;
+          } else {
+            const other = regs[ins.b];
+            const oi = p.aligned[ins.c][i];
+            eq = idx[i] >= 0 && oi >= 0 && strs[idx[i]] === (st.columns[ins.c].str ?? [])[oi];
+            if (other.q[i] < q) q = other.q[i];
+            r |= other.r[i];
+          }
+          d.v[i] = eq !== ins.negate ? 1 : 0; d.q[i] = q; d.r[i] = r;
+        }
+        break;
+      }
+      case Op.Derived: {
+        const t = p.timeNodes[ins.a];
+        d.v.set(t.v.subarray(from, from + n));
+        d.q.set(t.q.subarray(from, from + n));
+        d.r.set(t.r.subarray(from, from + n));
+        break;
+      }
+      case Op.Affine: {
+        const a = regs[ins.a];
+        const av = a.v, aq = a.q, ar = a.r, dv = d.v, dq = d.q, dr = d.r, s = ins.scale, k = ins.shift;
+        for (let i = 0; i < n; i++) { dv[i] = av[i] * s + k; dq[i] = aq[i]; dr[i] = ar[i]; }
+        break;
+      }
+      case Op.Unary: {
+        const a = regs[ins.a];
+        const aq = a.q, ar = a.r, dq = d.q, dr = d.r;
+        for (let i = 0; i < n; i++) { dq[i] = aq[i]; dr[i] = ar[i]; }
+        unary(ins.fn as UnaryFn, a.v, d.v, d.r, n);
+        break;
+      }
+      case Op.Binary: {
+        const a = regs[ins.a], b = regs[ins.b];
+        const aq = a.q, bq = b.q, ar = a.r, br = b.r, dq = d.q, dr = d.r;
+        for (let i = 0; i < n; i++) { const x = aq[i], y = bq[i]; dq[i] = x < y ? x : y; dr[i] = ar[i] | br[i]; }
+        binary(ins.fn as BinaryFn, a.v, b.v, d.v, d.r, n);
+        break;
+      }
+      case Op.And: case Op.Or: {
+        // Short-circuit per instant: `x != 0 and y / x > 1` is false, not undefined, where x is 0.
+        const a = regs[ins.a], b = regs[ins.b];
+        const decided = ins.op === Op.And ? 0 : 1;
+        for (let i = 0; i < n; i++) {
+          if (a.r[i] !== 0) { d.v[i] = 0; d.q[i] = a.q[i]; d.r[i] = a.r[i]; continue; }
+          const av = a.v[i] !== 0 ? 1 : 0;
+          if (av === decided) { d.v[i] = av; d.q[i] = a.q[i]; d.r[i] = 0; continue; }
+          d.v[i] = b.v[i] !== 0 ? 1 : 0; d.q[i] = a.q[i] < b.q[i] ? a.q[i] : b.q[i]; d.r[i] = b.r[i];
+        }
+        break;
+      }
+      case Op.If: {
+        const c = regs[ins.a], x = regs[ins.b], y = regs[ins.c];
+        for (let i = 0; i < n; i++) {
+          if (c.r[i] !== 0) { d.v[i] = 0; d.q[i] = c.q[i]; d.r[i] = c.r[i]; continue; }
+          const s = c.v[i] !== 0 ? x : y;
+          d.v[i] = s.v[i]; d.q[i] = c.q[i] < s.q[i] ? c.q[i] : s.q[i]; d.r[i] = s.r[i];
+        }
+        break;
+      }
+    }
+  }
+}
+
+export { CONSTANT_QUALITY };
