@@ -1,0 +1,228 @@
+// Backfills: a rule evaluated over a past range for some or all of its assets, first as a
+// preview (what would be added, changed, unchanged, with a sample), then committed or
+// cancelled. Each job is also an Operation (namespace calc-backfill, kind calc.backfill):
+// running while previewing, awaiting-commit with its preview, running while writing,
+// then completed with a receipt, cancelled or failed.
+//
+// The range is cut into windows of one day per asset. Commit writes window after window
+// through the storage write path; after each durable window its position (asset index,
+// instant) is saved, so a restart resumes after the last saved window: a window written
+// but not yet saved is evaluated and written again, which stores identical values (no-ops),
+// so nothing is lost or doubled. A preview interrupted by a restart is marked failed (it is
+// cheap to ask again). Before each window the commit yields to the live engine while it
+// has due work (live ingest first); the time waited is `rate_limited_ms`.
+import { randomUUID } from 'node:crypto';
+import type { ServiceContext } from '../../service-context.js';
+import { ServiceError, invalid } from '../../errors.js';
+import { nowNs } from '../../clock.js';
+import type { CalcEngine } from '../engine/calc-engine.js';
+import { planRule, ENGINE_PRINCIPAL, type RulePlan } from '../engine/rule-plan.js';
+import { recordLineage } from '../engine/progress-store.js';
+import { ruleAt } from '../rules/rule-store.js';
+import { diffWindow } from './backfill-window.js';
+import { insertJob, jobById, jobsInState, moveJob, saveProgress, type BackfillJob, type BackfillPreview } from './backfill-store.js';
+import { operationCancelled, operationResumed } from './backfill-operation.js';
+
+/** One window: a day of one asset (86,400 points of a 1 s input). */
+export const BACKFILL_WINDOW_NS = 86_400_000_000_000n;
+/** Differences shown in a preview's sample. */
+const SAMPLE_SIZE = 20;
+/** Longest wait for the live engine before a window is written anyway (ms). */
+const MAX_YIELD_MS = 1_000;
+
+export interface BackfillRequest {
+  rule_id: string;
+  assets: 'all' | string[];
+  start_ns: bigint;
+  end_ns: bigint;
+  mode: 'fill-gaps' | 'recalculate';
+  reason?: string;
+}
+
+const yieldThread = () => new Promise<void>((r) => setImmediate(r));
+
+export class BackfillRunner {
+  /** Jobs being previewed or committed in this process, with their stop flags. */
+  private readonly running = new Map<string, { stop: boolean; done: Promise<void> }>();
+  private closed = false;
+
+  constructor(private readonly service: ServiceContext, private readonly engine: CalcEngine) {}
+
+  private get log() { return this.service.log.child({ area: 'calc-backfill' }); }
+
+  /** Creates a job and starts its preview; answers at once with the job (state previewing). */
+  async create(req: BackfillRequest, principal: string): Promise<BackfillJob> {
+    if (req.end_ns <= req.start_ns) throw invalid('end_ns', 'must be after start_ns');
+    const rule = await ruleAt(this.service.db, null, req.rule_id);
+    if (!rule) throw new ServiceError('not-found', `calculation rule ${req.rule_id} not found`);
+    if (rule.retired) throw invalid('rule_id', 'the rule is retired');
+    const plan = await planRule(this.service, rule);
+    const known = new Set(plan.targets.map((t) => t.assetId));
+    let assets: string[];
+    if (req.assets === 'all') assets = [...known];
+    else {
+      assets = [...new Set(req.assets)];
+      const missing = assets.find((a) => !known.has(a));
+      if (missing) throw invalid('assets', `the rule does not run on asset ${missing}${plan.problems.has(missing) ? ` (${plan.problems.get(missing)})` : ''}`);
+    }
+    const perAsset = (req.end_ns - req.start_ns + BACKFILL_WINDOW_NS - 1n) / BACKFILL_WINDOW_NS;
+    const jobId = randomUUID();
+    const op = await this.service.operations.start({
+      namespace: 'calc-backfill', localId: jobId, kind: 'calc.backfill', principal, reason: req.reason ?? '',
+      detail: { adapter: 'calc-backfill', job_id: jobId, rule_id: rule.rule_id, mode: req.mode },
+      total: perAsset * BigInt(assets.length), unit: 'windows', affected: [{ kind: 'calc-rule', id: rule.rule_id }], cancellable: true,
+    });
+    await insertJob(this.service.db, {
+      job_id: jobId, rule_id: rule.rule_id, rule_version: rule.version, mode: req.mode, asset_ids: assets, start_ns: req.start_ns, end_ns: req.end_ns,
+      state: 'previewing', windows_total: perAsset * BigInt(assets.length), operation_id: op.id, principal, created_ns: nowNs(),
+    });
+    this.track(jobId, (flag) => this.preview(jobId, plan, flag));
+    return (await jobById(this.service.db, jobId)) as BackfillJob;
+  }
+
+  private track(jobId: string, work: (flag: { stop: boolean }) => Promise<void>): void {
+    const entry = { stop: false, done: Promise.resolve() };
+    entry.done = work(entry).catch(async (e: unknown) => {
+      this.log.error({ err: e, job_id: jobId }, 'backfill failed');
+      const job = await jobById(this.service.db, jobId).catch(() => null);
+      if (job && await moveJob(this.service.db, jobId, ['previewing', 'committing'], 'failed', { error: (e as Error).message }).catch(() => false)) {
+        await this.service.operations.fail(job.operation_id, { message: (e as Error).message }).catch(() => undefined);
+      }
+    }).finally(() => { this.running.delete(jobId); });
+    this.running.set(jobId, entry);
+  }
+
+  /** Every (asset, window) of a job in order, from a saved position on. */
+  private *windows(job: BackfillJob, fromAsset = 0, after: bigint | null = null): Generator<{ assetIndex: number; assetId: string; from: bigint; to: bigint }> {
+    for (let a = fromAsset; a < job.asset_ids.length; a++) {
+      let from = a === fromAsset && after !== null ? after : job.start_ns;
+      while (from < job.end_ns) {
+        const to = from + BACKFILL_WINDOW_NS < job.end_ns ? from + BACKFILL_WINDOW_NS : job.end_ns;
+        yield { assetIndex: a, assetId: job.asset_ids[a], from, to };
+        from = to;
+      }
+    }
+  }
+
+  private async preview(jobId: string, plan: RulePlan, flag: { stop: boolean }): Promise<void> {
+    const job = (await jobById(this.service.db, jobId)) as BackfillJob;
+    const targets = new Map(plan.targets.map((t) => [t.assetId, t]));
+    const storage = this.service.parts.storage;
+    const p: BackfillPreview = { points_added: 0n, points_changed: 0n, points_unchanged: 0n, sample: [] };
+    let done = 0n;
+    for (const w of this.windows(job)) {
+      if (flag.stop || this.closed) return;
+      const d = storage.read((view) => diffWindow(view, targets.get(w.assetId)!, w.from, w.to, job.mode, SAMPLE_SIZE - p.sample.length));
+      p.points_added += BigInt(d.added);
+      p.points_changed += BigInt(d.changed);
+      p.points_unchanged += BigInt(d.unchanged);
+      for (const s of d.sample) p.sample.push({ asset_id: w.assetId, ts_ns: s.ts, old: s.old, new: s.new });
+      done++;
+      if (done % 16n === 0n) await this.service.operations.progress(job.operation_id, { completed: done, stage: 'preview' });
+      await yieldThread();
+    }
+    if (await moveJob(this.service.db, jobId, ['previewing'], 'preview', { preview: p })) {
+      await this.service.operations.progress(job.operation_id, { completed: 0n, stage: 'preview ready' });
+      await this.service.operations.awaitCommit(job.operation_id);
+    }
+  }
+
+  async get(jobId: string): Promise<BackfillJob> {
+    const job = await jobById(this.service.db, jobId);
+    if (!job) throw new ServiceError('not-found', `backfill ${jobId} not found`);
+    return job;
+  }
+
+  /** Starts writing a previewed job; answers with the job (state committing). */
+  async commit(jobId: string): Promise<BackfillJob> {
+    const job = await this.get(jobId);
+    if (job.state !== 'preview') throw new ServiceError('conflict', `backfill ${jobId} is ${job.state}, not preview`, { state: job.state });
+    const rule = await ruleAt(this.service.db, null, job.rule_id);
+    if (!rule || rule.retired) throw new ServiceError('conflict', `the rule of backfill ${jobId} is retired`, { state: job.state });
+    if (rule.version !== job.rule_version) throw new ServiceError('conflict', `rule ${job.rule_id} changed since the preview (version ${job.rule_version}, now ${rule.version}); preview again`, { state: job.state });
+    if (!(await moveJob(this.service.db, jobId, ['preview'], 'committing'))) throw new ServiceError('conflict', `backfill ${jobId} changed state meanwhile`);
+    await operationResumed(this.service.db, job.operation_id, 'commit');
+    const plan = await planRule(this.service, rule);
+    this.track(jobId, (flag) => this.write(jobId, plan, flag));
+    return this.get(jobId);
+  }
+
+  private async write(jobId: string, plan: RulePlan, flag: { stop: boolean }): Promise<void> {
+    const job = (await jobById(this.service.db, jobId)) as BackfillJob;
+    const targets = new Map(plan.targets.map((t) => [t.assetId, t]));
+    const storage = this.service.parts.storage;
+    let windowsDone = job.windows_done, written = job.points_written, waited = job.rate_limited_ms;
+    for (const w of this.windows(job, job.assets_done, job.resume_after_ns)) {
+      if (flag.stop || this.closed) return;
+      const t = targets.get(w.assetId);
+      if (!t) throw new ServiceError('conflict', `the rule no longer runs on asset ${w.assetId}`);
+      // Live evaluations first: wait while the engine has due work.
+      const waitStart = Date.now();
+      while (this.engine.hasDueWork() && Date.now() - waitStart < MAX_YIELD_MS) await new Promise((r) => setTimeout(r, 5));
+      waited += BigInt(Date.now() - waitStart);
+      const d = storage.read((view) => diffWindow(view, t, w.from, w.to, job.mode, 0));
+      if (d.batch) await storage.write([d.batch], { principal: ENGINE_PRINCIPAL });
+      written += BigInt(d.added + d.changed);
+      windowsDone++;
+      const next = w.to >= job.end_ns ? { assetsDone: w.assetIndex + 1, resumeAfterNs: null } : { assetsDone: w.assetIndex, resumeAfterNs: w.to };
+      await saveProgress(this.service.db, jobId, { windowsDone, pointsWritten: written, rateLimitedMs: waited, ...next });
+      if (d.added + d.changed > 0) {
+        await recordLineage(this.service.db, [{ ruleId: t.rule.ruleId, assetId: t.assetId, ruleVersion: t.rule.version, outputSeries: t.outputSeries, startNs: w.from, endNs: w.to }]);
+      }
+      const goOn = await this.service.operations.progress(job.operation_id, { completed: windowsDone, stage: 'commit' });
+      if (!goOn) { await this.finishCancel(jobId); return; }
+      await yieldThread();
+    }
+    if (await moveJob(this.service.db, jobId, ['committing'], 'committed')) {
+      await this.service.operations.complete(job.operation_id, {
+        adapter: 'calc-backfill',
+        value: { job_id: jobId, rule_id: job.rule_id, rule_version: job.rule_version, mode: job.mode, points_written: written, windows: windowsDone, rate_limited_ms: waited },
+      });
+    }
+  }
+
+  private async finishCancel(jobId: string): Promise<void> {
+    const job = await this.get(jobId);
+    if (await moveJob(this.service.db, jobId, ['previewing', 'preview', 'committing'], 'cancelled')) await operationCancelled(this.service.db, job.operation_id);
+  }
+
+  /** Cancels a job: a preview is dropped; a commit stops after its current window (what it wrote stays). */
+  async cancel(jobId: string): Promise<BackfillJob> {
+    const job = await this.get(jobId);
+    if (!['previewing', 'preview', 'committing'].includes(job.state)) throw new ServiceError('conflict', `backfill ${jobId} is already ${job.state}`, { state: job.state });
+    const r = this.running.get(jobId);
+    if (r) { r.stop = true; await r.done; }
+    await this.finishCancel(jobId);
+    return this.get(jobId);
+  }
+
+  /** After a restart: commits resume after their last saved window; previews are marked failed. */
+  async resumeInterrupted(): Promise<void> {
+    for (const job of await jobsInState(this.service.db, 'previewing')) {
+      if (await moveJob(this.service.db, job.job_id, ['previewing'], 'failed', { error: 'the service restarted during the preview; create the backfill again' })) {
+        await this.service.operations.fail(job.operation_id, { message: 'interrupted by a restart during the preview' }).catch(() => undefined);
+      }
+    }
+    for (const job of await jobsInState(this.service.db, 'committing')) {
+      const rule = await ruleAt(this.service.db, null, job.rule_id);
+      if (!rule || rule.retired || rule.version !== job.rule_version) {
+        await moveJob(this.service.db, job.job_id, ['committing'], 'failed', { error: 'the rule changed or was retired while the commit was interrupted' });
+        await this.service.operations.fail(job.operation_id, { message: 'rule changed during an interrupted commit' }).catch(() => undefined);
+        continue;
+      }
+      this.log.info({ job_id: job.job_id, assets_done: job.assets_done, resume_after_ns: String(job.resume_after_ns) }, 'resuming an interrupted backfill commit');
+      const plan = await planRule(this.service, rule);
+      this.track(job.job_id, (flag) => this.write(job.job_id, plan, flag));
+    }
+  }
+
+  /** Waits for a job's running work (tests). */
+  async settled(jobId: string): Promise<void> {
+    await this.running.get(jobId)?.done;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.running.values()].map((r) => { r.stop = true; return r.done; }));
+  }
+}

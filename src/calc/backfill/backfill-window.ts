@@ -1,0 +1,77 @@
+// One window of a backfill: the rule evaluated over [from, to) on one asset, compared
+// instant by instant with what the output series holds there. The preview counts points
+// added (no stored point at the instant), changed (a different value or quality) and
+// unchanged; commit writes the added ones (fill-gaps) or the added and changed ones
+// (recalculate; the storage supersedes the old values and keeps them in its audit).
+import type { ReadView, PointBatch } from '../../storage/series-store.js';
+import type { PointColumns } from '../../storage/encoding/chunk-types.js';
+import { evaluateWindow, type Target } from '../engine/window-eval.js';
+import { readInput } from '../engine/input-read.js';
+
+export interface WindowDiff {
+  added: number;
+  changed: number;
+  unchanged: number;
+  /** The points to write in this mode (null: none). */
+  batch: PointBatch | null;
+  /** A few differences for the preview's sample. */
+  sample: Array<{ ts: bigint; old: number | boolean | null; new: number | boolean }>;
+}
+
+function valueOf(c: PointColumns, i: number): number {
+  return c.f64 ? c.f64[i] : c.i64 ? Number(c.i64[i]) : c.u8 ? c.u8[i] : c.ord ? c.ord[i] : NaN;
+}
+
+function batchValue(b: PointBatch, k: number): number {
+  const v = b.values as Float64Array | BigInt64Array | Uint8Array | Int32Array;
+  return typeof v[k] === 'bigint' ? Number(v[k]) : (v[k] as number);
+}
+
+function pick(b: PointBatch, idx: Int32Array, n: number): PointBatch | null {
+  if (n === 0) return null;
+  const times = new BigInt64Array(n), quality = new Uint32Array(n);
+  const src = b.values as Float64Array | BigInt64Array | Uint8Array | Int32Array;
+  const values = new (src.constructor as { new(n: number): typeof src })(n);
+  for (let k = 0; k < n; k++) {
+    const i = idx[k];
+    times[k] = (b.times as BigInt64Array)[i];
+    quality[k] = (b.quality as Uint32Array)[i];
+    (values as unknown as Array<number | bigint>)[k] = src[i];
+  }
+  return { series: b.series, times, values, quality };
+}
+
+export function diffWindow(view: ReadView, t: Target, from: bigint, to: bigint, mode: 'fill-gaps' | 'recalculate', sampleRoom: number): WindowDiff {
+  const o = evaluateWindow(view, t, from, to, { trace: false, triggerName: 'backfill', ignoreBlock: true });
+  const out: WindowDiff = { added: 0, changed: 0, unchanged: 0, batch: null, sample: [] };
+  const b = o.batch;
+  if (!b) return out;
+  const have = readInput(view, t.outputSeries, from, to, 0);
+  const times = b.times as BigInt64Array;
+  const n = times.length;
+  const write = new Int32Array(n);
+  let w = 0, j = 0;
+  const isBool = t.outputType === 'boolean';
+  for (let k = 0; k < n; k++) {
+    const at = times[k];
+    while (j < have.count && have.tsBase + BigInt(have.tsOffset[j]) < at) j++;
+    const exists = j < have.count && have.tsBase + BigInt(have.tsOffset[j]) === at;
+    const nv = batchValue(b, k);
+    if (!exists) {
+      out.added++;
+      write[w++] = k;
+      if (out.sample.length < sampleRoom) out.sample.push({ ts: at, old: null, new: isBool ? nv !== 0 : nv });
+    } else {
+      const ov = valueOf(have, j);
+      const same = (ov === nv || (Number.isNaN(ov) && Number.isNaN(nv))) && have.quality[j] === (b.quality as Uint32Array)[k];
+      if (same || mode === 'fill-gaps') out.unchanged++;
+      else {
+        out.changed++;
+        write[w++] = k;
+        if (out.sample.length < sampleRoom) out.sample.push({ ts: at, old: isBool ? ov !== 0 : ov, new: isBool ? nv !== 0 : nv });
+      }
+    }
+  }
+  out.batch = pick(b, write, w);
+  return out;
+}

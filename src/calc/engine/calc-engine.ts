@@ -1,0 +1,368 @@
+// The calculation engine: runs every current rule on every asset it covers (a target).
+//
+// - Event and edge triggers: ingest's commit feed says which input series got durable
+//   points and at which times; the targets reading them are marked dirty from the earliest
+//   such time and evaluated after their debounce. A point at or before what a target has
+//   evaluated (late or edited data) marks it dirty from there: the instants after it are
+//   recomputed and outputs that change are superseded by the storage (which audits them).
+// - Periodic triggers: a tick marks each target dirty up to now (less a settle time, so
+//   points of the instant have arrived) when its next grid instant has passed.
+// - `provisional: block` targets are also re-tried as their inputs' watermarks move.
+//
+// Evaluation runs in batches: every due target's window in one storage read snapshot, all
+// outputs in one storage write (one durable group commit), then progress and lineage in
+// the model in one statement each. Progress is recorded only after the write is durable.
+// Windows on this thread are small (live data: a few points per target); catch-up after a
+// restart is sliced into MAX_WINDOW_NS pieces so no batch holds the thread for long, and
+// backfills over long ranges run in the read pool (backfill/).
+import type { ServiceContext } from '../../service-context.js';
+import type { CommitSource, LiveGroup } from '../../reads/live/commit-source.js';
+import type { PointBatch } from '../../storage/series-store.js';
+import { pointAtOrAfter, seriesKey, readMeta, INT64_MIN } from '../../storage/series-store.js';
+import { onModelCommit } from '../../model/tx-log.js';
+import { nowNs } from '../../clock.js';
+import { rulesWithInputs } from '../rules/rule-store.js';
+import { planRule, ENGINE_PRINCIPAL, type RulePlan } from './rule-plan.js';
+import { evaluateWindow, type Target, type WindowOutcome } from './window-eval.js';
+import { allProgress, recordWindows, recordFailure, type WindowDone } from './progress-store.js';
+import { TraceStore } from './trace-ring.js';
+import { InputWatch } from './input-watch.js';
+import { LatencyRecorder } from './latency.js';
+
+/** Longest window one evaluation covers on this thread (1 h: 3,600 points of a 1 s input). */
+export const MAX_WINDOW_NS = 3_600_000_000_000n;
+/** Targets evaluated per batch: bounds one batch's thread time and write size. */
+const BATCH_TARGETS = 4_000;
+/** Periodic instants are evaluated this long after they pass, so their inputs have arrived. */
+export const PERIODIC_SETTLE_NS = 250_000_000n;
+const TICK_MS = 100;
+const BLOCK_RECHECK_MS = 1_000;
+const RELOAD_DEBOUNCE_MS = 50;
+const RETRY_MS = 1_000;
+const MODEL_KINDS = new Set(['calc-rule', 'asset', 'attribute', 'binding', 'template']);
+
+export interface TargetState {
+  readonly key: string;
+  target: Target;
+  /** Outputs are durable through this instant (INT64_MIN: nothing evaluated). */
+  through: bigint;
+  dirtyFrom: bigint | null;
+  dirtyTo: bigint;
+  dueMs: number;
+  /** When the oldest pending mark was made (ms), for lag. */
+  dirtySinceMs: number;
+  /** Ack time (absolute ms) of the newest input commit waiting for this target, for latency. */
+  inputDurableMs: number;
+  provisionalFromNs: bigint | null;
+  lastError: string | null;
+}
+
+export class CalcEngine {
+  private plans = new Map<string, RulePlan>();
+  private readonly states = new Map<string, TargetState>();
+  private bySeries = new Map<string, TargetState[]>();
+  readonly traces = new TraceStore();
+  readonly latency = new LatencyRecorder();
+  private readonly watch: InputWatch | null;
+  private readonly unsubscribeFeed: () => void;
+  private readonly unsubscribeModel: () => void;
+  private readonly tick: NodeJS.Timeout;
+  private wake: NodeJS.Timeout | null = null;
+  private reloadTimer: NodeJS.Timeout | null = null;
+  /** Reloads and batches run one at a time, in order. */
+  private chain: Promise<void> = Promise.resolve();
+  private pumping = false;
+  private closed = false;
+  private lastBlockCheck = 0;
+  /** Evaluations written and batches run (diagnostics, bench). */
+  evaluations = 0;
+  batches = 0;
+
+  constructor(private readonly service: ServiceContext, source: CommitSource | null) {
+    this.watch = source ? new InputWatch(source) : null;
+    this.unsubscribeFeed = source ? source.onCommits((g) => this.onCommits(g)) : () => undefined;
+    this.unsubscribeModel = onModelCommit((tx) => {
+      if (tx.principal === ENGINE_PRINCIPAL && tx.events.every((e) => e.entity_kind === 'binding' || e.entity_kind === 'series')) return;
+      if (tx.events.some((e) => MODEL_KINDS.has(e.entity_kind))) this.scheduleReload();
+    });
+    this.tick = setInterval(() => this.onTick(), TICK_MS);
+    this.tick.unref();
+  }
+
+  private get log() { return this.service.log.child({ area: 'calc' }); }
+
+  /** Plans every current rule and resumes each target after its durable progress. */
+  reload(): Promise<void> {
+    const run = this.chain.then(() => this.reloadNow());
+    this.chain = run.catch((e: unknown) => this.log.error({ err: e }, 'calculation engine reload failed'));
+    return run;
+  }
+
+  private scheduleReload(): void {
+    if (this.closed) return;
+    if (this.reloadTimer) clearTimeout(this.reloadTimer);
+    this.reloadTimer = setTimeout(() => { this.reloadTimer = null; void this.reload().catch(() => undefined); }, RELOAD_DEBOUNCE_MS);
+    this.reloadTimer.unref();
+  }
+
+  private async reloadNow(): Promise<void> {
+    if (this.closed) return;
+    const rules = await rulesWithInputs(this.service.db);
+    const plans = new Map<string, RulePlan>();
+    for (const { rule } of rules) {
+      try {
+        plans.set(rule.rule_id, await planRule(this.service, rule));
+      } catch (e) {
+        this.log.warn({ err: e, rule_id: rule.rule_id }, 'calculation rule could not be planned');
+      }
+    }
+    const progress = await allProgress(this.service.db);
+    const seen = new Set<string>();
+    const bySeries = new Map<string, TargetState[]>();
+    const now = nowNs();
+    for (const plan of plans.values()) {
+      for (const t of plan.targets) {
+        const key = `${plan.rule.rule_id}/${t.assetId}`;
+        seen.add(key);
+        let s = this.states.get(key);
+        const durable = progress.get(key);
+        if (!s) {
+          s = {
+            key, target: t, through: durable ?? plan.rule.valid_from_ns - 1n, dirtyFrom: null, dirtyTo: 0n, dueMs: 0, dirtySinceMs: 0,
+            inputDurableMs: 0, provisionalFromNs: null, lastError: null,
+          };
+          this.states.set(key, s);
+        } else {
+          s.target = t;
+          if (durable !== undefined && durable < s.through) s.through = durable; // a reset (recompute history)
+        }
+        if (s.through === INT64_MIN) s.through = this.earliestInput(t) - 1n;
+        // Resume: whatever arrived after the durable progress (a restart, a new rule, a reset) is evaluated.
+        if (t.rule.trigger.kind !== 'periodic' && s.through < now) this.markDirty(s, s.through + 1n, now + 1n, 0);
+        for (const series of new Set(t.seriesByRef.values())) {
+          if (series === null) continue;
+          const list = bySeries.get(series);
+          if (list) list.push(s); else bySeries.set(series, [s]);
+        }
+      }
+    }
+    for (const key of [...this.states.keys()]) if (!seen.has(key)) this.states.delete(key);
+    for (const id of this.plans.keys()) if (!plans.has(id)) this.traces.dropRule(id);
+    this.plans = plans;
+    this.bySeries = bySeries;
+    await this.watch?.setInputs([...bySeries.keys()]);
+    this.kick();
+  }
+
+  /** The earliest point of the target's inputs (for a recompute of all history). */
+  private earliestInput(t: Target): bigint {
+    let min: bigint | null = null;
+    this.service.parts.storage.read((view) => {
+      for (const s of t.seriesByRef.values()) {
+        if (s === null || !readMeta(view, s)) continue;
+        const p = pointAtOrAfter(view, seriesKey(s), INT64_MIN + 1n);
+        if (p && (min === null || p.ts < min)) min = p.ts;
+      }
+    });
+    return min ?? nowNs();
+  }
+
+  private markDirty(s: TargetState, from: bigint, to: bigint, delayMs: number): void {
+    const nowMs = Date.now();
+    if (s.dirtyFrom === null) {
+      s.dirtyFrom = from;
+      s.dirtyTo = to;
+      s.dirtySinceMs = nowMs;
+      s.dueMs = nowMs + delayMs;
+    } else {
+      if (from < s.dirtyFrom) s.dirtyFrom = from;
+      if (to > s.dirtyTo) s.dirtyTo = to;
+      // Debounce: each new commit pushes the evaluation back, bounded by one debounce past the first mark.
+      s.dueMs = Math.min(Math.max(s.dueMs, nowMs + delayMs), s.dirtySinceMs + 2 * delayMs);
+    }
+  }
+
+  private onCommits(g: LiveGroup): void {
+    if (this.closed || this.bySeries.size === 0) return;
+    for (const c of g.columns) {
+      const list = this.bySeries.get(c.series);
+      if (!list || c.times.length === 0) continue;
+      let min = c.times[0], max = c.times[0];
+      for (let i = 1; i < c.times.length; i++) { const t = c.times[i]; if (t < min) min = t; if (t > max) max = t; }
+      for (const s of list) {
+        const trig = s.target.rule.trigger;
+        if (trig.kind === 'periodic') {
+          // Periodic instants already evaluated that the new points change are recomputed; later ones wait for the tick.
+          if (min <= s.through) this.markDirty(s, min, s.through + 1n, 0);
+          continue;
+        }
+        const to = (max > s.through ? max : s.through) + 1n;
+        this.markDirty(s, min, to, trig.kind === 'event' ? trig.debounceMs : 0);
+        if (g.durableMs > s.inputDurableMs) s.inputDurableMs = g.durableMs;
+      }
+    }
+    this.kick();
+  }
+
+  private onTick(): void {
+    if (this.closed) return;
+    const now = nowNs();
+    const checkBlock = Date.now() - this.lastBlockCheck >= BLOCK_RECHECK_MS;
+    if (checkBlock) this.lastBlockCheck = Date.now();
+    let marked = false;
+    for (const s of this.states.values()) {
+      const trig = s.target.rule.trigger;
+      if (trig.kind === 'periodic') {
+        const upTo = now - PERIODIC_SETTLE_NS;
+        if (upTo > s.through && nextInstant(s.through, trig.intervalNs, trig.alignNs) <= upTo) { this.markDirty(s, s.through + 1n, upTo + 1n, 0); marked = true; }
+      } else if (checkBlock && s.target.rule.provisional === 'block' && s.dirtyFrom === null && s.through < now) {
+        const final = this.finalOf(s.target);
+        if (final !== null && final > s.through) { this.markDirty(s, s.through + 1n, final + 1n, 0); marked = true; }
+      }
+    }
+    if (marked) this.kick();
+  }
+
+  private finalOf(t: Target): bigint | null {
+    return this.service.parts.storage.read((view) => {
+      let min: bigint | null = null;
+      for (const s of t.seriesByRef.values()) {
+        if (s === null) continue;
+        const f = readMeta(view, s)?.finalisedNs ?? null;
+        if (f === null) return null;
+        if (min === null || f < min) min = f;
+      }
+      return min;
+    });
+  }
+
+  /** Starts the pump when something is due, or sets a timer for the next due time. */
+  private kick(): void {
+    if (this.closed || this.pumping) return;
+    let next = Infinity;
+    for (const s of this.states.values()) if (s.dirtyFrom !== null && s.dueMs < next) next = s.dueMs;
+    if (next === Infinity) return;
+    const wait = next - Date.now();
+    if (this.wake) { clearTimeout(this.wake); this.wake = null; }
+    if (wait > 0) {
+      this.wake = setTimeout(() => { this.wake = null; this.kick(); }, wait);
+      this.wake.unref();
+      return;
+    }
+    this.pumping = true;
+    const run = this.chain.then(() => this.pump());
+    this.chain = run.catch((e: unknown) => this.log.error({ err: e }, 'calculation batch failed')).finally(() => { this.pumping = false; this.kick(); });
+  }
+
+  private async pump(): Promise<void> {
+    for (;;) {
+      if (this.closed) return;
+      const nowMs = Date.now();
+      const due: TargetState[] = [];
+      for (const s of this.states.values()) {
+        if (s.dirtyFrom !== null && s.dueMs <= nowMs) { due.push(s); if (due.length === BATCH_TARGETS) break; }
+      }
+      if (due.length === 0) return;
+      await this.runBatch(due);
+    }
+  }
+
+  private async runBatch(due: TargetState[]): Promise<void> {
+    const storage = this.service.parts.storage;
+    const work: Array<{ s: TargetState; from: bigint; to: bigint; ackMs: number }> = [];
+    for (const s of due) {
+      const from = s.dirtyFrom as bigint;
+      const to = s.dirtyTo - from > MAX_WINDOW_NS ? from + MAX_WINDOW_NS : s.dirtyTo;
+      if (to >= s.dirtyTo) s.dirtyFrom = null; else s.dirtyFrom = to;
+      work.push({ s, from, to, ackMs: s.inputDurableMs });
+      s.inputDurableMs = 0;
+    }
+    const outcomes: Array<WindowOutcome | Error> = storage.read((view) => work.map(({ s, from, to }) => {
+      try { return evaluateWindow(view, s.target, from, to, { trace: true, triggerName: s.target.rule.trigger.kind }); } catch (e) { return e instanceof Error ? e : new Error(String(e)); }
+    }));
+    const batches: PointBatch[] = [];
+    for (const o of outcomes) if (!(o instanceof Error) && o.batch) batches.push(o.batch);
+    try {
+      if (batches.length > 0) await storage.write(batches, { principal: ENGINE_PRINCIPAL });
+    } catch (e) {
+      // Nothing of the batch counts as done: every window is due again after a pause.
+      for (const w of work) this.markDirty(w.s, w.from, w.to, RETRY_MS);
+      for (const w of work) await recordFailure(this.service.db, w.s.target.rule.ruleId, w.s.target.assetId, w.s.target.rule.version, `writing outputs failed: ${(e as Error).message}`).catch(() => undefined);
+      this.log.warn({ err: e }, 'writing calculation outputs failed; retrying');
+      return;
+    }
+    const durableMs = performance.timeOrigin + performance.now();
+    const done: WindowDone[] = [];
+    for (const [i, w] of work.entries()) {
+      const o = outcomes[i];
+      const t = w.s.target;
+      if (o instanceof Error) {
+        w.s.lastError = o.message;
+        await recordFailure(this.service.db, t.rule.ruleId, t.assetId, t.rule.version, o.message).catch(() => undefined);
+        continue;
+      }
+      if (w.ackMs > 0 && o.evaluated > 0) this.latency.add(durableMs - w.ackMs);
+      const through = o.doneThroughNs > w.s.through ? o.doneThroughNs : w.s.through;
+      done.push({
+        ruleId: t.rule.ruleId, assetId: t.assetId, ruleVersion: t.rule.version, outputSeries: t.outputSeries,
+        startNs: w.from, endNs: o.doneThroughNs + 1n, throughNs: through, evaluations: o.evaluated, errors: o.bad,
+        lastError: o.bad > 0 ? `${o.bad} instant(s) without a defined value (see trace)` : null,
+      });
+      if (o.doneThroughNs < w.to - 1n && t.rule.provisional === 'block') {
+        // Held back until the inputs are final there: the tick re-tries as the watermark moves.
+      }
+      w.s.through = through;
+      w.s.provisionalFromNs = o.provisionalFromNs;
+      this.evaluations += o.evaluated;
+      for (const e of o.trace) this.traces.add(t.rule.ruleId, e);
+    }
+    await recordWindows(this.service.db, done.filter((d) => d.evaluations > 0 || d.throughNs > INT64_MIN));
+    this.batches++;
+  }
+
+  /** Whether live evaluations are due or running (backfills wait for them). */
+  hasDueWork(): boolean {
+    if (this.pumping) return true;
+    const now = Date.now();
+    for (const s of this.states.values()) if (s.dirtyFrom !== null && s.dueMs <= now) return true;
+    return false;
+  }
+
+  /** Per-target state of one rule (status route). */
+  statesOf(ruleId: string): TargetState[] {
+    return [...this.states.values()].filter((s) => s.target.rule.ruleId === ruleId);
+  }
+
+  planOf(ruleId: string): RulePlan | undefined {
+    return this.plans.get(ruleId);
+  }
+
+  /** Resolves when nothing is due or running (tests and benchmarks). */
+  async idle(timeoutMs = 10_000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      await this.chain;
+      const busy = this.pumping || this.reloadTimer !== null || [...this.states.values()].some((s) => s.dirtyFrom !== null);
+      if (!busy) return;
+      if (Date.now() > end) throw new Error('the calculation engine did not become idle in time');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.tick);
+    if (this.wake) clearTimeout(this.wake);
+    if (this.reloadTimer) clearTimeout(this.reloadTimer);
+    this.unsubscribeFeed();
+    this.unsubscribeModel();
+    this.watch?.close();
+    await this.chain.catch(() => undefined);
+  }
+}
+
+/** The first grid instant k·interval + align after `after`. */
+export function nextInstant(after: bigint, intervalNs: bigint, alignNs: bigint): bigint {
+  const r = (((after - alignNs) % intervalNs) + intervalNs) % intervalNs;
+  return after - r + intervalNs;
+}

@@ -1,0 +1,202 @@
+// Checks a rule against the model before it is saved: its fields, that its scope and
+// output exist, its expressions (parse, types, units, references) through the expression
+// checker, that no other rule writes the same output, and that it forms no cycle with the
+// current rules (an output feeding its own input, directly or through other rules).
+//
+// The check reads the current model outside the writing transaction (the asset tree and
+// attribute caches live beside it); a concurrent model change between check and commit is
+// caught by the engine, which refuses to plan a target whose references no longer resolve
+// and reports it in the rule's status.
+import type { Queryable } from '../../model/db.js';
+import type { ServiceContext } from '../../service-context.js';
+import { invalid, ServiceError } from '../../errors.js';
+import { templatesAt } from '../../model/templates/templates.js';
+import type { AssetNode, AssetTree } from '../../model/assets/asset-tree.js';
+import type { CachedAttribute } from '../../model/resolve/attribute-cache.js';
+import { checkExpression } from '../expression/index.js';
+import { findRuleCycle, cycleError } from '../expression/rule-cycle.js';
+import type { CheckedExpression, InputDescriptor, RuleEdges, UnitCheck } from '../expression/types.js';
+import { checkRuleFields, isTemplateScope, type EngineTrigger, type RuleDefinition } from './rule-definition.js';
+import { RegistryView, RecordingScope, describeCached, describeDefinition, attributeFor, currentSeries } from './rule-scope.js';
+import { isPathReference } from './reference-path.js';
+import { rulesWithInputs } from './rule-store.js';
+
+export interface CheckedRule {
+  trigger: EngineTrigger;
+  expression: CheckedExpression;
+  when: CheckedExpression | null;
+  edge: CheckedExpression | null;
+  /** Every reference text the rule's expressions read. */
+  inputRefs: string[];
+}
+
+/** Where a rule runs, read from the current model. */
+export interface RulePlace {
+  tree: AssetTree;
+  assets: AssetNode[];
+  attributes: Map<string, CachedAttribute[]>;
+  /** The output attribute on an asset, or null when the asset lacks it. */
+  output(asset: AssetNode): CachedAttribute | null;
+  /** For template rules: definitions by name (plain references). */
+  definitions: Map<string, { id: string; describe: (reg: RegistryView) => InputDescriptor }> | null;
+  outputDescriptor(reg: RegistryView, seriesType: string | null): InputDescriptor;
+}
+
+function modelPart(service: ServiceContext) {
+  const m = service.parts.model;
+  if (!m) throw new ServiceError('model-unavailable', 'the asset model is not started');
+  return m;
+}
+
+/** The assets a rule runs on and their attributes, or a 400 naming the scope field that is wrong. */
+export async function placeOf(service: ServiceContext, q: Queryable, d: RuleDefinition): Promise<RulePlace> {
+  const model = modelPart(service);
+  const tree = await model.tree();
+  const s = d.scope;
+  if (isTemplateScope(s)) {
+    const [template] = await templatesAt(q, null, [s.template_id]);
+    if (!template) throw invalid('scope.template_id', `no template ${s.template_id}`);
+    const def = template.attributes.find(([id]) => id === s.output_attr_def_id);
+    if (!def) throw invalid('scope.output_attr_def_id', `template "${template.name}" has no attribute definition ${s.output_attr_def_id}`);
+    const assets = [...tree.nodes.values()].filter((n) => n.template_id === s.template_id && !tree.effectivelyRetired(n));
+    const attributes = await model.attributes.forAssets(assets.map((a) => a.asset_id));
+    const definitions = new Map(template.attributes.map(([id, dd]) => [dd.name, { id, describe: (reg: RegistryView) => describeDefinition(dd.name, reg, dd) }]));
+    return {
+      tree, assets, attributes, definitions,
+      output: (a) => attributes.get(a.asset_id)?.find((c) => c.effective.attr_def_id === s.output_attr_def_id && !c.effective.retired) ?? null,
+      outputDescriptor: (reg) => describeDefinition('output', reg, def[1]),
+    };
+  }
+  const node = tree.get(s.asset_id);
+  if (!node || tree.effectivelyRetired(node)) throw invalid('scope.asset_id', `no current asset ${s.asset_id}`);
+  const attributes = await model.attributes.forAssets([s.asset_id]);
+  const out = attributes.get(s.asset_id)?.find((c) => c.effective.attribute_id === s.output_attribute_id && !c.effective.retired);
+  if (!out) throw invalid('scope.output_attribute_id', `asset ${s.asset_id} has no attribute ${s.output_attribute_id}`);
+  return {
+    tree, assets: [node], attributes, definitions: null,
+    output: () => out,
+    outputDescriptor: (reg, seriesType) => describeCached('output', reg, out, seriesType),
+  };
+}
+
+/** Makes sure the attributes of the assets a path may reach are loaded (parents, siblings, children). */
+async function loadNeighbourhood(service: ServiceContext, place: RulePlace): Promise<void> {
+  const ids = new Set<string>();
+  for (const a of place.assets) {
+    const p = a.parent;
+    if (p) { ids.add(p.asset_id); for (const c of p.children) ids.add(c.asset_id); }
+    for (const c of a.children) ids.add(c.asset_id);
+  }
+  const missing = [...ids].filter((id) => !place.attributes.has(id));
+  if (missing.length === 0) return;
+  for (const [id, list] of await modelPart(service).attributes.forAssets(missing)) place.attributes.set(id, list);
+}
+
+/** A reference's descriptor for the rule's place; seriesTypes gives bound series' value types when known. */
+function resolver(place: RulePlace, reg: RegistryView, seriesTypes: Map<string, string>) {
+  return (text: string): InputDescriptor | null => {
+    if (!isPathReference(text) && place.definitions) return place.definitions.get(text)?.describe(reg) ?? null;
+    let first: InputDescriptor | null = null;
+    for (const a of place.assets) {
+      const c = attributeFor(place.tree, a, text, place.attributes);
+      if (!c) return null;
+      const series = currentSeries(c);
+      first ??= describeCached(text, reg, c, series ? seriesTypes.get(series) ?? null : null);
+    }
+    return first;
+  };
+}
+
+async function seriesTypesOf(service: ServiceContext, place: RulePlace, texts: Iterable<string>): Promise<Map<string, string>> {
+  const ids = new Set<string>();
+  for (const text of texts) {
+    for (const a of place.assets) {
+      const c = attributeFor(place.tree, a, text, place.attributes);
+      const s = c ? currentSeries(c) : null;
+      if (s) ids.add(s);
+    }
+  }
+  for (const a of place.assets) { const o = place.output(a); const s = o ? currentSeries(o) : null; if (s) ids.add(s); }
+  const out = new Map<string, string>();
+  const catalogue = service.parts.series;
+  if (!catalogue || ids.size === 0) return out;
+  for (const [id, r] of await catalogue.getMany([...ids])) out.set(id, r.valueType);
+  return out;
+}
+
+/** Checks every expression of the rule; returns them checked with the references they read. */
+export async function checkRule(service: ServiceContext, q: Queryable, d: RuleDefinition, ruleId: string | null, opts: { cycles: boolean } = { cycles: true }): Promise<CheckedRule> {
+  const trigger = checkRuleFields(d);
+  const reg = await RegistryView.load(q);
+  const place = await placeOf(service, q, d);
+  await loadNeighbourhood(service, place);
+  const unitCheck = d.unit_check as UnitCheck;
+  const texts: Array<[string, string, 'number' | 'bool' | undefined]> = [['expression', d.expression as string, undefined]];
+  if (d.when) texts.push(['when', d.when, 'bool']);
+  if (trigger.kind === 'edge') texts.push(['trigger.expr', trigger.expr, 'bool']);
+  // First pass: which references are read; second pass: checked with the bound series' value types.
+  const first = new RecordingScope(reg, resolver(place, reg, new Map()));
+  for (const [field, text, expect] of texts) checkExpression(text, first, { unitCheck, field, expect });
+  const seriesTypes = await seriesTypesOf(service, place, first.asked);
+  const firstAsset = place.assets[0];
+  const outAttr = firstAsset ? place.output(firstAsset) : null;
+  const outSeries = outAttr ? currentSeries(outAttr) : null;
+  const output = place.outputDescriptor(reg, outSeries ? seriesTypes.get(outSeries) ?? null : null);
+  const scope = new RecordingScope(reg, resolver(place, reg, seriesTypes));
+  const expression = checkExpression(d.expression as string, scope, { unitCheck, field: 'expression', output });
+  const when = d.when ? checkExpression(d.when, scope, { unitCheck, field: 'when', expect: 'bool' }) : null;
+  const edge = trigger.kind === 'edge' ? checkExpression(trigger.expr, scope, { unitCheck, field: 'trigger.expr', expect: 'bool' }) : null;
+  const inputRefs = [...scope.asked];
+  if (opts.cycles) await checkOutputAndCycles(service, q, d, ruleId, place, inputRefs);
+  return { trigger, expression, when, edge, inputRefs };
+}
+
+/** Attribute keys for cycle checks: the attribute's path, readable in the error. */
+function attributeKey(place: RulePlace, c: CachedAttribute): string {
+  const a = place.tree.get(c.effective.asset_id);
+  return a ? `${place.tree.path(a)}|${c.effective.name}` : c.effective.attribute_id;
+}
+
+/** Edges of one rule: per asset, its input attributes → its output attribute; for templates, definitions too. */
+function edgesOf(ruleId: string, place: RulePlace, inputRefs: readonly string[], out: RuleEdges[]): void {
+  for (const a of place.assets) {
+    const o = place.output(a);
+    if (!o) continue;
+    const inputKeys: string[] = [];
+    for (const text of inputRefs) {
+      const c = attributeFor(place.tree, a, text, place.attributes);
+      if (c) inputKeys.push(attributeKey(place, c));
+    }
+    out.push({ ruleId, outputKey: attributeKey(place, o), inputKeys });
+  }
+}
+
+async function checkOutputAndCycles(service: ServiceContext, q: Queryable, d: RuleDefinition, ruleId: string | null, place: RulePlace, inputRefs: string[]): Promise<void> {
+  const others = (await rulesWithInputs(q)).filter((r) => r.rule.rule_id !== ruleId);
+  const outputId = isTemplateScope(d.scope) ? d.scope.output_attr_def_id : d.scope.output_attribute_id;
+  const clash = others.find((r) => (isTemplateScope(r.rule.scope) ? r.rule.scope.output_attr_def_id : r.rule.scope.output_attribute_id) === outputId);
+  if (clash) throw new ServiceError('invalid-request', `scope: rule ${clash.rule.rule_id} ("${clash.rule.name}") already writes that output; one rule per output`, { errors: [{ field: 'scope', problem: 'output already written by another rule' }], rule_id: clash.rule.rule_id });
+  const self = ruleId ?? 'new rule';
+  const edges: RuleEdges[] = [];
+  edgesOf(self, place, inputRefs, edges);
+  // Template-level edges catch a cycle among a template's definitions before any asset exists.
+  if (place.definitions && isTemplateScope(d.scope)) {
+    const defs = place.definitions;
+    const tpl = d.scope;
+    const defKeys = (refs: readonly string[]) => refs.filter((t) => !isPathReference(t)).map((t) => defs.get(t)?.id).filter((x): x is string => !!x).map((id) => `definition ${id}`);
+    edges.push({ ruleId: self, outputKey: `definition ${tpl.output_attr_def_id}`, inputKeys: defKeys(inputRefs) });
+    for (const r of others) {
+      if (isTemplateScope(r.rule.scope) && r.rule.scope.template_id === tpl.template_id) {
+        edges.push({ ruleId: r.rule.rule_id, outputKey: `definition ${r.rule.scope.output_attr_def_id}`, inputKeys: defKeys(r.inputRefs) });
+      }
+    }
+  }
+  for (const r of others) {
+    let p: RulePlace;
+    try { p = await placeOf(service, q, r.rule); } catch { continue; } // a rule whose scope is gone writes nothing
+    await loadNeighbourhood(service, p);
+    edgesOf(r.rule.rule_id, p, r.inputRefs, edges);
+  }
+  const cycle = findRuleCycle(edges);
+  if (cycle) throw cycleError(cycle);
+}
