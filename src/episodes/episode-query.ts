@@ -40,9 +40,10 @@ function predicateSql(p: AttributePredicate, args: SqlArgs): string {
   if (p.op === '=' || p.op === '!=') {
     return `${value} ${p.op === '=' ? '=' : 'IS DISTINCT FROM'} ${args.add(jsonbParam(p.value))}::jsonb`;
   }
-  if (typeof p.value === 'string') return `(jsonb_typeof(${value}) = 'string' AND (${value} #>> '{}') ${p.op} ${args.add(p.value)})`;
-  if (typeof p.value === 'boolean') return `(jsonb_typeof(${value}) = 'boolean' AND (${value})::boolean ${p.op} ${args.add(p.value)})`;
-  return `(jsonb_typeof(${value}) = 'number' AND (${value})::numeric ${p.op} ${args.add(String(p.value))}::numeric)`;
+  // CASE, not AND: SQL does not promise to test the type before the cast (PostgreSQL 15 did not)
+  if (typeof p.value === 'string') return `CASE WHEN jsonb_typeof(${value}) = 'string' THEN (${value} #>> '{}') ${p.op} ${args.add(p.value)} ELSE false END`;
+  if (typeof p.value === 'boolean') return `CASE WHEN jsonb_typeof(${value}) = 'boolean' THEN (${value})::boolean ${p.op} ${args.add(p.value)} ELSE false END`;
+  return `CASE WHEN jsonb_typeof(${value}) = 'number' THEN (${value})::numeric ${p.op} ${args.add(String(p.value))}::numeric ELSE false END`;
 }
 
 /** One page of episodes; `more` says whether another page follows. */
