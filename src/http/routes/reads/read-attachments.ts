@@ -19,6 +19,8 @@ import type { HandlerContext, Reply } from '../../route.js';
 import type { ReadAttribute } from '../../../reads/read-resolution.js';
 import { parseJson, jsonBytes } from '../../../json/json.js';
 import { ServiceError } from '../../../errors.js';
+import { annotationsAttacher } from '../annotations/on-reads.js';
+import { episodesAttacher } from '../episodes/on-reads.js';
 
 /** The attributes a read answers, as an attacher sees them. */
 export type AttachedAttribute = Pick<ReadAttribute, 'attributeId' | 'assetId' | 'path'>;
@@ -40,6 +42,7 @@ export interface ReadAttacher {
 
 /** Every attacher the resolved reads know, in the order their members are written. */
 export const ATTACHERS: ReadAttacher[] = [
+  episodesAttacher,
 ];
 
 const packr = new Packr({ useRecords: false, int64AsType: 'bigint' });
