@@ -4,14 +4,15 @@
 // whole-grid columns the block loop then reads like inputs.
 import { bug } from '../../errors.js';
 import type { PointColumns } from '../../storage/encoding/chunk-types.js';
-import { BLOCK, Op, runBlock, type AlignState, type Instruction, type Program } from './program.js';
+import { BLOCK, Op, runBlock, type AlignState, type Instruction, type Program, type Register } from './program.js';
+import { unionOffsets } from './grid.js';
 import { slotsOf, type PlanNode } from './plan-tree.js';
 import { CONSTANT_QUALITY, GOOD_QUALITY, NON_FINITE, reasonCode } from './reasons.js';
 import { WindowScratch, applyTimeFunction, type SteppedSeries } from './time-functions.js';
 import type { CheckedExpression, CompiledExpression, EvaluationGrid, EvaluationResult } from './types.js';
 
-function newRegister() {
-  return { v: new Float64Array(BLOCK), q: new Uint32Array(BLOCK), r: new Uint8Array(BLOCK) };
+function newRegister(): Register {
+  return { v: new Float64Array(BLOCK), q: new Uint32Array(BLOCK), r: new Uint8Array(BLOCK), uq: -1, anyR: false };
 }
 
 function instruction(op: Op, dst: number, fields: Partial<Instruction>): Instruction {
@@ -22,6 +23,15 @@ function instruction(op: Op, dst: number, fields: Partial<Instruction>): Instruc
 export function buildProgram(root: PlanNode, slotCount: number): Program {
   const p: Program = { slots: [...slotsOf(root)].sort((x, y) => x - y), instructions: [], registers: [], aligned: [], result: -1, timeNodes: [] };
   for (let s = 0; s < slotCount; s++) p.aligned.push(new Int32Array(p.slots.includes(s) ? BLOCK : 0));
+  // Slots a string comparison reads keep their aligned point index (Align's c = 1).
+  const indexed = new Set<number>();
+  const findStrings = (node: PlanNode): void => {
+    if (node.op === 'str-eq') { indexed.add(node.slot); if ('slot' in node.other) indexed.add(node.other.slot); }
+    if ('arg' in node && node.op !== 'time') findStrings(node.arg);
+    if ('left' in node) { findStrings(node.left); findStrings(node.right); }
+    if (node.op === 'if') { findStrings(node.cond); findStrings(node.then); findStrings(node.else); }
+  };
+  findStrings(root);
   const slotRegister = new Map<number, number>();
   const register = () => { p.registers.push(newRegister()); return p.registers.length - 1; };
   const alignSlot = (slot: number): number => {
@@ -29,7 +39,7 @@ export function buildProgram(root: PlanNode, slotCount: number): Program {
     if (reg === undefined) {
       reg = register();
       slotRegister.set(slot, reg);
-      p.instructions.push(instruction(Op.Align, reg, { slot }));
+      p.instructions.push(instruction(Op.Align, reg, { slot, c: indexed.has(slot) ? 1 : 0 }));
     }
     return reg;
   };
@@ -39,6 +49,7 @@ export function buildProgram(root: PlanNode, slotCount: number): Program {
         const reg = register();
         const r = p.registers[reg];
         r.v.fill(node.value); r.q.fill(CONSTANT_QUALITY);
+        r.uq = CONSTANT_QUALITY; r.anyR = false;
         return reg;
       }
       case 'input': return alignSlot(node.slot);
@@ -102,53 +113,46 @@ export function buildProgram(root: PlanNode, slotCount: number): Program {
 
 /** Every timestamp of the given slots' columns at or before lastInstant, in the grid's frame, ascending, unique. */
 function mergeTimestamps(columns: readonly PointColumns[], slots: number[], tsBase: bigint, lastInstant: number): Float64Array {
-  const k = slots.length;
-  const cursor = new Int32Array(k);
-  const shift = new Float64Array(k);
-  let total = 0;
-  for (let c = 0; c < k; c++) { shift[c] = Number(columns[slots[c]].tsBase - tsBase); total += columns[slots[c]].count; }
-  const out = new Float64Array(total);
-  let n = 0;
-  for (;;) {
-    let best = Infinity;
-    for (let c = 0; c < k; c++) {
-      const col = columns[slots[c]];
-      if (cursor[c] < col.count) { const t = col.tsOffset[cursor[c]] + shift[c]; if (t < best) best = t; }
-    }
-    if (best > lastInstant) break;
-    out[n++] = best;
-    for (let c = 0; c < k; c++) {
-      const col = columns[slots[c]];
-      if (cursor[c] < col.count && col.tsOffset[cursor[c]] + shift[c] === best) cursor[c]++;
-    }
-  }
-  return out.subarray(0, n);
+  return unionOffsets(slots.map((s) => columns[s]), tsBase, -Infinity, lastInstant);
 }
 
 /** Runs a program at instants (offsets from tsBase) into out, keeping reason flags (not codes) and raw qualities. */
 function runProgram(p: Program, columns: readonly PointColumns[], tsBase: bigint, instants: Float64Array, count: number,
-  out: { v: Float64Array; q: Uint32Array; r: Uint8Array }): void {
+  out: { v: Float64Array; q: Uint32Array; r: Uint8Array }, codes: boolean): void {
   const last = count > 0 ? instants[count - 1] : -Infinity;
   for (const t of p.timeNodes) {
     if (t.v.length < count) { t.v = new Float64Array(count); t.q = new Uint32Array(count); t.r = new Uint8Array(count); }
     const ts = mergeTimestamps(columns, t.sub.slots, tsBase, last);
     const series: SteppedSeries = { count: ts.length, ts, v: new Float64Array(ts.length), q: new Uint32Array(ts.length), r: new Uint8Array(ts.length) };
-    runProgram(t.sub, columns, tsBase, ts, ts.length, series);
+    runProgram(t.sub, columns, tsBase, ts, ts.length, series, false);
     applyTimeFunction(t.fn, t.windowNs, series, instants, 0, count, t, t.scratch);
   }
   const st: AlignState = { cursor: new Int32Array(columns.length).fill(-1), shift: new Float64Array(columns.length), columns };
   for (const s of p.slots) st.shift[s] = Number(columns[s].tsBase - tsBase);
   const res = p.registers[p.result];
+  const ov = out.v, oq = out.q, or = out.r;
   for (let from = 0; from < count; from += BLOCK) {
     const n = Math.min(BLOCK, count - from);
     runBlock(p, st, instants, from, n);
-    const rv = res.v, rq = res.q, rr = res.r, ov = out.v, oq = out.q, or = out.r;
+    const rv = res.v;
+    if (res.uq >= 0 && !res.anyR) {
+      // The common block: one quality, nothing undefined so far; only non-finite values to catch.
+      const q = codes && res.uq === CONSTANT_QUALITY ? GOOD_QUALITY : res.uq;
+      for (let i = 0; i < n; i++) {
+        const x = rv[i];
+        if (x - x === 0) { ov[from + i] = x; oq[from + i] = q; or[from + i] = 0; }
+        else { ov[from + i] = 0; oq[from + i] = 0; or[from + i] = codes ? reasonCode(NON_FINITE) : NON_FINITE; }
+      }
+      continue;
+    }
+    const rq = res.uq >= 0 ? res.q.fill(res.uq, 0, n) : res.q;
+    const rr = res.anyR ? res.r : res.r.fill(0, 0, n);
     for (let i = 0; i < n; i++) {
       const x = rv[i];
       let r = rr[i];
       if (r === 0 && x - x !== 0) r = NON_FINITE;
-      if (r !== 0) { ov[from + i] = 0; oq[from + i] = 0; or[from + i] = r; }
-      else { ov[from + i] = x; oq[from + i] = rq[i]; or[from + i] = 0; }
+      if (r !== 0) { ov[from + i] = 0; oq[from + i] = 0; or[from + i] = codes ? reasonCode(r) : r; }
+      else { ov[from + i] = x; oq[from + i] = codes && rq[i] === CONSTANT_QUALITY ? GOOD_QUALITY : rq[i]; or[from + i] = 0; }
     }
   }
 }
@@ -176,12 +180,7 @@ class Compiled implements CompiledExpression {
     const n = grid.count;
     if (columns.length !== this.inputs.length) throw bug('columns', `${columns.length} column sets for ${this.inputs.length} inputs`);
     if (out.values.length < n || out.quality.length < n || out.reason.length < n) throw bug('out', `arrays shorter than the grid (${n})`);
-    runProgram(this.program, columns, grid.tsBase, grid.tsOffset, n, { v: out.values, q: out.quality, r: out.reason });
-    const q = out.quality, r = out.reason;
-    for (let i = 0; i < n; i++) {
-      if (r[i] !== 0) r[i] = reasonCode(r[i]);
-      else if (q[i] === CONSTANT_QUALITY) q[i] = GOOD_QUALITY;
-    }
+    runProgram(this.program, columns, grid.tsBase, grid.tsOffset, n, { v: out.values, q: out.quality, r: out.reason }, true);
     out.count = n;
     return out;
   }

@@ -15,46 +15,60 @@ function checkSpan(startNs: bigint, endNs: bigint): void {
 }
 
 /**
- * The union of the inputs' timestamps in [startNs, endNs), ascending and unique, as offsets
- * from startNs. Merges the already sorted columns (k-way, k small), so it costs one pass.
+ * Merges two ascending runs of exact ns offsets (a[i] + shiftA, b[j] + shiftB) into out,
+ * dropping duplicates; returns the count. A plain two-way merge on locals with the
+ * advance written as arithmetic (the interleaving of inputs makes an if/else mispredict
+ * about every other point); a k-way merge looping over the inputs per point measured
+ * several times slower (bench/calc-evaluation.ts, 2026-11-27).
  */
+export function mergeOffsets(a: Float64Array, shiftA: number, ia: number, na: number,
+  b: Float64Array, shiftB: number, ib: number, nb: number, out: Float64Array): number {
+  let i = ia, j = ib, n = 0;
+  while (i < na && j < nb) {
+    const x = a[i] + shiftA, y = b[j] + shiftB;
+    out[n++] = x < y ? x : y;
+    i += x <= y ? 1 : 0;
+    j += y <= x ? 1 : 0;
+  }
+  while (i < na) out[n++] = a[i++] + shiftA;
+  while (j < nb) out[n++] = b[j++] + shiftB;
+  return n;
+}
+
+/** [first, end) of a column's points whose offset from base lies in [fromOffset, toOffset]. */
+function pointRange(col: PointColumns, shift: number, fromOffset: number, toOffset: number): [number, number] {
+  const off = col.tsOffset;
+  let lo = 0, hi = col.count;
+  // Binary searches: look-back points before the range may be many.
+  let l = 0, h = col.count;
+  while (l < h) { const m = (l + h) >>> 1; if (off[m] + shift < fromOffset) l = m + 1; else h = m; }
+  lo = l;
+  l = lo; h = col.count;
+  while (l < h) { const m = (l + h) >>> 1; if (off[m] + shift <= toOffset) l = m + 1; else h = m; }
+  hi = l;
+  return [lo, hi];
+}
+
+/** The union of several columns' timestamps in [fromOffset, toOffset] relative to base, ascending and unique. */
+export function unionOffsets(columns: readonly PointColumns[], base: bigint, fromOffset: number, toOffset: number): Float64Array {
+  let acc = new Float64Array(0);
+  let accCount = 0;
+  for (let c = 0; c < columns.length; c++) {
+    const col = columns[c];
+    const shift = Number(col.tsBase - base);
+    const [lo, hi] = pointRange(col, shift, fromOffset, toOffset);
+    const out = new Float64Array(accCount + hi - lo);
+    accCount = mergeOffsets(acc, 0, 0, accCount, col.tsOffset, shift, lo, hi, out);
+    acc = out;
+  }
+  return acc.subarray(0, accCount);
+}
+
+/** The union of the inputs' timestamps in [startNs, endNs), ascending and unique, as offsets from startNs. */
 export function unionGrid(columns: readonly PointColumns[], startNs: bigint, endNs: bigint): EvaluationGrid {
   checkSpan(startNs, endNs);
-  const span = Number(endNs - startNs);
-  const k = columns.length;
-  const cursor = new Int32Array(k);
-  const shift = new Float64Array(k);
-  let total = 0;
-  for (let c = 0; c < k; c++) {
-    const col = columns[c];
-    shift[c] = Number(col.tsBase - startNs);
-    // Skip the look-back points before the range.
-    let i = 0;
-    while (i < col.count && col.tsOffset[i] + shift[c] < 0) i++;
-    cursor[c] = i;
-    total += col.count - i;
-  }
-  const out = new Float64Array(total);
-  let n = 0;
-  for (;;) {
-    let best = Infinity;
-    for (let c = 0; c < k; c++) {
-      const col = columns[c];
-      const i = cursor[c];
-      if (i < col.count) {
-        const t = col.tsOffset[i] + shift[c];
-        if (t < best) best = t;
-      }
-    }
-    if (best >= span) break;
-    out[n++] = best;
-    for (let c = 0; c < k; c++) {
-      const col = columns[c];
-      const i = cursor[c];
-      if (i < col.count && col.tsOffset[i] + shift[c] === best) cursor[c] = i + 1;
-    }
-  }
-  return { tsBase: startNs, tsOffset: out.subarray(0, n), count: n };
+  const offsets = unionOffsets(columns, startNs, 0, Number(endNs - startNs) - 1);
+  return { tsBase: startNs, tsOffset: offsets, count: offsets.length };
 }
 
 /** The instants k·intervalNs + alignNs inside [startNs, endNs), as offsets from startNs. */

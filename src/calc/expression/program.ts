@@ -33,6 +33,30 @@ export interface Instruction {
   negate: boolean;
 }
 
+/**
+ * A register column for one block. Most blocks of real data have one quality and no
+ * undefined instants, so a register may say so instead of filling its columns: when `uq`
+ * is >= 0 every instant has that quality and `q` is not read; when `anyR` is false no
+ * instant has a reason and `r` is not read. Only mixed blocks pay for the per-instant columns.
+ */
+export interface Register {
+  v: Float64Array;
+  q: Uint32Array;
+  r: Uint8Array;
+  uq: number;
+  anyR: boolean;
+}
+
+function qualities(reg: Register, n: number): Uint32Array {
+  if (reg.uq >= 0) reg.q.fill(reg.uq, 0, n);
+  return reg.q;
+}
+
+function reasons(reg: Register, n: number): Uint8Array {
+  if (!reg.anyR) reg.r.fill(0, 0, n);
+  return reg.r;
+}
+
 export interface TimeNode {
   fn: TimeFn;
   windowNs: number;
@@ -50,7 +74,7 @@ export interface Program {
   /** Slots this program aligns (the inputs its instructions and its time nodes' arguments read). */
   slots: number[];
   instructions: Instruction[];
-  registers: { v: Float64Array; q: Uint32Array; r: Uint8Array }[];
+  registers: Register[];
   /** Per slot (indexed by slot): the aligned point index of the current block, for string comparisons. */
   aligned: Int32Array[];
   result: number;
@@ -75,27 +99,35 @@ function align(p: Program, ins: Instruction, st: AlignState, instants: Float64Ar
   const idx = p.aligned[slot];
   let j = st.cursor[slot];
   const quality = col.quality;
-  const rv = reg.v, rq = reg.q, rr = reg.r;
-  if (col.type === 'float64') {
+  const rv = reg.v, rq = reg.q;
+  // Instants before the input's first point form a prefix of the block (instants ascend).
+  let missing = 0;
+  if (col.type === 'float64' && ins.c !== 1) {
     const f = col.f64!;
     for (let i = 0; i < n; i++) {
       const t = instants[from + i] - shift;
       while (j < last && off[j + 1] <= t) j++;
-      idx[i] = j;
-      if (j >= 0) { rv[i] = f[j]; rq[i] = quality[j]; rr[i] = 0; } else { rv[i] = 0; rq[i] = 0; rr[i] = NO_VALUE; }
+      if (j >= 0) { rv[i] = f[j]; rq[i] = quality[j]; } else { rv[i] = 0; rq[i] = 0; missing++; }
     }
   } else {
+    const at = idx;
     for (let i = 0; i < n; i++) {
       const t = instants[from + i] - shift;
       while (j < last && off[j + 1] <= t) j++;
-      idx[i] = j;
-      if (j >= 0) { rq[i] = quality[j]; rr[i] = 0; } else { rv[i] = 0; rq[i] = 0; rr[i] = NO_VALUE; }
+      at[i] = j;
+      if (j >= 0) rq[i] = quality[j]; else { rv[i] = 0; rq[i] = 0; missing++; }
     }
-    if (col.type === 'int64') { const a = col.i64!; for (let i = 0; i < n; i++) if (idx[i] >= 0) rv[i] = Number(a[idx[i]]); }
-    else if (col.type === 'boolean') { const a = col.u8!; for (let i = 0; i < n; i++) if (idx[i] >= 0) rv[i] = a[idx[i]] !== 0 ? 1 : 0; }
-    else if (col.type === 'enum') { const a = col.ord!; for (let i = 0; i < n; i++) if (idx[i] >= 0) rv[i] = a[idx[i]]; }
+    if (col.type === 'float64') { const a = col.f64!; for (let i = missing; i < n; i++) rv[i] = a[at[i]]; }
+    else if (col.type === 'int64') { const a = col.i64!; for (let i = missing; i < n; i++) rv[i] = Number(a[at[i]]); }
+    else if (col.type === 'boolean') { const a = col.u8!; for (let i = missing; i < n; i++) rv[i] = a[at[i]] !== 0 ? 1 : 0; }
+    else if (col.type === 'enum') { const a = col.ord!; for (let i = missing; i < n; i++) rv[i] = a[at[i]]; }
   }
   st.cursor[slot] = j;
+  let uq = n > 0 ? rq[0] : 0;
+  for (let i = 1; i < n; i++) if (rq[i] !== uq) { uq = -1; break; }
+  reg.uq = uq;
+  reg.anyR = missing > 0;
+  if (missing > 0) { reg.r.fill(NO_VALUE, 0, missing); reg.r.fill(0, missing, n); }
 }
 
 function unary(fn: UnaryFn, a: Float64Array, v: Float64Array, r: Uint8Array, n: number): void {
@@ -155,76 +187,100 @@ export function runBlock(p: Program, st: AlignState, instants: Float64Array, fro
       case Op.Align: align(p, ins, st, instants, from, n); break;
       case Op.StrEqLiteral: case Op.StrEqSlot: {
         const idx = p.aligned[ins.slot];
-        const col = st.columns[ins.slot];
-        const strs = col.str ?? [];
+        const strs = st.columns[ins.slot].str ?? [];
         const src = regs[ins.a];
+        const sq = qualities(src, n), sr = reasons(src, n);
+        const literal = ins.op === Op.StrEqLiteral;
+        const other = literal ? src : regs[ins.b];
+        const oq = qualities(other, n), or = reasons(other, n);
+        const otherIdx = literal ? idx : p.aligned[ins.c];
+        const otherStrs = literal ? strs : st.columns[ins.c].str ?? [];
         for (let i = 0; i < n; i++) {
-          let eq = false;
-          let q = src.q[i];
-          let r = src.r[i];
-          if (ins.op === Op.StrEqLiteral) {
-            eq = idx[i] >= 0 && strs[idx[i]] === ins.literal;
-          } else {
-            const other = regs[ins.b];
-            const oi = p.aligned[ins.c][i];
-            eq = idx[i] >= 0 && oi >= 0 && strs[idx[i]] === (st.columns[ins.c].str ?? [])[oi];
-            if (other.q[i] < q) q = other.q[i];
-            r |= other.r[i];
-          }
-          d.v[i] = eq !== ins.negate ? 1 : 0; d.q[i] = q; d.r[i] = r;
+          const eq = idx[i] >= 0 && (literal ? strs[idx[i]] === ins.literal : otherIdx[i] >= 0 && strs[idx[i]] === otherStrs[otherIdx[i]]);
+          d.v[i] = eq !== ins.negate ? 1 : 0;
+          d.q[i] = sq[i] < oq[i] ? sq[i] : oq[i];
+          d.r[i] = sr[i] | or[i];
         }
+        d.uq = -1; d.anyR = true;
         break;
       }
       case Op.Derived: {
         const t = p.timeNodes[ins.a];
-        d.v.set(t.v.subarray(from, from + n));
-        d.q.set(t.q.subarray(from, from + n));
-        d.r.set(t.r.subarray(from, from + n));
+        for (let i = 0; i < n; i++) { d.v[i] = t.v[from + i]; d.q[i] = t.q[from + i]; d.r[i] = t.r[from + i]; }
+        d.uq = -1; d.anyR = true;
         break;
       }
       case Op.Affine: {
         const a = regs[ins.a];
-        const av = a.v, aq = a.q, ar = a.r, dv = d.v, dq = d.q, dr = d.r, s = ins.scale, k = ins.shift;
-        for (let i = 0; i < n; i++) { dv[i] = av[i] * s + k; dq[i] = aq[i]; dr[i] = ar[i]; }
+        const av = a.v, dv = d.v, s = ins.scale, k = ins.shift;
+        for (let i = 0; i < n; i++) dv[i] = av[i] * s + k;
+        copyFlags(a, d, n);
         break;
       }
       case Op.Unary: {
         const a = regs[ins.a];
-        const aq = a.q, ar = a.r, dq = d.q, dr = d.r;
-        for (let i = 0; i < n; i++) { dq[i] = aq[i]; dr[i] = ar[i]; }
-        unary(ins.fn as UnaryFn, a.v, d.v, d.r, n);
+        copyFlags(a, d, n);
+        const fn = ins.fn as UnaryFn;
+        if (fn === 'sqrt' || fn === 'ln' || fn === 'log10') { reasons(d, n); d.anyR = true; }
+        unary(fn, a.v, d.v, d.r, n);
         break;
       }
       case Op.Binary: {
         const a = regs[ins.a], b = regs[ins.b];
-        const aq = a.q, bq = b.q, ar = a.r, br = b.r, dq = d.q, dr = d.r;
-        for (let i = 0; i < n; i++) { const x = aq[i], y = bq[i]; dq[i] = x < y ? x : y; dr[i] = ar[i] | br[i]; }
-        binary(ins.fn as BinaryFn, a.v, b.v, d.v, d.r, n);
+        if (a.uq >= 0 && b.uq >= 0) d.uq = a.uq < b.uq ? a.uq : b.uq;
+        else {
+          const aq = qualities(a, n), bq = qualities(b, n), dq = d.q;
+          for (let i = 0; i < n; i++) { const x = aq[i], y = bq[i]; dq[i] = x < y ? x : y; }
+          d.uq = -1;
+        }
+        if (!a.anyR && !b.anyR) d.anyR = false;
+        else {
+          const ar = reasons(a, n), br = reasons(b, n), dr = d.r;
+          for (let i = 0; i < n; i++) dr[i] = ar[i] | br[i];
+          d.anyR = true;
+        }
+        const fn = ins.fn as BinaryFn;
+        if (fn === 'div' || fn === 'mod' || fn === 'pow') { reasons(d, n); d.anyR = true; }
+        binary(fn, a.v, b.v, d.v, d.r, n);
         break;
       }
       case Op.And: case Op.Or: {
         // Short-circuit per instant: `x != 0 and y / x > 1` is false, not undefined, where x is 0.
         const a = regs[ins.a], b = regs[ins.b];
+        const aq = qualities(a, n), ar = reasons(a, n), bq = qualities(b, n), br = reasons(b, n);
         const decided = ins.op === Op.And ? 0 : 1;
         for (let i = 0; i < n; i++) {
-          if (a.r[i] !== 0) { d.v[i] = 0; d.q[i] = a.q[i]; d.r[i] = a.r[i]; continue; }
+          if (ar[i] !== 0) { d.v[i] = 0; d.q[i] = aq[i]; d.r[i] = ar[i]; continue; }
           const av = a.v[i] !== 0 ? 1 : 0;
-          if (av === decided) { d.v[i] = av; d.q[i] = a.q[i]; d.r[i] = 0; continue; }
-          d.v[i] = b.v[i] !== 0 ? 1 : 0; d.q[i] = a.q[i] < b.q[i] ? a.q[i] : b.q[i]; d.r[i] = b.r[i];
+          if (av === decided) { d.v[i] = av; d.q[i] = aq[i]; d.r[i] = 0; continue; }
+          d.v[i] = b.v[i] !== 0 ? 1 : 0; d.q[i] = aq[i] < bq[i] ? aq[i] : bq[i]; d.r[i] = br[i];
         }
+        d.uq = -1; d.anyR = true;
         break;
       }
       case Op.If: {
         const c = regs[ins.a], x = regs[ins.b], y = regs[ins.c];
+        const cq = qualities(c, n), cr = reasons(c, n), xq = qualities(x, n), xr = reasons(x, n), yq = qualities(y, n), yr = reasons(y, n);
+        const xv = x.v, yv = y.v;
         for (let i = 0; i < n; i++) {
-          if (c.r[i] !== 0) { d.v[i] = 0; d.q[i] = c.q[i]; d.r[i] = c.r[i]; continue; }
-          const s = c.v[i] !== 0 ? x : y;
-          d.v[i] = s.v[i]; d.q[i] = c.q[i] < s.q[i] ? c.q[i] : s.q[i]; d.r[i] = s.r[i];
+          if (cr[i] !== 0) { d.v[i] = 0; d.q[i] = cq[i]; d.r[i] = cr[i]; continue; }
+          const pick = c.v[i] !== 0;
+          const q = pick ? xq[i] : yq[i];
+          d.v[i] = pick ? xv[i] : yv[i]; d.q[i] = cq[i] < q ? cq[i] : q; d.r[i] = pick ? xr[i] : yr[i];
         }
+        d.uq = -1; d.anyR = true;
         break;
       }
     }
   }
+}
+
+/** The destination of a one-operand instruction inherits its operand's qualities and reasons. */
+function copyFlags(a: Register, d: Register, n: number): void {
+  d.uq = a.uq;
+  if (a.uq < 0) { const aq = a.q, dq = d.q; for (let i = 0; i < n; i++) dq[i] = aq[i]; }
+  d.anyR = a.anyR;
+  if (a.anyR) { const ar = a.r, dr = d.r; for (let i = 0; i < n; i++) dr[i] = ar[i]; }
 }
 
 export { CONSTANT_QUALITY };
