@@ -104,7 +104,8 @@ export class EpisodeGanttView implements WidgetView {
     let answer: unknown;
     try {
       answer = await call('POST', '/v1/episodes/query', {
-        start_ns: msToNs(win.startMs), end_ns: msToNs(win.endMs), ...(this.contextAsset ? { asset_id: this.contextAsset } : {}),
+        overlaps: { start_ns: msToNs(win.startMs), end_ns: msToNs(win.endMs) }, limit: 1000,
+        ...(this.contextAsset ? { asset: { kind: 'under', content: this.contextAsset } } : {}),
       });
     } catch (e) {
       canvasIn(this.input.body);
@@ -114,7 +115,7 @@ export class EpisodeGanttView implements WidgetView {
     }
     const items = (Array.isArray(answer) ? answer : (answer as { items?: unknown[] })?.items ?? []) as Array<Record<string, unknown>>;
     const bars: EpisodeBar[] = items.map((it) => ({
-      name: String(it.name ?? it.template ?? it.id ?? 'episode'),
+      name: String(it.name ?? it.template ?? 'episode'),
       startMs: Number(it.start_ns) / 1e6, endMs: it.end_ns === null || it.end_ns === undefined ? null : Number(it.end_ns) / 1e6,
     })).filter((b) => Number.isFinite(b.startMs));
     const { ctx, w, h } = canvasIn(this.input.body);

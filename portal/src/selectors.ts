@@ -25,16 +25,13 @@ function isSelector(v: unknown): v is Selector {
 export function selectorsOf(bindings: unknown): SelectorSlot[] {
   const out: SelectorSlot[] = [];
   const walk = (v: unknown, holder: Record<string, unknown>) => {
+    if (isSelector(v)) { out.push({ selector: v, holder }); return; }
     if (Array.isArray(v)) { for (const x of v) walk(x, holder); return; }
     if (!v || typeof v !== 'object') return;
     const o = v as Record<string, unknown>;
-    for (const [k, x] of Object.entries(o)) {
-      if (isSelector(x)) out.push({ selector: x, holder: o });
-      else if (k !== 'limits' && k !== 'x') walk(x, o);
-    }
+    for (const [k, x] of Object.entries(o)) if (k !== 'limits' && k !== 'x') walk(x, o);
   };
-  if (isSelector(bindings)) out.push({ selector: bindings, holder: {} });
-  else walk(bindings, {});
+  walk(bindings, {});
   return out;
 }
 
