@@ -38,7 +38,7 @@ function durationArg(ctx: CheckContext, node: Call, arg: ExprNode): number {
 }
 
 function numberResult(node: Call, plan: PlanNode, q: Quantity, history: { lookbackNs: number; lookbackPoints: number }): Typed {
-  return { node, plan, type: 'number', q, enumSet: null, literal: null, ...history };
+  return { node, plan, type: 'number', q, enumSet: null, literal: null, lookbackNs: history.lookbackNs, lookbackPoints: history.lookbackPoints };
 }
 
 function overTime(ctx: CheckContext, node: Call, fn: TimeFn, arg: Typed, windowNs: number, q: Quantity): Typed {

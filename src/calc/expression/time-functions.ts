@@ -65,7 +65,7 @@ export function applyTimeFunction(fn: TimeFn, windowNs: number, s: SteppedSeries
         out.v[i] = v[j - 1]; out.q[i] = q[j - 1]; out.r[i] = r[j - 1];
       } else {
         const d = v[j] - v[j - 1];
-        out.v[i] = fn === 'delta' ? d : d / ((ts[j] - ts[j - 1]) * 1e-9);
+        out.v[i] = fn === 'delta' ? d : (d * 1e9) / (ts[j] - ts[j - 1]);
         out.q[i] = q[j] < q[j - 1] ? q[j] : q[j - 1];
         out.r[i] = r[j] | r[j - 1];
       }
@@ -88,7 +88,7 @@ export function applyTimeFunction(fn: TimeFn, windowNs: number, s: SteppedSeries
       if (start[j] < 0) { out.r[i] = CONDITION_FALSE; continue; }
       const began = ts[start[j]];
       if (began < t - windowNs) { out.r[i] = LOOKBACK_EXCEEDED; continue; }
-      out.v[i] = (t - began) * 1e-9; out.q[i] = q[j]; out.r[i] = 0;
+      out.v[i] = (t - began) / 1e9; out.q[i] = q[j]; out.r[i] = 0;
     }
     return;
   }
@@ -134,6 +134,6 @@ export function applyTimeFunction(fn: TimeFn, windowNs: number, s: SteppedSeries
     const atBegin = prefix[k] + v[k] * (begin - ts[k]);
     const area = atEnd - atBegin;
     const covered = t - begin;
-    out.v[i] = fn === 'integral' ? area * 1e-9 : covered > 0 ? area / covered : v[j];
+    out.v[i] = fn === 'integral' ? area / 1e9 : covered > 0 ? area / covered : v[j];
   }
 }
