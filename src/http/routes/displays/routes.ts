@@ -2,7 +2,9 @@
 import type { AnyRoute } from '../../route.js';
 import { folderRoutes } from './folder-routes.js';
 import { documentRoutes } from './document-routes.js';
+import { resolveRoutes } from './resolve-routes.js';
+import { timeRoutes } from './time-routes.js';
 
 export function displayRoutes(): AnyRoute[] {
-  return [...folderRoutes(), ...documentRoutes()];
+  return [...folderRoutes(), ...documentRoutes(), ...resolveRoutes(), ...timeRoutes()];
 }
