@@ -56,7 +56,8 @@ export class BackfillRunner {
     const rule = await ruleAt(this.service.db, null, req.rule_id);
     if (!rule) throw new ServiceError('not-found', `calculation rule ${req.rule_id} not found`);
     if (rule.retired) throw invalid('rule_id', 'the rule is retired');
-    const plan = await planRule(this.service, rule);
+    const planned = this.engine.planOf(rule.rule_id);
+    const plan = planned && planned.rule.version === rule.version ? planned : await planRule(this.service, rule);
     const known = new Set(plan.targets.map((t) => t.assetId));
     let assets: string[];
     if (req.assets === 'all') assets = [...known];

@@ -302,15 +302,15 @@ export class CalcEngine {
         continue;
       }
       if (w.ackMs > 0 && o.evaluated > 0) this.latency.add(durableMs - w.ackMs);
-      const through = o.doneThroughNs > w.s.through ? o.doneThroughNs : w.s.through;
+      // Held back (provisional: block): done only through the inputs' watermark, even if an earlier
+      // window had gone further, so the held instants are evaluated as the watermark moves.
+      const held = o.doneThroughNs < w.to - 1n;
+      const through = held || o.doneThroughNs > w.s.through ? o.doneThroughNs : w.s.through;
       done.push({
         ruleId: t.rule.ruleId, assetId: t.assetId, ruleVersion: t.rule.version, outputSeries: t.outputSeries,
         startNs: w.from, endNs: o.doneThroughNs + 1n, throughNs: through, evaluations: o.evaluated, errors: o.bad,
         lastError: o.bad > 0 ? `${o.bad} instant(s) without a defined value (see trace)` : null,
       });
-      if (o.doneThroughNs < w.to - 1n && t.rule.provisional === 'block') {
-        // Held back until the inputs are final there: the tick re-tries as the watermark moves.
-      }
       w.s.through = through;
       w.s.provisionalFromNs = o.provisionalFromNs;
       this.evaluations += o.evaluated;

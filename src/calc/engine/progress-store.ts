@@ -35,7 +35,7 @@ export interface WindowDone {
   outputSeries: string;
   startNs: bigint;
   endNs: bigint;
-  /** The new evaluated-through instant (only moves forward). */
+  /** The new evaluated-through instant (the engine's own; it moves back when `block` holds instants). */
   throughNs: bigint;
   evaluations: number;
   errors: number;
@@ -57,7 +57,7 @@ export async function recordWindows(q: Queryable, done: readonly WindowDone[]): 
      SELECT u.r, u.a, u.t, u.v, u.e, u.x, u.l, CASE WHEN u.l IS NULL THEN NULL ELSE $8::bigint END, $8::bigint
        FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::int[], $5::bigint[], $6::bigint[], $7::text[]) AS u(r, a, t, v, e, x, l)
      ON CONFLICT (rule_id, asset_id) DO UPDATE SET
-       evaluated_through_ns = GREATEST(calc_progress.evaluated_through_ns, EXCLUDED.evaluated_through_ns),
+       evaluated_through_ns = EXCLUDED.evaluated_through_ns,
        rule_version = EXCLUDED.rule_version,
        evaluations = calc_progress.evaluations + EXCLUDED.evaluations,
        errors = calc_progress.errors + EXCLUDED.errors,

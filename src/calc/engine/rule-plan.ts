@@ -47,6 +47,14 @@ function outputTypeOf(c: CheckedRule): ValueType {
   return c.expression.resultType === 'bool' ? 'boolean' : 'float64';
 }
 
+/** Plans in this process bind outputs one at a time (the engine and a backfill may plan one rule together). */
+let bindingChain: Promise<unknown> = Promise.resolve();
+function bindingOutputs<T>(fn: () => Promise<T>): Promise<T> {
+  const run = bindingChain.then(fn);
+  bindingChain = run.catch(() => undefined);
+  return run;
+}
+
 export async function planRule(service: ServiceContext, rule: StoredRule): Promise<RulePlan> {
   const db = service.db;
   const checked = await checkRule(service, db, rule, rule.rule_id, { cycles: false });
@@ -64,14 +72,18 @@ export async function planRule(service: ServiceContext, rule: StoredRule): Promi
     const catalogue = service.parts.series;
     const who = { principal: ENGINE_PRINCIPAL, reason: `outputs of calculation rule ${rule.rule_id}` };
     const outcomes = await catalogue.ensureManyForSource(unbound.map((u) => ({ sourceName: `calc/${rule.rule_id}/${u.assetId}`, valueType: outputTypeOf(checked), writableClass: 'calculation' })), who);
-    await modelTransaction(db, who, async (q, txId, events) => {
+    await bindingOutputs(async () => modelTransaction(db, who, async (q, txId, events) => {
       for (const [i, u] of unbound.entries()) {
         const r = outcomes[i];
         if (!r.record) { problems.set(u.assetId, `no output series: ${r.error.message}`); continue; }
+        // Another plan (the engine's, a backfill's) may have bound it meanwhile: keep that binding.
+        await q.query('SELECT 1 FROM attribute_version WHERE attribute_id = $1 AND tx_to IS NULL FOR UPDATE', [u.attributeId]);
+        const { rows } = await q.query<{ series_id: string }>('SELECT series_id FROM binding_version WHERE attribute_id = $1 AND tx_to IS NULL AND to_ns IS NULL LIMIT 1', [u.attributeId]);
+        if (rows[0]) { created.set(u.attributeId, rows[0].series_id); continue; }
         await bindIn(q, txId, events, { attribute_id: u.attributeId, series_id: r.record.id, from_ns: 0n });
         created.set(u.attributeId, r.record.id);
       }
-    });
+    }));
     // The bindings just made are new to the attribute cache (it dropped those assets on commit).
     for (const [id, list] of await service.parts.model.attributes.forAssets(unbound.map((u) => u.assetId))) place.attributes.set(id, list);
   }
