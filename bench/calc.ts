@@ -1,0 +1,186 @@
+// Calculation benchmark: the issue 27 figures on this machine, in one process (the service,
+// its collector and the measuring code share the event loop, so figures are pessimistic).
+//   node --import tsx bench/calc.ts [--assets 10000] [--seconds 20] [--days 365] [--json]
+//     [--skip-evaluation] [--skip-latency] [--skip-backfill]
+// 1. Compiled evaluation of `a * b + c` (calc-language's bench/calc-evaluation.ts).
+// 2. Event-trigger latency: one template rule (Out = X * 2 + 1) over `assets` assets, a
+//    collector sending one point a second to each asset's X for `seconds` s; the figure is
+//    the time from the input group's durability (the collector's ack follows it at once)
+//    to the output's durable write, per evaluation, and whether the outputs kept up.
+// 3. Backfill of one rule (B - A) over `days` days of 1-second data from two inputs written
+//    straight into storage: preview time, then commit time.
+// 4. A late input point: time from its ack to the corrected output being durable.
+// Inputs are generated from a fixed seed before timing.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execSync } from 'node:child_process';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config/config.js';
+import { startService, type RunningService } from '../src/service.js';
+import { CollectorClient } from '../src/collector/collector-client.js';
+import { readRaw } from '../src/storage/series-store.js';
+import { nowNs } from '../src/clock.js';
+import { request } from '../test/helpers/service.js';
+import { runCalcEvaluationBench } from './calc-evaluation.js';
+
+const args = process.argv.slice(2);
+const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
+const ASSETS = opt('assets', 10_000), SECONDS = opt('seconds', 20), DAYS = opt('days', 365);
+const JSON_OUT = args.includes('--json');
+const SEC = 1_000_000_000n;
+const figures: Record<string, number | string | null> = {};
+const r1 = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
+
+function rng(seed: number): () => number {
+  let x = seed >>> 0;
+  return () => { x = (x + 0x6d2b79f5) >>> 0; let z = x; z = Math.imul(z ^ (z >>> 15), z | 1); z ^= z + Math.imul(z ^ (z >>> 7), z | 61); return ((z ^ (z >>> 14)) >>> 0) / 4294967296; };
+}
+
+async function service(): Promise<{ svc: RunningService; url: string; dir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-calc-'));
+  const config = loadConfig({ SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_DATA_DIR: dir, SERVICE_AUTH_MODE: 'disabled', ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) });
+  const svc = await startService(config, pino({ level: 'warn' }), { printBootstrapSecret: () => undefined });
+  return { svc, url: `http://127.0.0.1:${svc.http.port}`, dir };
+}
+
+async function api<T>(url: string, method: string, path: string, body?: unknown): Promise<T> {
+  const r = await request(url + path, { method, body });
+  if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
+  return r.json as T;
+}
+
+const def = (name: string, writer = 'collector') => ({ name, quantity_kind_id: null, default_unit_id: null, continuity_class: 'stepped', writer_class: writer, enum_set_id: null, limit_traits: null, lifecycle_policy: null, entry_cadence: null, overridable: [] });
+
+async function plant(url: string, inputs: string[], assets: number): Promise<{ templateId: string; defs: Record<string, string>; attrs: Array<Record<string, string>>; assetIds: string[] }> {
+  const tpl = await api<{ template_id: string; attributes: Array<[string, { name: string }]> }>(url, 'POST', '/v1/model/templates', { name: `T${inputs.join('')}`, attributes: [...inputs.map((n) => def(n)), def('Out', 'calculation')] });
+  const root = await api<{ asset_id: string }>(url, 'POST', '/v1/model/assets', { name: `Site${inputs.join('')}` });
+  const assetIds: string[] = [];
+  for (let i = 0; i < assets; i++) assetIds.push((await api<{ asset_id: string }>(url, 'POST', '/v1/model/assets', { name: `A${i}`, parent: root.asset_id, template_id: tpl.template_id })).asset_id);
+  const res = (await api<{ results: Array<{ attribute_id: string; asset_id: string; name: string }> }>(url, 'POST', '/v1/model/resolve', { select: { kind: 'all' }, scope: { under: { kind: 'asset_id', content: root.asset_id } } })).results;
+  const byAsset = new Map<string, Record<string, string>>();
+  for (const r of res) { const m = byAsset.get(r.asset_id) ?? {}; m[r.name] = r.attribute_id; byAsset.set(r.asset_id, m); }
+  return { templateId: tpl.template_id, defs: Object.fromEntries(tpl.attributes.map(([id, d]) => [d.name, id])), attrs: assetIds.map((a) => byAsset.get(a) as Record<string, string>), assetIds };
+}
+
+async function evaluationFigure(): Promise<void> {
+  const f = await runCalcEvaluationBench({});
+  figures.evaluation_points_per_input = f.points_per_input;
+  for (const c of f.cases) {
+    for (const [k, v] of Object.entries(c)) if (typeof v === 'number') figures[`evaluation_${String(c.name).replace(/[^a-z0-9]+/gi, '_')}_${k}`] = v;
+  }
+}
+
+async function latencyFigure(): Promise<void> {
+  const { svc, url, dir } = await service();
+  try {
+    const p = await plant(url, ['X'], ASSETS);
+    const collector = await CollectorClient.connect({ address: `127.0.0.1:${svc.context.parts.ingest.port}`, collectorId: 'bench', epoch: 1n, streams: p.assetIds.map((_, i) => ({ name: `x${i}`, type: 'float64' as const })) });
+    const series = collector.welcome.streams.map((s) => s.series_id);
+    // One model transaction per 1,000 bindings would be faster; the bench binds through the public route.
+    for (let i = 0; i < ASSETS; i++) await api(url, 'POST', '/v1/model/bindings', { attribute_id: p.attrs[i].X, series_id: series[i], from_ns: 0 });
+    const rule = await api<{ rule_id: string }>(url, 'POST', '/v1/model/calc/rules', { name: 'out', scope: { template_id: p.templateId, output_attr_def_id: p.defs.Out }, tier: 'expression', trigger: { kind: 'event', debounce_ms: 0 }, unit_check: 'off', provisional: 'emit', expression: 'X * 2 + 1' });
+    const engine = svc.context.parts.calc;
+    await engine.reload();
+    engine.latency.reset();
+    const r = rng(7);
+    const evalBefore = engine.evaluations;
+    const start = nowNs();
+    let sent = 0;
+    const t0 = Date.now();
+    for (let s = 0; s < SECONDS; s++) {
+      const at = start + BigInt(s) * SEC;
+      const tick = Date.now();
+      await Promise.all(series.map((_, i) => collector.send('LIVE', i, 'float64', { times: BigInt64Array.of(at), values: Float64Array.of(Math.round(r() * 1000)), quality: null }).then(() => { sent++; })));
+      const spare = 1000 - (Date.now() - tick);
+      if (spare > 0) await new Promise((res) => setTimeout(res, spare));
+    }
+    const elapsed = (Date.now() - t0) / 1000;
+    await engine.idle(60_000);
+    const [p50, p99, max] = engine.latency.percentiles([50, 99, 100]);
+    figures.latency_assets = ASSETS;
+    figures.latency_seconds = SECONDS;
+    figures.latency_inputs_per_s = r1(sent / elapsed);
+    figures.latency_outputs = engine.evaluations - evalBefore;
+    figures.latency_inputs = sent;
+    figures.latency_p50_ms = r1(p50);
+    figures.latency_p99_ms = r1(p99);
+    figures.latency_max_ms = r1(max);
+    void rule;
+    await collector.close();
+  } finally {
+    await svc.stop(5_000);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function backfillAndLateFigures(): Promise<void> {
+  const { svc, url, dir } = await service();
+  try {
+    const p = await plant(url, ['A', 'B'], 1);
+    const collector = await CollectorClient.connect({ address: `127.0.0.1:${svc.context.parts.ingest.port}`, collectorId: 'bench-bf', epoch: 1n, streams: [{ name: 'a', type: 'float64' }, { name: 'b', type: 'float64' }] });
+    const [sa, sb] = collector.welcome.streams.map((s) => s.series_id);
+    await api(url, 'POST', '/v1/model/bindings', { attribute_id: p.attrs[0].A, series_id: sa, from_ns: 0 });
+    await api(url, 'POST', '/v1/model/bindings', { attribute_id: p.attrs[0].B, series_id: sb, from_ns: 0 });
+    const storage = svc.context.parts.storage;
+    const n = DAYS * 86_400;
+    const start = (nowNs() / SEC - BigInt(n) - 3600n) * SEC;
+    const r = rng(11);
+    const CH = 500_000;
+    const tw = Date.now();
+    for (let k = 0; k < n; k += CH) {
+      const m = Math.min(CH, n - k);
+      const times = new BigInt64Array(m), va = new Float64Array(m), vb = new Float64Array(m);
+      for (let i = 0; i < m; i++) { times[i] = start + BigInt(k + i) * SEC; va[i] = Math.round(r() * 1000) / 10; vb[i] = Math.round(r() * 1000) / 10; }
+      await storage.write([{ series: sa, times, values: va, quality: new Uint32Array(m).fill(192) }, { series: sb, times: times.slice(), values: vb, quality: new Uint32Array(m).fill(192) }], { principal: 'bench' });
+    }
+    figures.backfill_input_write_s = r1((Date.now() - tw) / 1000);
+    const rule = await api<{ rule_id: string }>(url, 'POST', '/v1/model/calc/rules', { name: 'diff', scope: { template_id: p.templateId, output_attr_def_id: p.defs.Out }, tier: 'expression', trigger: { kind: 'event', debounce_ms: 0 }, unit_check: 'off', provisional: 'emit', expression: 'B - A' });
+    const poll = async (id: string, state: string) => { for (;;) { const v = await api<{ state: string }>(url, 'GET', `/v1/calc/backfill/${id}`); if (v.state === state) return v; if (v.state === 'failed') throw new Error(JSON.stringify(v)); await new Promise((res) => setTimeout(res, 50)); } };
+    const tp = Date.now();
+    const job = await api<{ job_id: string }>(url, 'POST', '/v1/calc/backfill', { rule_id: rule.rule_id, assets: 'all', start_ns: start, end_ns: start + BigInt(n) * SEC, mode: 'fill-gaps' });
+    const pv = await poll(job.job_id, 'preview') as unknown as { preview: { points_added: number } };
+    figures.backfill_days = DAYS;
+    figures.backfill_outputs = Number(pv.preview.points_added);
+    figures.backfill_preview_s = r1((Date.now() - tp) / 1000);
+    const tc = Date.now();
+    await api(url, 'POST', `/v1/calc/backfill/${job.job_id}/commit`);
+    const done = await poll(job.job_id, 'committed') as unknown as { progress: { points_written: number; rate_limited_ms: number } };
+    figures.backfill_commit_s = r1((Date.now() - tc) / 1000);
+    figures.backfill_points_written = Number(done.progress.points_written);
+
+    // A late point in the middle of the last hour of history: ack → corrected output.
+    const out = (await api<{ assets: Array<{ output_series: string }> }>(url, 'GET', `/v1/calc/rules/${rule.rule_id}/status`)).assets[0].output_series;
+    const at = start + BigInt(n - 1800) * SEC;
+    const before = storage.read((v) => readRaw(v, out, { startNs: at, endNs: at + 1n, limit: 1 })).f64?.[0];
+    const tl = performance.now();
+    const ack = await collector.send('BACKFILL', 0, 'float64', { times: BigInt64Array.of(at), values: Float64Array.of(-12345), quality: null });
+    const acked = performance.now();
+    if (!ack.ok) throw new Error('late point refused');
+    for (;;) {
+      const v = storage.read((view) => readRaw(view, out, { startNs: at, endNs: at + 1n, limit: 1 })).f64?.[0];
+      if (v !== before) break;
+      if (performance.now() - tl > 10_000) throw new Error('late point not corrected in 10 s');
+      await new Promise((res) => setTimeout(res, 1));
+    }
+    figures.late_point_ack_ms = r1(acked - tl);
+    figures.late_point_corrected_after_ack_ms = r1(performance.now() - acked);
+    await collector.close();
+  } finally {
+    await svc.stop(5_000);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  figures.load_at_start = execSync('uptime').toString().trim();
+  if (!args.includes('--skip-evaluation')) await evaluationFigure().catch((e: Error) => { figures.evaluation_error = e.message; });
+  if (!args.includes('--skip-latency')) await latencyFigure().catch((e: Error) => { figures.latency_error = e.message; });
+  if (!args.includes('--skip-backfill')) await backfillAndLateFigures().catch((e: Error) => { figures.backfill_error = e.message; });
+  figures.load_at_end = execSync('uptime').toString().trim();
+  if (JSON_OUT) { console.log(JSON.stringify(figures)); return; }
+  console.log('calculation figures (one process; see the header for what each measures)');
+  for (const [k, v] of Object.entries(figures)) console.log(`${k.padEnd(36)} ${v}`);
+}
+
+main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
