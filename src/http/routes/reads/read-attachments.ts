@@ -21,6 +21,7 @@ import { parseJson, jsonBytes } from '../../../json/json.js';
 import { ServiceError } from '../../../errors.js';
 import { annotationsAttacher } from '../annotations/on-reads.js';
 import { episodesAttacher } from '../episodes/on-reads.js';
+import { lineageAttacher } from '../calc/lineage-attacher.js';
 
 /** The attributes a read answers, as an attacher sees them. */
 export type AttachedAttribute = Pick<ReadAttribute, 'attributeId' | 'assetId' | 'path'>;
@@ -42,7 +43,9 @@ export interface ReadAttacher {
 
 /** Every attacher the resolved reads know, in the order their members are written. */
 export const ATTACHERS: ReadAttacher[] = [
+  annotationsAttacher,
   episodesAttacher,
+  lineageAttacher,
 ];
 
 const packr = new Packr({ useRecords: false, int64AsType: 'bigint' });
@@ -201,12 +204,13 @@ class MsgReader {
       if ((t & 0xf0) === 0x90) { pending += t & 0x0f; continue; }
       if ((t & 0xe0) === 0xa0) { this.at += t & 0x1f; continue; }
       switch (t) {
-        case 0xc4: case 0xd9: this.at += this.u8(); break;
-        case 0xc5: case 0xda: this.at += this.u16(); break;
-        case 0xc6: case 0xdb: this.at += this.u32(); break;
-        case 0xc7: this.at += 1 + this.u8(); break;
-        case 0xc8: this.at += 1 + this.u16(); break;
-        case 0xc9: this.at += 1 + this.u32(); break;
+        // the length is read before `at` moves past it: `this.at += this.u8()` would add to the old `at`
+        case 0xc4: case 0xd9: { const n = this.u8(); this.at += n; break; }
+        case 0xc5: case 0xda: { const n = this.u16(); this.at += n; break; }
+        case 0xc6: case 0xdb: { const n = this.u32(); this.at += n; break; }
+        case 0xc7: { const n = this.u8(); this.at += 1 + n; break; }
+        case 0xc8: { const n = this.u16(); this.at += 1 + n; break; }
+        case 0xc9: { const n = this.u32(); this.at += 1 + n; break; }
         case 0xca: case 0xce: case 0xd2: this.at += 4; break;
         case 0xcb: case 0xcf: case 0xd3: this.at += 8; break;
         case 0xcc: case 0xd0: this.at += 1; break;
