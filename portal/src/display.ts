@@ -113,8 +113,9 @@ export async function drawDisplay(root: HTMLElement, doc: DisplayDocument, opts:
   const drawn = Promise.all(draws).then(() => {
     performance.mark('display-drawn');
     document.body.dataset.displayDrawn = 'true';
+    // The navigator's wider read waits for the widgets: it must not delay what the operator came for.
+    void timeBar.drawNavigator();
   });
-  void timeBar.drawNavigator();
   return { views, timeBar, drawn };
 }
 

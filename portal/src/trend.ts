@@ -13,13 +13,34 @@ interface Trace { attributeId: string; label: string; color: string; limits: unk
 
 const alpha = (hex: string, a: number) => hex + Math.round(a * 255).toString(16).padStart(2, '0');
 
-/** Reads the min/max band of each attribute over the window at `width` columns. */
-export async function readBands(ids: string[], startMs: number, endMs: number, width: number): Promise<Map<string, RenderItem>> {
-  const items = await post<RenderItem[]>('/v1/read/render', {
-    resolve: { select: { kind: 'attribute_ids', content: ids }, scope: {} },
-    start_ns: msToNs(startMs), end_ns: msToNs(endMs), width: Math.max(1, Math.round(width)), mode: 'minmax-band',
-  });
-  return new Map(items.map((i) => [i.attribute_id, i]));
+interface PendingRead { ids: Set<string>; answer: Promise<Map<string, RenderItem>> }
+const pendingReads = new Map<string, PendingRead>();
+
+/**
+ * Reads the min/max band of each attribute over the window at `width` columns. Reads asked
+ * in the same task for the same window and width travel as one POST /v1/read/render (a
+ * display's trends open together): one resolution and one request instead of one a trend,
+ * which the read pool then splits over its workers.
+ */
+export function readBands(ids: string[], startMs: number, endMs: number, width: number): Promise<Map<string, RenderItem>> {
+  const w = Math.max(1, Math.round(width));
+  const key = `${startMs}|${endMs}|${w}`;
+  let p = pendingReads.get(key);
+  if (!p) {
+    const batch: PendingRead = { ids: new Set(), answer: Promise.resolve(new Map()) };
+    batch.answer = new Promise<void>((r) => setTimeout(r, 0)).then(async () => {
+      pendingReads.delete(key);
+      const items = await post<RenderItem[]>('/v1/read/render', {
+        resolve: { select: { kind: 'attribute_ids', content: [...batch.ids] }, scope: {} },
+        start_ns: msToNs(startMs), end_ns: msToNs(endMs), width: w, mode: 'minmax-band',
+      });
+      return new Map(items.map((i) => [i.attribute_id, i]));
+    });
+    pendingReads.set(key, batch);
+    p = batch;
+  }
+  for (const id of ids) p.ids.add(id);
+  return p.answer;
 }
 
 /** Horizontal limit lines (hi/lo style numbers in the trace's limits) across the plot. */
