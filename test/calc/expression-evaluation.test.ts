@@ -180,6 +180,24 @@ t.test('grids: the union of input timestamps and periodic instants, half-open', 
   t.throws(() => unionGrid([], BASE, BASE + 2n ** 54n), { code: 'invalid-request' });
 });
 
+t.test('the union grid equals the sorted set of timestamps in range, for any number of inputs (property)', async (t) => {
+  const col = fc.tuple(fc.uniqueArray(fc.integer({ min: 0, max: 60 }), { maxLength: 20 }), fc.integer({ min: -50, max: 50 }))
+    .map(([seconds, shift]) => floats([...seconds].sort((x, y) => x - y).map((s) => [s, 0] as [number, number]), BASE + BigInt(shift) * 1_000_003n));
+  fc.assert(fc.property(fc.array(col, { maxLength: 6 }), fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 40 }), (cols, from, span) => {
+    const start = BASE + BigInt(from) * BigInt(SEC);
+    const end = start + BigInt(span) * BigInt(SEC);
+    const want = new Set<bigint>();
+    for (const c of cols) for (let i = 0; i < c.count; i++) {
+      const at = c.tsBase + BigInt(c.tsOffset[i]);
+      if (at >= start && at < end) want.add(at);
+    }
+    const g = unionGrid(cols, start, end);
+    const got = [...g.tsOffset.subarray(0, g.count)].map((x) => g.tsBase + BigInt(x));
+    return g.count === want.size && got.every((x, i) => x === [...want].sort((p, q) => (p < q ? -1 : p > q ? 1 : 0))[i]);
+  }), { seed: SEED, numRuns: 500 });
+  t.pass('500 random input sets');
+});
+
 // ---- the property: compiled plan = reference interpreter over random columns and expressions.
 
 const ref = fc.constantFrom('a', 'b', 'c').map((name): ExprNode => ({ kind: 'reference', name, quoted: false, start: 0, end: 0 }));

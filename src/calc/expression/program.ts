@@ -102,13 +102,25 @@ function align(p: Program, ins: Instruction, st: AlignState, instants: Float64Ar
   const rv = reg.v, rq = reg.q;
   // Instants before the input's first point form a prefix of the block (instants ascend).
   let missing = 0;
+  // Any bit set in mixed marks a block whose qualities differ from the first instant's.
+  let mixed = 0;
   if (col.type === 'float64' && ins.c !== 1) {
     const f = col.f64!;
-    for (let i = 0; i < n; i++) {
+    let i = 0;
+    for (; i < n; i++) {
       const t = instants[from + i] - shift;
       while (j < last && off[j + 1] <= t) j++;
-      if (j >= 0) { rv[i] = f[j]; rq[i] = quality[j]; } else { rv[i] = 0; rq[i] = 0; missing++; }
+      if (j >= 0) break;
+      rv[i] = 0; rq[i] = 0; missing++;
     }
+    const q0 = i < n ? quality[j] : 0;
+    for (; i < n; i++) {
+      const t = instants[from + i] - shift;
+      while (j < last && off[j + 1] <= t) j++;
+      const q = quality[j];
+      rv[i] = f[j]; rq[i] = q; mixed |= q ^ q0;
+    }
+    if (missing > 0 && missing < n) mixed = 1;
   } else {
     const at = idx;
     for (let i = 0; i < n; i++) {
@@ -123,9 +135,11 @@ function align(p: Program, ins: Instruction, st: AlignState, instants: Float64Ar
     else if (col.type === 'enum') { const a = col.ord!; for (let i = missing; i < n; i++) rv[i] = a[at[i]]; }
   }
   st.cursor[slot] = j;
-  let uq = n > 0 ? rq[0] : 0;
-  for (let i = 1; i < n; i++) if (rq[i] !== uq) { uq = -1; break; }
-  reg.uq = uq;
+  if (!(col.type === 'float64' && ins.c !== 1)) {
+    const q0 = n > 0 ? rq[0] : 0;
+    for (let i = 1; i < n; i++) mixed |= rq[i] ^ q0;
+  }
+  reg.uq = mixed === 0 ? (n > 0 ? rq[0] : 0) : -1;
   reg.anyR = missing > 0;
   if (missing > 0) { reg.r.fill(NO_VALUE, 0, missing); reg.r.fill(0, missing, n); }
 }
