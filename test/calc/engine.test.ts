@@ -75,6 +75,13 @@ t.test('the calculation engine', async (t) => {
     const byAttr = await p.api<typeof lineage>('GET', `/v1/calc/lineage?attribute_id=${p.pumps[0].attrs.Head}`);
     t.same(byAttr.map((l) => [l.rule_id, l.rule_version_range.map(Number)]), [[rule.rule_id, [1, 2]]], 'lineage by output attribute');
     t.equal((await p.call('GET', '/v1/calc/lineage')).status, 400, 'lineage needs a series or an attribute');
+    const read = await p.api<Array<{ attribute_id: string; lineage?: { rule_id: string }; provenance: { lineage?: { rule_id: string } } }>>('POST', '/v1/read/raw', {
+      resolve: { select: { kind: 'attribute_ids', content: [p.pumps[0].attrs.Head, p.pumps[0].attrs.Suction] }, scope: {} }, start_ns: times[0], end_ns: t3 + 1n, include_lineage: true,
+    });
+    const headRead = read.find((r) => r.attribute_id === p.pumps[0].attrs.Head);
+    t.equal(headRead?.lineage?.rule_id, rule.rule_id, 'include_lineage: the calculated attribute carries its lineage');
+    t.equal(headRead?.provenance.lineage?.rule_id, rule.rule_id, 'also in provenance.lineage');
+    t.equal(read.find((r) => r.attribute_id === p.pumps[0].attrs.Suction)?.lineage, undefined, 'a collected attribute has none');
     await p.api('POST', `/v1/model/calc/rules/${rule.rule_id}/retire`, {});
   });
 
