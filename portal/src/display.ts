@@ -64,9 +64,41 @@ function tileFor(w: Widget): { tile: HTMLElement; body: HTMLElement } {
   return { tile, body };
 }
 
-function windowOf(w: Widget, display: TimeWindow): TimeWindow {
-  if (!w.time_override) return display;
-  try { return resolveWindow(w.time_override.start, w.time_override.end); } catch { return display; }
+/** A duration such as `8h` or ns, in ms. */
+function durationMs(last: unknown): number | null {
+  if (typeof last === 'number') return last / 1e6;
+  if (typeof last !== 'string') return null;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/.exec(last);
+  if (!m) return null;
+  return Number(m[1]) * { ms: 1, s: 1e3, m: 6e4, h: 3.6e6, d: 8.64e7, w: 6.048e8 }[m[2] as 'ms'];
+}
+
+const timeText = (v: unknown) => String(v);
+
+/**
+ * The window a widget shows: its `range` (start and end, the last duration, or an anchored
+ * window the service resolved), else its `time_override`, else the display's. An anchored
+ * window that did not resolve is an error naming the reason, never the display's window.
+ */
+export function windowOf(w: Widget, display: TimeWindow): TimeWindow {
+  const r = w.range as Record<string, unknown> | undefined;
+  if (r && typeof r === 'object') {
+    if ('anchor' in r) {
+      const res = r.resolved as { state: string; start?: unknown; end?: unknown; reason?: string } | null | undefined;
+      if (!res) throw new TimeExpressionError('the anchored window has not been resolved by the service');
+      if (res.state !== 'resolved') throw new TimeExpressionError(`the anchored window cannot be resolved: ${res.reason ?? 'no reason given'}`);
+      return resolveWindow(timeText(res.start), timeText(res.end));
+    }
+    if ('last' in r) {
+      const ms = durationMs(r.last);
+      if (ms === null) throw new TimeExpressionError(`range.last ${String(r.last)} is not a duration`);
+      const now = Date.now();
+      return { startMs: now - ms, endMs: now, live: true };
+    }
+    if ('start' in r && 'end' in r) return resolveWindow(timeText(r.start), timeText(r.end));
+  }
+  if (w.time_override) return resolveWindow(timeText(w.time_override.start), timeText(w.time_override.end));
+  return display;
 }
 
 export async function drawDisplay(root: HTMLElement, doc: DisplayDocument, opts: { contextAsset: string | null; start?: string; end?: string }): Promise<DrawnDisplay> {
@@ -82,11 +114,22 @@ export async function drawDisplay(root: HTMLElement, doc: DisplayDocument, opts:
     return { w, tile, body, resolved };
   }));
   const firstTrendAttr = prepared.flatMap((p) => (p.w.type === 'trend' ? attributesOf(p.resolved) : []))[0]?.attributeId ?? null;
+  const widgetOf = new Map(prepared.map((p) => [p.w.id, p.w]));
+  /** Draws one widget in its window; a failure (a read refused, a window that cannot be) stays on its tile. */
+  const drawIn = async (id: string, tile: HTMLElement, win: TimeWindow): Promise<void> => {
+    const view = views.get(id);
+    if (!view) return;
+    try {
+      await view.draw(windowOf(widgetOf.get(id) as Widget, win));
+    } catch (e) {
+      setState(tile, 'error', e instanceof Error ? e.message : String(e));
+    }
+  };
   let timeBar: TimeBar;
   try {
     timeBar = new TimeBar({
       start, end, navigatorAttribute: doc.time?.navigator?.visible === false ? null : firstTrendAttr,
-      onChange: (win) => { for (const p of prepared) void views.get(p.w.id)?.draw(windowOf(p.w, win)).catch((e) => setState(p.tile, 'error', String(e))); },
+      onChange: (win) => { for (const p of prepared) void drawIn(p.w.id, p.tile, win); },
     });
   } catch (e) {
     if (e instanceof TimeExpressionError) { root.replaceChildren(errorNote(`The display's time window: ${e.message}`)); }
@@ -105,10 +148,9 @@ export async function drawDisplay(root: HTMLElement, doc: DisplayDocument, opts:
       continue;
     }
     views.set(p.w.id, view);
-    draws.push(view.draw(windowOf(p.w, timeBar.window)).then(
-      () => { if (missing.length) p.tile.querySelector('.widget-note')?.append(` unresolved: ${missing.join('; ')}`); },
-      (e) => setState(p.tile, 'error', e instanceof Error ? e.message : String(e)),
-    ));
+    draws.push(drawIn(p.w.id, p.tile, timeBar.window).then(() => {
+      if (missing.length) p.tile.querySelector('.widget-note')?.append(` unresolved: ${missing.join('; ')}`);
+    }));
   }
   const drawn = Promise.all(draws).then(() => {
     performance.mark('display-drawn');

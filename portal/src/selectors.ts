@@ -4,7 +4,7 @@
 // table's rows); they are collected in document order. A template-relative selector
 // resolves against the context asset through POST /v1/model/resolve (PI Vision's "swap
 // asset"): the attribute of that name on the context asset itself.
-import { post, type ResolveAnswer } from './api.js';
+import { get, post, type ResolveAnswer, type ResolvedAttribute } from './api.js';
 
 export type Selector =
   | { kind: 'attribute-id'; attribute_id: string }
@@ -13,7 +13,7 @@ export type Selector =
 
 export interface SelectorSlot { selector: Selector; /** The object that held it (a trace, a row): label, limits, pen. */ holder: Record<string, unknown> }
 
-export type Resolution = { attributeId: string; label: string; limits: unknown } | { unresolved: string };
+export type Resolution = { attributeId: string; label: string; limits: unknown; pen?: unknown; continuity?: unknown } | { unresolved: string };
 
 function isSelector(v: unknown): v is Selector {
   if (!v || typeof v !== 'object') return false;
@@ -40,9 +40,11 @@ export async function resolveSelectors(slots: SelectorSlot[], contextAsset: stri
   const byName = new Map<string, Promise<ResolveAnswer | null>>();
   return Promise.all(slots.map(async ({ selector: s, holder }): Promise<Resolution> => {
     const label = typeof holder.label === 'string' ? holder.label : null;
-    if (s.kind === 'attribute-id') return { attributeId: s.attribute_id, label: label ?? '', limits: holder.limits ?? null };
+    const pen = (holder.pen as { token?: unknown } | undefined)?.token, continuity = holder.continuity;
+    if (s.kind === 'attribute-id') return { attributeId: s.attribute_id, label: label ?? '', limits: holder.limits ?? null, pen, continuity };
     if (s.kind === 'unresolved') return { unresolved: `${s.name ?? 'attribute'}: ${s.reason ?? 'unresolved'}` };
     if (!contextAsset) return { unresolved: `${s.name}: no context asset (open the display from an asset)` };
+    if (s.name.includes('|')) return { ...await resolveRelativePath(s.name, contextAsset, label, holder.limits), pen, continuity };
     let answer = byName.get(s.name);
     if (!answer) {
       answer = post<ResolveAnswer>('/v1/model/resolve', {
@@ -52,6 +54,24 @@ export async function resolveSelectors(slots: SelectorSlot[], contextAsset: stri
     }
     const a = (await answer)?.results.find((r) => r.asset_id === contextAsset);
     if (!a) return { unresolved: `${s.name}: the context asset has no attribute of that name` };
-    return { attributeId: a.attribute_id, label: label ?? a.name, limits: holder.limits ?? a.limit_traits };
+    return { attributeId: a.attribute_id, label: label ?? a.name, limits: holder.limits ?? a.limit_traits, pen, continuity };
   }));
+}
+
+const assetPaths = new Map<string, Promise<string>>();
+
+/** `Motor/Bearing|Temperature`: an attribute of an asset under the context asset, by path. */
+async function resolveRelativePath(name: string, contextAsset: string, label: string | null, limits: unknown): Promise<Resolution> {
+  let base = assetPaths.get(contextAsset);
+  if (!base) {
+    base = get<{ path: string | null }>(`/v1/model/assets/${contextAsset}`).then((a) => a.path ?? '');
+    assetPaths.set(contextAsset, base);
+  }
+  try {
+    const path = `${await base}/${name}`;
+    const a = await get<ResolvedAttribute>(`/v1/model/resolve-path?path=${encodeURIComponent(path)}`);
+    return { attributeId: a.attribute_id, label: label ?? a.path, limits: limits ?? a.limit_traits };
+  } catch (e) {
+    return { unresolved: `${name}: ${e instanceof Error ? e.message : String(e)}` };
+  }
 }

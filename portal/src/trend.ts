@@ -9,8 +9,20 @@ import { msToNs, type TimeWindow } from './time.js';
 import { live, type LivePoint } from './live.js';
 import { PALETTE, attributesOf, setState, type WidgetInput, type WidgetView } from './widget-frame.js';
 
-interface Trace { attributeId: string; label: string; color: string; limits: unknown; x: number[]; min: Array<number | null>; max: Array<number | null> }
+interface Trace { attributeId: string; label: string; color: string; stepped: boolean; limits: unknown; x: number[]; min: Array<number | null>; max: Array<number | null> }
 
+/** Pen tokens a display author may name (spec: trace `pen.token`): colour names, or c0..c7 for the palette's order. */
+const PEN_TOKENS: Record<string, string> = { blue: PALETTE[0], red: PALETTE[1], green: PALETTE[2], purple: PALETTE[3], orange: PALETTE[4], cyan: PALETTE[5], brown: PALETTE[6], pink: PALETTE[7] };
+const penColor = (token: unknown, i: number) => {
+  if (typeof token === 'string') {
+    if (PEN_TOKENS[token]) return PEN_TOKENS[token];
+    const m = /^c([0-7])$/.exec(token);
+    if (m) return PALETTE[Number(m[1])];
+  }
+  return PALETTE[i % PALETTE.length];
+};
+
+const stepped = uPlot.paths.stepped?.({ align: 1 });
 const alpha = (hex: string, a: number) => hex + Math.round(a * 255).toString(16).padStart(2, '0');
 
 interface PendingRead { ids: Set<string>; answer: Promise<Map<string, RenderItem>> }
@@ -61,7 +73,8 @@ export class TrendView implements WidgetView {
 
   constructor(private readonly input: WidgetInput, private readonly opts: { height?: number; navigator?: boolean } = {}) {
     this.traces = attributesOf(input.resolved).map((r, i) => ({
-      attributeId: r.attributeId, label: r.label || r.attributeId.slice(0, 8), color: PALETTE[i % PALETTE.length], limits: r.limits, x: [], min: [], max: [],
+      attributeId: r.attributeId, label: r.label || r.attributeId.slice(0, 8), color: penColor(r.pen, i), stepped: r.continuity === 'stepped',
+      limits: r.limits, x: [], min: [], max: [],
     }));
     input.tile.dataset.ink = this.traces.map((t) => t.color).join(',');
   }
@@ -126,8 +139,9 @@ export class TrendView implements WidgetView {
     const series: uPlot.Series[] = [{}];
     const bands: uPlot.Band[] = [];
     this.traces.forEach((t, i) => {
-      series.push({ label: t.label, stroke: t.color, width: 1.25, spanGaps: false, points: { show: false } });
-      series.push({ label: `${t.label} (min)`, stroke: t.color, width: 1, spanGaps: false, points: { show: false } });
+      const paths = t.stepped ? stepped : undefined;
+      series.push({ label: t.label, stroke: t.color, width: 1.25, spanGaps: false, points: { show: false }, paths });
+      series.push({ label: `${t.label} (min)`, stroke: t.color, width: 1, spanGaps: false, points: { show: false }, paths });
       bands.push({ series: [1 + 2 * i, 2 + 2 * i], fill: alpha(t.color, 0.3) });
     });
     const self = this;
@@ -148,6 +162,8 @@ export class TrendView implements WidgetView {
       },
     };
     this.plot = new uPlot(opts, data, this.input.body);
+    // A band is two series (max, min); the legend names each trace once.
+    this.plot.root.querySelectorAll<HTMLElement>('.u-legend tr.u-series').forEach((row, i) => { if (i > 0 && i % 2 === 0) row.style.display = 'none'; });
     this.plot.over.addEventListener('wheel', (ev) => {
       ev.preventDefault();
       const u = this.plot as uPlot;

@@ -119,7 +119,9 @@ t.test('the portal', async (t) => {
         { type: 'bar', id: 'bar', bindings: { attributes: [rel('Flow'), rel('Temp')] } },
         { type: 'heatmap', id: 'heat', bindings: { attributes: [rel('Flow'), rel('Temp')] } },
         { type: 'episode-gantt', id: 'gantt', bindings: {} },
-        { type: 'treemap', id: 'treemap', bindings: {} },
+        { type: 'sparkline', id: 'recent', bindings: { attribute: rel('Flow') }, range: { type: 'relative', last: '30m' } },
+      { type: 'sparkline', id: 'anchored', bindings: { attribute: rel('Flow') }, range: { type: 'anchored', anchor: { kind: 'episode', episode_id: '00000000-0000-4000-8000-0000000000aa' } } },
+      { type: 'treemap', id: 'treemap', bindings: {} },
         { type: 'fancy-gauge', id: 'future', bindings: {}, x: { big: 12345678901234567890 } },
       ];
       const doc = {
@@ -139,7 +141,7 @@ t.test('the portal', async (t) => {
       await page.waitForSelector('body[data-display-drawn="true"]');
       t.comment(`display drawn ${Date.now() - started} ms after the click`);
 
-      const drawn = ['trend', 'tile', 'spark', 'bullet', 'state', 'table', 'xy', 'bar', 'heat'];
+      const drawn = ['trend', 'tile', 'spark', 'bullet', 'state', 'table', 'xy', 'bar', 'heat', 'recent'];
       for (const id of drawn) {
         const state = await page.getAttribute(`[data-widget-id="${id}"]`, 'data-state');
         const note = await page.textContent(`[data-widget-id="${id}"] .widget-note`);
@@ -148,7 +150,9 @@ t.test('the portal', async (t) => {
         t.ok(ink > 30, `${id}: ${ink} pixels in its data colours`);
       }
       t.equal(await page.getAttribute('[data-widget-id="state"]', 'data-state-label') !== '', true, 'the state indicator names its state');
-      for (const id of ['treemap', 'future']) {
+      t.equal(await page.getAttribute('[data-widget-id="anchored"]', 'data-state'), 'error', 'an anchored window that cannot resolve is not replaced by the display\'s');
+    t.match(await page.textContent('[data-widget-id="anchored"] .widget-note'), /anchored window/, 'the tile says why');
+    for (const id of ['treemap', 'future']) {
         t.equal(await page.getAttribute(`[data-widget-id="${id}"]`, 'data-state'), 'placeholder', `${id} is a placeholder tile`);
         t.match(await page.textContent(`[data-widget-id="${id}"] .widget-body`), /No renderer for widget kind/);
       }
