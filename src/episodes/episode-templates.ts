@@ -89,7 +89,13 @@ export async function registryEntryId(q: Queryable, kind: RegistryKind, ref: str
   return rows[0] ? { id: rows[0].entry_id, name: rows[0].name } : null;
 }
 
-async function checkDefinition(q: Queryable, b: TemplateBody, checkTrigger: TriggerCheck): Promise<Definition> {
+/**
+ * Validates a template body. `checkTrigger` 'checked': the trigger was checked already, by
+ * a call outside the model transaction (the trigger check reads the model through the
+ * service's own connections, which inside a transaction on single-connection PGlite would
+ * wait for the transaction itself).
+ */
+async function checkDefinition(q: Queryable, b: TemplateBody, checkTrigger: TriggerCheck | 'checked'): Promise<Definition> {
   checkName('name', b.name);
   checkName('family', b.family);
   if (b.retro_edit_approval !== 'none') throw invalid('retro_edit_approval', 'only "none" is accepted');
@@ -155,7 +161,7 @@ async function checkDefinition(q: Queryable, b: TemplateBody, checkTrigger: Trig
     if (ms < 0n) throw invalid('trigger/min_duration_ms', 'must not be negative');
     if (b.trigger.open_when.trim() === '') throw invalid('trigger/open_when', 'must not be blank');
     if (!checkTrigger) throw invalid('trigger', 'episode triggers are not available in this version of the service');
-    await checkTrigger(b.trigger.open_when, roles);
+    if (checkTrigger !== 'checked') await checkTrigger(b.trigger.open_when, roles);
     trigger = { open_when: b.trigger.open_when, min_duration_ms: ms };
   }
   return { overlap: b.overlap as OverlapRule, retro_edit_approval: 'none', roles, attributes, naming_pattern: pattern, permitted_children: children, trigger };
@@ -173,8 +179,9 @@ async function insertVersion(q: Queryable, id: string, version: number, b: Templ
 }
 
 export async function createEpisodeTemplate(db: Db, who: Who, b: TemplateBody, checkTrigger: TriggerCheck): Promise<{ id: string; version: number; txId: bigint }> {
+  if (b.trigger) await checkDefinition(db, b, checkTrigger);
   const c = await modelTransaction(db, who, async (q, txId, events) => {
-    const def = await checkDefinition(q, b, checkTrigger);
+    const def = await checkDefinition(q, b, b.trigger ? 'checked' : checkTrigger);
     const id = randomUUID();
     await insertVersion(q, id, 1, b, def, txId);
     events.emit('episode-template', id, 'created', { version: 1, name: b.name });
@@ -185,10 +192,11 @@ export async function createEpisodeTemplate(db: Db, who: Who, b: TemplateBody, c
 
 /** Writes the next version of a template (404 when it does not exist). */
 export async function replaceEpisodeTemplate(db: Db, who: Who, id: string, b: TemplateBody, checkTrigger: TriggerCheck): Promise<{ id: string; version: number; txId: bigint }> {
+  if (b.trigger) await checkDefinition(db, b, checkTrigger);
   const c = await modelTransaction(db, who, async (q, txId, events) => {
     const { rows } = await q.query<{ version: number }>('SELECT version FROM episode_template_version WHERE template_id = $1 AND tx_to IS NULL FOR UPDATE', [id]);
     if (!rows[0]) throw new ServiceError('not-found', `episode template ${id} not found`);
-    const def = await checkDefinition(q, b, checkTrigger);
+    const def = await checkDefinition(q, b, b.trigger ? 'checked' : checkTrigger);
     const version = Number(rows[0].version) + 1;
     await q.query('UPDATE episode_template_version SET tx_to = $2 WHERE template_id = $1 AND tx_to IS NULL', [id, txId]);
     await insertVersion(q, id, version, b, def, txId);

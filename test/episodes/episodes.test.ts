@@ -5,7 +5,8 @@
 // batches of different lengths with life over life, and who may see and change what.
 import t from 'tap';
 import { startAuthService, createPerson, grantRole, login, type Client } from '../helpers/auth.js';
-import { connect, floatBatch } from '../helpers/ingest.js';
+import { connect, floatBatch, until } from '../helpers/ingest.js';
+import { nowNs } from '../../src/clock.js';
 import { modelTransaction } from '../../src/model/tx-log.js';
 import { createServiceIdentity } from '../../src/auth/principals.js';
 import { mintToken } from '../../src/auth/service-tokens.js';
@@ -50,6 +51,9 @@ t.test('episodes', async (t) => {
   const r2 = await asset('R2', line1, modelTpl.template_id);
   const r3 = await asset('R3', line2, modelTpl.template_id);
   const tank = await asset('Tank', line1);
+  const line3 = await asset('Line3', plant);
+  const r4 = await asset('R4', line3, modelTpl.template_id);
+  const r5 = await asset('R5', line3, modelTpl.template_id);
   const attrs = (await ok<{ results: Array<{ attribute_id: string; asset_id: string }> }>('/v1/model/resolve', 'POST', { select: { kind: 'attributes_named', content: { name: 'Temperature' } }, scope: {} }, 200)).results;
   const attrOf = (a: string) => attrs.find((x) => x.asset_id === a)!.attribute_id;
 
@@ -57,9 +61,9 @@ t.test('episodes', async (t) => {
     const p = await createServiceIdentity(q, txId, events, { name: 'line-1', kind: 'collector' });
     return (await mintToken(q, txId, events, { principalId: p.principal_id, comment: 'test', expiresNs: null })).plaintext;
   })).result;
-  const collector = await connect(svc, { collectorId: 'line-1', token, streams: [{ name: 'r1-temp', type: 'float64' }, { name: 'r2-temp', type: 'float64' }] });
+  const collector = await connect(svc, { collectorId: 'line-1', token, streams: [{ name: 'r1-temp', type: 'float64' }, { name: 'r2-temp', type: 'float64' }, { name: 'r4-temp', type: 'float64' }, { name: 'r5-temp', type: 'float64' }] });
   t.teardown(() => collector.close());
-  for (const [k, a] of [[0, r1], [1, r2]] as const) {
+  for (const [k, a] of [[0, r1], [1, r2], [2, r4], [3, r5]] as const) {
     await ok('/v1/model/bindings', 'POST', { attribute_id: attrOf(a), series_id: collector.welcome.streams[k].series_id, from_ns: at(-1000) }, 201);
   }
   // R1 reads its own age in seconds (0..599); R2 reads 1000 + seconds
@@ -262,6 +266,20 @@ t.test('episodes', async (t) => {
     t.equal((await call('/v1/episodes/query', 'POST', { overlaps: { start_ns: at(10), end_ns: at(5) } })).status, 400, 'an empty range');
   });
 
+  t.test('include_episodes on a resolved read attaches the episodes over each attribute\'s asset', async (t) => {
+    type Item = { attribute_id: string; episodes?: Array<{ id: string; state: string; roles: string[] }> };
+    const resolve = { select: { kind: 'attribute_ids', content: [attrOf(r1), attrOf(r3)] }, scope: {} };
+    const raw = await ok<Item[]>('/v1/read/raw', 'POST', { resolve, start_ns: at(150), end_ns: at(250), include_episodes: { template_ids: [batch.id] } }, 200);
+    const of = (a: string) => raw.find((x) => x.attribute_id === attrOf(a))!.episodes!;
+    t.same(of(r1).map((e) => e.id).includes(closedA.id), true, 'R1\'s batch over [150 s, 250 s)');
+    t.same(of(r1).find((e) => e.id === closedA.id)!.roles, ['reactor']);
+    t.equal(of(r1).length, 2, 'both batches touch the window');
+    t.equal(of(r3).length, 1, 'R3 has its own');
+    const plain = await ok<Item[]>('/v1/read/raw', 'POST', { resolve, start_ns: at(150), end_ns: at(250) }, 200);
+    t.equal(plain[0].episodes, undefined, 'not asked, not attached');
+    t.equal((await call('/v1/read/raw', 'POST', { resolve, start_ns: at(150), end_ns: at(250), include_episodes: { states: ['ended'] } })).status, 400);
+  });
+
   t.test('overlay of batches of different lengths on the u grid, life over life', async (t) => {
     type Overlay = { episodes: Array<{ episode: { id: string; start_ns: bigint }; series: Array<{ attribute_id: string; points: Array<{ u: number; ts_ns: bigint | number; value?: number; interpolated?: boolean; no_value?: string }> }> }>; unresolved_lives?: Array<{ asset_id: string; reason: string }> };
     const resolve = { select: { kind: 'attributes_named', content: { name: 'Temperature' } }, scope: { under: { kind: 'path', content: '/Plant' } } };
@@ -289,6 +307,52 @@ t.test('episodes', async (t) => {
     t.same(tail.episodes[0].series[0].points.map((p) => p.value), [1550, undefined, undefined]);
     t.ok(tail.episodes[0].series[0].points[2].no_value, 'after the last point: no value, with the reason');
     t.equal((await call('/v1/read/episode-overlay', 'POST', { resolve, mode: 'x-grid', points: 3, episodes: { kind: 'ids', ids: [gap.id] } })).status, 400);
+  });
+
+  t.test('triggers: an episode opened by live data, and one by a late point in the past', async (t) => {
+    const bad = await call('/v1/episodes/templates', 'POST', { name: 'Bad trigger', family: 'excursion', overlap: 'allowed', retro_edit_approval: 'none', roles: [{ role: 'reactor', cardinality: 'one', required: true }], trigger: { open_when: 'Pressure > 2', min_duration_ms: 0 } });
+    t.equal(bad.status, 400, 'a trigger reading an attribute no asset has');
+    t.match(bad.json, { details: { errors: [{ field: 'trigger/open_when' }] } });
+    const notBool = await call('/v1/episodes/templates', 'POST', { name: 'Bad trigger', family: 'excursion', overlap: 'allowed', retro_edit_approval: 'none', roles: [{ role: 'reactor', cardinality: 'one', required: true }], trigger: { open_when: 'Temperature + 1', min_duration_ms: 0 } });
+    t.equal(notBool.status, 400, 'a trigger that is not a condition');
+    const ex = await ok<{ id: string }>('/v1/episodes/templates', 'POST', {
+      name: 'Excursion', family: 'excursion', overlap: 'forbidden-per-asset', retro_edit_approval: 'none',
+      roles: [{ role: 'reactor', cardinality: 'one', required: true }],
+      trigger: { open_when: 'Temperature > 50', min_duration_ms: 1000 },
+    }, 201);
+    await until(() => svc.service.context.parts.episodes.triggers.targetCount >= 4);
+    const onAsset = async (a: string) => (await ok<{ items: Array<Episode & { origin: string }> }>('/v1/episodes/query', 'POST', { template_ids: [ex.id], asset: { kind: 'asset_id', content: a } }, 200)).items;
+    const send = (k: number, ts: bigint, value: number) => collector.send('LIVE', k, 'float64', { times: BigInt64Array.of(ts), values: Float64Array.of(value), quality: null });
+
+    // live: 20 °C, then 60 °C now; the episode opens once it held for a second, starting when it began
+    const t1 = nowNs();
+    await send(2, t1 - 5_000_000_000n, 20);
+    await send(2, t1, 60);
+    t.same(await onAsset(r4), [], 'not yet: the condition has not held for a second');
+    await until(async () => (await onAsset(r4)).length === 1, 5_000);
+    const [live] = await onAsset(r4);
+    t.same([live.state, live.origin, num(live.start_ns)], ['open', 'trigger', num(t1)]);
+    const t2 = nowNs();
+    await send(2, t2, 30);
+    await until(async () => (await onAsset(r4))[0]?.state === 'closed', 5_000);
+    t.equal(num((await onAsset(r4))[0].end_ns), num(t2), 'closed when the condition stopped holding');
+
+    // late: ten minutes of 20 °C, then a point from five minutes ago at 90 °C that held until the next point 5 s later
+    const base = nowNs() - 600_000_000_000n;
+    await collector.send('LIVE', 3, 'float64', { times: floatBatch(base, 60, 10_000_000_000n).times, values: new Float64Array(60).fill(20), quality: null });
+    await new Promise((r) => setTimeout(r, 300));
+    t.same(await onAsset(r5), [], 'nothing above 50 yet');
+    await collector.send('BACKFILL', 3, 'float64', { times: BigInt64Array.of(base + 305_000_000_000n), values: Float64Array.of(90), quality: null });
+    await until(async () => (await onAsset(r5)).length === 1, 5_000);
+    const [late] = await onAsset(r5);
+    t.same([late.state, num(late.start_ns), num(late.end_ns)], ['closed', num(base + 305_000_000_000n), num(base + 310_000_000_000n)], 'opened and closed in the past');
+
+    // a person's edit survives re-evaluation: renaming the late episode, then another late point in the same run
+    const edited = await ok<Episode>(`/v1/episodes/${late.id}`, 'PUT', { expected_version: 1, name: 'checked by QA' }, 200);
+    await collector.send('BACKFILL', 3, 'float64', { times: BigInt64Array.of(base + 307_000_000_000n), values: Float64Array.of(95), quality: null });
+    await new Promise((r) => setTimeout(r, 500));
+    const after = await onAsset(r5);
+    t.same(after.map((e) => [e.id, e.name, num(e.version)]), [[edited.id, 'checked by QA', 2]], 'no second episode, the edit kept');
   });
 
   t.test('authorization: episodes follow their assets', async (t) => {
