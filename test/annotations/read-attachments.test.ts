@@ -13,7 +13,8 @@ const unpackr = new Unpackr({ useRecords: false, int64AsType: 'bigint' });
 
 const item = fc.record({
   attribute_id: fc.uuid(),
-  path: fc.string(),
+  path: fc.string({ maxLength: 300 }),
+  blob: fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
   provenance: fc.dictionary(fc.constantFrom('percent_good', 'model_as_of_ns', 'tiers_touched'), fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(['hot']))),
   points: fc.array(fc.record({ ts_ns: fc.bigInt({ min: 0n, max: 2n ** 63n - 1n }), value: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string(), fc.boolean(), fc.constant(null)), quality: fc.nat(255) }), { maxLength: 5 }),
 });
