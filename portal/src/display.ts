@@ -3,8 +3,9 @@
 // (spec: unknown kinds are kept and shown, never an error). When every widget has drawn,
 // the page sets the performance mark `display-drawn`, which the bench reads against the
 // navigation's start.
-import { resolveSelectors, selectorsOf } from './selectors.js';
-import { resolveWindow, TimeExpressionError, type TimeWindow } from './time.js';
+import { resolveSelectors, selectorsOf, serverResolution } from './selectors.js';
+import type { TimeWindow } from './time.js';
+import { resolveRange, resolveWindowIn } from './window-resolution.js';
 import { TimeBar } from './time-bar.js';
 import { TrendView } from './trend.js';
 import { BarView, BulletView, StateIndicatorView, TableView, ValueTileView } from './point-widgets.js';
@@ -15,7 +16,7 @@ export interface DisplayDocument {
   kind: string;
   meta: { name: string; layout: string; description?: string | null };
   time?: { start: string; end: string; navigator?: { visible: boolean } };
-  widgets: Widget[];
+  widgets?: Widget[];
 }
 
 export interface DrawnDisplay { views: Map<string, WidgetView>; timeBar: TimeBar; drawn: Promise<void> }
@@ -64,55 +65,38 @@ function tileFor(w: Widget): { tile: HTMLElement; body: HTMLElement } {
   return { tile, body };
 }
 
-/** A duration such as `8h` or ns, in ms. */
-function durationMs(last: unknown): number | null {
-  if (typeof last === 'number') return last / 1e6;
-  if (typeof last !== 'string') return null;
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/.exec(last);
-  if (!m) return null;
-  return Number(m[1]) * { ms: 1, s: 1e3, m: 6e4, h: 3.6e6, d: 8.64e7, w: 6.048e8 }[m[2] as 'ms'];
-}
-
-const timeText = (v: unknown) => String(v);
-
-/**
- * The window a widget shows: its `range` (start and end, the last duration, or an anchored
- * window the service resolved), else its `time_override`, else the display's. An anchored
- * window that did not resolve is an error naming the reason, never the display's window.
- */
-export function windowOf(w: Widget, display: TimeWindow): TimeWindow {
+/** The window a widget shows: its `range`, else its `time_override`, else the display's. */
+async function windowOf(w: Widget, display: TimeWindow, contextAsset: string | null): Promise<TimeWindow> {
   const r = w.range as Record<string, unknown> | undefined;
-  if (r && typeof r === 'object') {
-    if ('anchor' in r) {
-      const res = r.resolved as { state: string; start?: unknown; end?: unknown; reason?: string } | null | undefined;
-      if (!res) throw new TimeExpressionError('the anchored window has not been resolved by the service');
-      if (res.state !== 'resolved') throw new TimeExpressionError(`the anchored window cannot be resolved: ${res.reason ?? 'no reason given'}`);
-      return resolveWindow(timeText(res.start), timeText(res.end));
-    }
-    if ('last' in r) {
-      const ms = durationMs(r.last);
-      if (ms === null) throw new TimeExpressionError(`range.last ${String(r.last)} is not a duration`);
-      const now = Date.now();
-      return { startMs: now - ms, endMs: now, live: true };
-    }
-    if ('start' in r && 'end' in r) return resolveWindow(timeText(r.start), timeText(r.end));
-  }
-  if (w.time_override) return resolveWindow(timeText(w.time_override.start), timeText(w.time_override.end));
+  if (r && typeof r === 'object') return resolveRange(r, contextAsset);
+  if (w.time_override) return resolveWindowIn(String(w.time_override.start), String(w.time_override.end), contextAsset);
   return display;
 }
 
-export async function drawDisplay(root: HTMLElement, doc: DisplayDocument, opts: { contextAsset: string | null; start?: string; end?: string }): Promise<DrawnDisplay> {
+export async function drawDisplay(root: HTMLElement, doc: DisplayDocument, opts: { contextAsset: string | null; displayId: string | null; start?: string; end?: string }): Promise<DrawnDisplay> {
   const start = opts.start ?? doc.time?.start ?? '*-8h', end = opts.end ?? doc.time?.end ?? '*';
   const grid = document.createElement('div');
   grid.className = `display-grid layout-${doc.meta.layout}`;
   const views = new Map<string, WidgetView>();
-  const prepared = await Promise.all(doc.widgets.map(async (w) => {
-    const { tile, body } = tileFor(w);
-    grid.appendChild(tile);
-    const slots = selectorsOf(w.bindings);
-    const resolved = await resolveSelectors(slots, opts.contextAsset);
-    return { w, tile, body, resolved };
-  }));
+  const widgets = doc.widgets ?? [];
+  const [server, displayWindow] = await Promise.all([
+    opts.displayId ? serverResolution(opts.displayId, opts.contextAsset) : Promise.resolve(new Map()),
+    resolveWindowIn(start, end, opts.contextAsset).catch((e: unknown) => e as Error),
+  ]);
+  if (displayWindow instanceof Error) {
+    root.replaceChildren(errorNote(`The display's time window: ${displayWindow.message}`));
+    throw displayWindow;
+  }
+  const tiles = widgets.map((w) => tileFor(w));
+  const slots = widgets.map((w, i) => selectorsOf(w.bindings, `/widgets/${i}/bindings`));
+  const all = await resolveSelectors(slots.flat(), opts.contextAsset, server);
+  let at = 0;
+  const prepared = widgets.map((w, i) => {
+    grid.appendChild(tiles[i].tile);
+    const resolved = all.slice(at, at + slots[i].length);
+    at += slots[i].length;
+    return { w, tile: tiles[i].tile, body: tiles[i].body, resolved };
+  });
   const firstTrendAttr = prepared.flatMap((p) => (p.w.type === 'trend' ? attributesOf(p.resolved) : []))[0]?.attributeId ?? null;
   const widgetOf = new Map(prepared.map((p) => [p.w.id, p.w]));
   /** Draws one widget in its window; a failure (a read refused, a window that cannot be) stays on its tile. */
@@ -120,21 +104,16 @@ export async function drawDisplay(root: HTMLElement, doc: DisplayDocument, opts:
     const view = views.get(id);
     if (!view) return;
     try {
-      await view.draw(windowOf(widgetOf.get(id) as Widget, win));
+      await view.draw(await windowOf(widgetOf.get(id) as Widget, win, opts.contextAsset));
     } catch (e) {
       setState(tile, 'error', e instanceof Error ? e.message : String(e));
     }
   };
-  let timeBar: TimeBar;
-  try {
-    timeBar = new TimeBar({
-      start, end, navigatorAttribute: doc.time?.navigator?.visible === false ? null : firstTrendAttr,
-      onChange: (win) => { for (const p of prepared) void drawIn(p.w.id, p.tile, win); },
-    });
-  } catch (e) {
-    if (e instanceof TimeExpressionError) { root.replaceChildren(errorNote(`The display's time window: ${e.message}`)); }
-    throw e;
-  }
+  const timeBar = new TimeBar({
+    start, end, window: displayWindow, navigatorAttribute: doc.time?.navigator?.visible === false ? null : firstTrendAttr,
+    resolve: (a, b) => resolveWindowIn(a, b, opts.contextAsset),
+    onChange: (win) => { for (const p of prepared) void drawIn(p.w.id, p.tile, win); },
+  });
   root.replaceChildren(timeBar.el, grid);
   const draws: Array<Promise<void>> = [];
   for (const p of prepared) {

@@ -44,7 +44,7 @@ async function route(): Promise<void> {
     if (!attribute) { app.replaceChildren(errorNote('Name an attribute: /trend?attribute=<id or /Site/Area/Asset|Attribute>&start=*-8h&end=*')); return; }
     crumbs.textContent = `Trend · ${attribute}`;
     const doc = await adHocDocument(attribute);
-    window.portal.display = await drawDisplay(app, doc, { contextAsset: null, start: q.get('start') ?? undefined, end: q.get('end') ?? undefined });
+    window.portal.display = await drawDisplay(app, doc, { contextAsset: null, displayId: null, start: q.get('start') ?? undefined, end: q.get('end') ?? undefined });
     await window.portal.display.drawn;
     return;
   }
@@ -54,7 +54,7 @@ async function route(): Promise<void> {
     early = null;
     crumbs.textContent = `Display · ${record.name}`;
     document.title = `${record.name} · Historian`;
-    window.portal.display = await drawDisplay(app, record.document, { contextAsset: q.get('asset'), start: q.get('start') ?? undefined, end: q.get('end') ?? undefined });
+    window.portal.display = await drawDisplay(app, record.document, { contextAsset: q.get('asset'), displayId: m[1], start: q.get('start') ?? undefined, end: q.get('end') ?? undefined });
     await window.portal.display.drawn;
     return;
   }

@@ -3,10 +3,17 @@
 // attribute's band over three windows before and one after (up to now), with the current
 // window shaded; a click on it centres the window there.
 import { readBands } from './trend.js';
-import { resolveWindow, formatTime, TimeExpressionError, type TimeWindow } from './time.js';
+import { formatTime, TimeExpressionError, type TimeWindow } from './time.js';
 import { PALETTE } from './widget-frame.js';
 
-export interface TimeBarOptions { start: string; end: string; navigatorAttribute: string | null; onChange(w: TimeWindow, start: string, end: string): void }
+export interface TimeBarOptions {
+  start: string; end: string;
+  /** The window start and end resolve to (the caller resolved it before drawing). */
+  window: TimeWindow;
+  navigatorAttribute: string | null;
+  resolve(start: string, end: string): Promise<TimeWindow>;
+  onChange(w: TimeWindow, start: string, end: string): void;
+}
 
 export class TimeBar {
   readonly el: HTMLElement;
@@ -34,18 +41,18 @@ export class TimeBar {
     form.addEventListener('submit', (ev) => { ev.preventDefault(); this.apply(); });
     form.append(back, label('From', this.startIn), label('to', this.endIn), apply, fwd, this.error);
     this.el.append(form, this.nav);
-    this.window = resolveWindow(opts.start, opts.end);
+    this.window = opts.window;
   }
 
   private apply(): void {
-    try {
-      this.window = resolveWindow(this.startIn.value, this.endIn.value);
+    this.opts.resolve(this.startIn.value, this.endIn.value).then((w) => {
+      this.window = w;
       this.error.textContent = '';
       this.opts.onChange(this.window, this.startIn.value, this.endIn.value);
       void this.drawNavigator();
-    } catch (e) {
-      this.error.textContent = e instanceof TimeExpressionError ? e.message : String(e);
-    }
+    }, (e: unknown) => {
+      this.error.textContent = e instanceof TimeExpressionError ? e.message : String(e instanceof Error ? e.message : e);
+    });
   }
 
   private setExact(startMs: number, endMs: number): void {
