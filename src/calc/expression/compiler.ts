@@ -4,7 +4,7 @@
 // whole-grid columns the block loop then reads like inputs.
 import { bug } from '../../errors.js';
 import type { PointColumns } from '../../storage/encoding/chunk-types.js';
-import { BLOCK, Op, runBlock, type AlignState, type Instruction, type Program, type Register } from './program.js';
+import { BLOCK, Op, runBlock, type AlignState, type Instruction, type Program, type Register, type TimeNode } from './program.js';
 import { unionOffsets } from './grid.js';
 import { slotsOf, type PlanNode } from './plan-tree.js';
 import { CONSTANT_QUALITY, GOOD_QUALITY, NON_FINITE, reasonCode } from './reasons.js';
@@ -100,8 +100,8 @@ export function buildProgram(root: PlanNode, slotCount: number): Program {
       }
       case 'time': {
         const dst = register();
-        p.timeNodes.push({ fn: node.fn, windowNs: node.windowNs, sub: buildProgram(node.arg, slotCount), dst, scratch: new WindowScratch(),
-          v: new Float64Array(0), q: new Uint32Array(0), r: new Uint8Array(0) });
+        p.timeNodes.push({ fn: node.fn, windowNs: node.windowNs, plan: node.arg, sub: buildProgram(node.arg, slotCount), dst, scratch: new WindowScratch(),
+          v: new Float64Array(0), q: new Uint32Array(0), r: new Uint8Array(0), noReasons: new Uint8Array(0) });
         p.instructions.push(instruction(Op.Derived, dst, { a: p.timeNodes.length - 1 }));
         return dst;
       }
@@ -116,16 +116,40 @@ function mergeTimestamps(columns: readonly PointColumns[], slots: number[], tsBa
   return unionOffsets(slots.map((s) => columns[s]), tsBase, -Infinity, lastInstant);
 }
 
+/**
+ * A function's argument as a stepped series up to lastInstant. A float64 input read as it
+ * is (the usual `avg(Flow, 5m)`) is its own series, only its reason column is made; any
+ * other argument is evaluated at its inputs' own timestamps.
+ */
+function steppedSeries(t: TimeNode, columns: readonly PointColumns[], tsBase: bigint, lastInstant: number): SteppedSeries {
+  const plan = t.plan;
+  if (plan.op === 'input' && columns[plan.slot].type === 'float64' && columns[plan.slot].f64) {
+    const col = columns[plan.slot];
+    const shift = Number(col.tsBase - tsBase);
+    let count = col.count;
+    while (count > 0 && col.tsOffset[count - 1] + shift > lastInstant) count--;
+    // A stored NaN or infinity must make its windows undefined, as the evaluated path does.
+    const f = col.f64!;
+    let finite = true;
+    for (let i = 0; i < count; i++) if (f[i] - f[i] !== 0) { finite = false; break; }
+    if (finite) {
+      if (t.noReasons.length < count) t.noReasons = new Uint8Array(count);
+      return { count, ts: col.tsOffset, shift, v: f, q: col.quality, r: t.noReasons };
+    }
+  }
+  const ts = mergeTimestamps(columns, t.sub.slots, tsBase, lastInstant);
+  const series: SteppedSeries = { count: ts.length, ts, shift: 0, v: new Float64Array(ts.length), q: new Uint32Array(ts.length), r: new Uint8Array(ts.length) };
+  runProgram(t.sub, columns, tsBase, ts, ts.length, series, false);
+  return series;
+}
+
 /** Runs a program at instants (offsets from tsBase) into out, keeping reason flags (not codes) and raw qualities. */
 function runProgram(p: Program, columns: readonly PointColumns[], tsBase: bigint, instants: Float64Array, count: number,
   out: { v: Float64Array; q: Uint32Array; r: Uint8Array }, codes: boolean): void {
   const last = count > 0 ? instants[count - 1] : -Infinity;
   for (const t of p.timeNodes) {
     if (t.v.length < count) { t.v = new Float64Array(count); t.q = new Uint32Array(count); t.r = new Uint8Array(count); }
-    const ts = mergeTimestamps(columns, t.sub.slots, tsBase, last);
-    const series: SteppedSeries = { count: ts.length, ts, v: new Float64Array(ts.length), q: new Uint32Array(ts.length), r: new Uint8Array(ts.length) };
-    runProgram(t.sub, columns, tsBase, ts, ts.length, series, false);
-    applyTimeFunction(t.fn, t.windowNs, series, instants, 0, count, t, t.scratch);
+    applyTimeFunction(t.fn, t.windowNs, steppedSeries(t, columns, tsBase, last), instants, 0, count, t, t.scratch);
   }
   const st: AlignState = { cursor: new Int32Array(columns.length).fill(-1), shift: new Float64Array(columns.length), columns };
   for (const s of p.slots) st.shift[s] = Number(columns[s].tsBase - tsBase);

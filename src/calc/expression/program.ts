@@ -4,7 +4,7 @@
 // and stores and nothing is allocated per point. Each register carries a value, the worst
 // quality behind it and reason flags (reasons.ts).
 import type { PointColumns } from '../../storage/encoding/chunk-types.js';
-import type { BinaryFn, TimeFn, UnaryFn } from './plan-tree.js';
+import type { BinaryFn, PlanNode, TimeFn, UnaryFn } from './plan-tree.js';
 import { CONSTANT_QUALITY, DIVISION_BY_ZERO, DOMAIN_ERROR, NO_VALUE } from './reasons.js';
 import type { WindowScratch } from './time-functions.js';
 
@@ -60,6 +60,8 @@ function reasons(reg: Register, n: number): Uint8Array {
 export interface TimeNode {
   fn: TimeFn;
   windowNs: number;
+  /** The argument's plan tree (a bare input is read as its own series). */
+  plan: PlanNode;
   sub: Program;
   /** Register the result lands in, block by block. */
   dst: number;
@@ -68,6 +70,8 @@ export interface TimeNode {
   v: Float64Array;
   q: Uint32Array;
   r: Uint8Array;
+  /** All-zero reasons for an input read as its own series (grown, never written). */
+  noReasons: Uint8Array;
 }
 
 export interface Program {
@@ -219,9 +223,19 @@ export function runBlock(p: Program, st: AlignState, instants: Float64Array, fro
         break;
       }
       case Op.Derived: {
+        // Copied with this block's uniformity found on the way (a window at the start of a
+        // grid may be undefined while the rest of it is all good).
         const t = p.timeNodes[ins.a];
-        for (let i = 0; i < n; i++) { d.v[i] = t.v[from + i]; d.q[i] = t.q[from + i]; d.r[i] = t.r[from + i]; }
-        d.uq = -1; d.anyR = true;
+        const tv = t.v, tq = t.q, tr = t.r, dv = d.v, dq = d.q, dr = d.r;
+        const q0 = tq[from];
+        let mixed = 0, anyR = 0;
+        for (let i = 0; i < n; i++) {
+          const q = tq[from + i], r = tr[from + i];
+          dv[i] = tv[from + i]; dq[i] = q; dr[i] = r;
+          mixed |= q ^ q0; anyR |= r;
+        }
+        d.uq = mixed === 0 ? q0 : -1;
+        d.anyR = anyR !== 0;
         break;
       }
       case Op.Affine: {

@@ -12,10 +12,11 @@
 import type { TimeFn } from './plan-tree.js';
 import { CONDITION_FALSE, LOOKBACK_EXCEEDED, NO_VALUE } from './reasons.js';
 
-/** A stepped series in a grid's frame: ts are exact ns offsets from the grid's base (may be negative). */
+/** A stepped series: ts + shift are exact ns offsets from the grid's base (may be negative). */
 export interface SteppedSeries {
   count: number;
   ts: Float64Array;
+  shift: number;
   v: Float64Array;
   q: Uint32Array;
   /** Reason flags per point; 0 when defined. */
@@ -49,13 +50,13 @@ function firstReason(s: SteppedSeries, lo: number, hi: number): number {
 
 export function applyTimeFunction(fn: TimeFn, windowNs: number, s: SteppedSeries, instants: Float64Array, from: number, count: number,
   out: TimeOutput, scratch: WindowScratch): void {
-  const { ts, v, q, r } = s;
+  const { ts, v, q, r, shift } = s;
   const m = s.count;
   scratch.ensure(m);
   if (fn === 'prev' || fn === 'delta' || fn === 'rate') {
     let j = -1;
     for (let i = 0; i < count; i++) {
-      const t = instants[from + i];
+      const t = instants[from + i] - shift;
       while (j + 1 < m && ts[j + 1] <= t) j++;
       if (j < 1) {
         out.v[i] = 0; out.q[i] = 0; out.r[i] = NO_VALUE;
@@ -80,7 +81,7 @@ export function applyTimeFunction(fn: TimeFn, windowNs: number, s: SteppedSeries
     }
     let j = -1;
     for (let i = 0; i < count; i++) {
-      const t = instants[from + i];
+      const t = instants[from + i] - shift;
       while (j + 1 < m && ts[j + 1] <= t) j++;
       out.v[i] = 0; out.q[i] = 0;
       if (j < 0) { out.r[i] = NO_VALUE; continue; }
@@ -95,11 +96,13 @@ export function applyTimeFunction(fn: TimeFn, windowNs: number, s: SteppedSeries
   // Windowed: integral, avg, min, max.
   const prefix = scratch.prefix;
   const undef = scratch.undefinedBefore;
+  const extremum = fn === 'min' || fn === 'max';
+  // One quality throughout (the usual case) needs no deque for the window's worst.
+  let q0 = m > 0 ? q[0] : 0;
+  for (let k = 1; k < m; k++) if (q[k] !== q0) { q0 = -1; break; }
   prefix[0] = 0; undef[0] = 0;
-  for (let k = 0; k < m; k++) {
-    prefix[k + 1] = k + 1 < m ? prefix[k] + v[k] * (ts[k + 1] - ts[k]) : prefix[k];
-    undef[k + 1] = undef[k] + (r[k] !== 0 ? 1 : 0);
-  }
+  for (let k = 0; k < m; k++) undef[k + 1] = undef[k] + (r[k] !== 0 ? 1 : 0);
+  if (!extremum) for (let k = 0; k < m; k++) prefix[k + 1] = k + 1 < m ? prefix[k] + v[k] * (ts[k + 1] - ts[k]) : prefix[k];
   const dv = scratch.dequeA; // indices with monotonic values (min or max)
   const dq = scratch.dequeB; // indices with increasing quality (for the worst)
   let vh = 0, vt = 0, qh = 0, qt = 0;
@@ -108,25 +111,29 @@ export function applyTimeFunction(fn: TimeFn, windowNs: number, s: SteppedSeries
   let lo = 0; // first point in force during [t − window, t]
   let pushed = -1;
   for (let i = 0; i < count; i++) {
-    const t = instants[from + i];
+    const t = instants[from + i] - shift;
     const a = t - windowNs;
     while (j + 1 < m && ts[j + 1] <= t) j++;
     while (lo + 1 <= j && ts[lo + 1] <= a) lo++;
     if (j < 0) { out.v[i] = 0; out.q[i] = 0; out.r[i] = NO_VALUE; continue; }
     while (pushed < j) {
       pushed++;
-      const x = v[pushed];
-      while (vt > vh && (isMax ? v[dv[vt - 1]] <= x : v[dv[vt - 1]] >= x)) vt--;
-      dv[vt++] = pushed;
-      while (qt > qh && q[dq[qt - 1]] >= q[pushed]) qt--;
-      dq[qt++] = pushed;
+      if (extremum) {
+        const x = v[pushed];
+        while (vt > vh && (isMax ? v[dv[vt - 1]] <= x : v[dv[vt - 1]] >= x)) vt--;
+        dv[vt++] = pushed;
+      }
+      if (q0 < 0) {
+        while (qt > qh && q[dq[qt - 1]] >= q[pushed]) qt--;
+        dq[qt++] = pushed;
+      }
     }
-    while (dv[vh] < lo) vh++;
-    while (dq[qh] < lo) qh++;
+    if (extremum) while (dv[vh] < lo) vh++;
+    if (q0 < 0) while (dq[qh] < lo) qh++;
     if (undef[j + 1] - undef[lo] > 0) { out.v[i] = 0; out.q[i] = 0; out.r[i] = firstReason(s, lo, j); continue; }
-    out.q[i] = q[dq[qh]];
+    out.q[i] = q0 < 0 ? q[dq[qh]] : q0;
     out.r[i] = 0;
-    if (fn === 'min' || fn === 'max') { out.v[i] = v[dv[vh]]; continue; }
+    if (extremum) { out.v[i] = v[dv[vh]]; continue; }
     // ∫ from max(a, ts[0]) to t of the stepped signal, in value·ns.
     const begin = a > ts[0] ? a : ts[0];
     const atEnd = prefix[j] + v[j] * (t - ts[j]);
