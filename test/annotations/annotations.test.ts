@@ -5,6 +5,7 @@
 // what, and the lifecycle's annotations keep recording an Operation.
 import t from 'tap';
 import { existsSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
 import { Unpackr } from 'msgpackr';
 import { startAuthService, createPerson, grantRole, login, type Client } from '../helpers/auth.js';
 import { stringifyJson } from '../../src/json/json.js';
@@ -200,6 +201,11 @@ t.test('annotations', async (t) => {
     t.equal(png.json.size_bytes, PNG.length);
     t.match(png.json.sha256, /^[0-9a-f]{64}$/);
     t.ok(existsSync(`${svc.dataDir}/attachments/${String(png.json.sha256).slice(0, 2)}/${png.json.sha256}`), 'stored under its SHA-256');
+    // exactly the limit, in many chunks (past the stream's 1 MiB high-water mark): stored whole, hashed right
+    const full = randomBytes(LIMIT);
+    const big = await upload(full, 'application/octet-stream');
+    t.equal(big.status, 201);
+    t.equal(big.json.sha256, createHash('sha256').update(full).digest('hex'));
     const over = await upload(new Uint8Array(LIMIT + 1), 'application/octet-stream');
     t.equal(over.status, 413);
     t.match(over.json, { code: 'body-too-large', details: { limit_bytes: LIMIT } });
