@@ -54,25 +54,20 @@ class Parser {
     return node;
   }
 
-  private or(): ExprNode {
-    let left = this.and();
-    while (this.isKeyword('or')) {
+  /** One left-associative level: operands from `operand`, joined by the operators `ops` (symbols or keywords). */
+  private leftAssociative(ops: readonly string[], operand: () => ExprNode): ExprNode {
+    let left = operand();
+    for (;;) {
+      const t = this.peek();
+      if (!((t.kind === 'op' || t.kind === 'keyword') && ops.includes(t.text))) return left;
       this.next();
-      const right = this.and();
-      left = { kind: 'binary', op: 'or', left, right, start: left.start, end: right.end };
+      const right = operand();
+      left = { kind: 'binary', op: t.text as BinaryOp, left, right, start: left.start, end: right.end };
     }
-    return left;
   }
 
-  private and(): ExprNode {
-    let left = this.not();
-    while (this.isKeyword('and')) {
-      this.next();
-      const right = this.not();
-      left = { kind: 'binary', op: 'and', left, right, start: left.start, end: right.end };
-    }
-    return left;
-  }
+  private or(): ExprNode { return this.leftAssociative(['or'], () => this.and()); }
+  private and(): ExprNode { return this.leftAssociative(['and'], () => this.not()); }
 
   private not(): ExprNode {
     if (this.isKeyword('not')) {
@@ -100,25 +95,8 @@ class Parser {
     return { kind: 'binary', op: t.text as BinaryOp, left, right, start: left.start, end: right.end };
   }
 
-  private additive(): ExprNode {
-    let left = this.multiplicative();
-    while (this.isOp('+') || this.isOp('-')) {
-      const op = this.next().text as BinaryOp;
-      const right = this.multiplicative();
-      left = { kind: 'binary', op, left, right, start: left.start, end: right.end };
-    }
-    return left;
-  }
-
-  private multiplicative(): ExprNode {
-    let left = this.unary();
-    while (this.isOp('*') || this.isOp('/') || this.isOp('%')) {
-      const op = this.next().text as BinaryOp;
-      const right = this.unary();
-      left = { kind: 'binary', op, left, right, start: left.start, end: right.end };
-    }
-    return left;
-  }
+  private additive(): ExprNode { return this.leftAssociative(['+', '-'], () => this.multiplicative()); }
+  private multiplicative(): ExprNode { return this.leftAssociative(['*', '/', '%'], () => this.unary()); }
 
   private unary(): ExprNode {
     if (this.isOp('-')) {
