@@ -4,9 +4,10 @@
 // the page sets the performance mark `display-drawn`, which the bench reads against the
 // navigation's start.
 import { resolveSelectors, selectorsOf, serverResolution } from './selectors.js';
-import type { TimeWindow } from './time.js';
+import { msToNs, type TimeWindow } from './time.js';
+import { post, isMissingRoute, type BandRender } from './api.js';
 import { resolveRange, resolveWindowIn } from './window-resolution.js';
-import { TimeBar } from './time-bar.js';
+import { TimeBar, type Overview } from './time-bar.js';
 import { TrendView } from './trend.js';
 import { BarView, BulletView, StateIndicatorView, TableView, ValueTileView } from './point-widgets.js';
 import { EpisodeGanttView, HeatmapView, SparklineView, XyView } from './chart-widgets.js';
@@ -112,6 +113,7 @@ export async function drawDisplay(root: HTMLElement, doc: DisplayDocument, opts:
   const timeBar = new TimeBar({
     start, end, window: displayWindow, navigatorAttribute: doc.time?.navigator?.visible === false ? null : firstTrendAttr,
     resolve: (a, b) => resolveWindowIn(a, b, opts.contextAsset),
+    readOverview: opts.displayId ? (win, width) => navigatorContext(opts.displayId as string, opts.contextAsset, win, width) : undefined,
     onChange: (win) => { for (const p of prepared) void drawIn(p.w.id, p.tile, win); },
   });
   root.replaceChildren(timeBar.el, grid);
@@ -138,6 +140,23 @@ export async function drawDisplay(root: HTMLElement, doc: DisplayDocument, opts:
     void timeBar.drawNavigator();
   });
   return { views, timeBar, drawn };
+}
+
+interface NavigatorContext { overview: { start_ns: number; end_ns: number }; render: Array<{ render: BandRender | null } | null> }
+
+/** The service's overview for a stored display (POST /v1/displays/time/navigator-context): its first trace with data. */
+async function navigatorContext(displayId: string, contextAsset: string | null, win: TimeWindow, width: number): Promise<Overview | null> {
+  try {
+    const r = await post<NavigatorContext>('/v1/displays/time/navigator-context', {
+      display_id: displayId, start: msToNs(win.startMs), end: msToNs(win.endMs), width: Math.min(4000, Math.max(1, Math.round(width))), span: 2,
+      ...(contextAsset ? { asset_id: contextAsset } : {}),
+    });
+    const first = r.render.find((x) => x?.render && x.render.t_ms.length > 0)?.render ?? null;
+    return { startMs: r.overview.start_ns / 1e6, endMs: r.overview.end_ns / 1e6, render: first };
+  } catch (e) {
+    if (isMissingRoute(e)) return null;
+    throw e;
+  }
 }
 
 export function errorNote(text: string): HTMLElement {

@@ -140,6 +140,8 @@ t.test('the portal', async (t) => {
       await page.click('ul.displays a.display');
       await page.waitForSelector('body[data-display-drawn="true"]');
       t.comment(`display drawn ${Date.now() - started} ms after the click`);
+    await page.waitForSelector('canvas.navigator[data-drawn="true"]');
+    t.pass('the navigator drew the service\'s overview around the window');
 
       const drawn = ['trend', 'tile', 'spark', 'bullet', 'state', 'table', 'xy', 'bar', 'heat', 'recent'];
       for (const id of drawn) {
