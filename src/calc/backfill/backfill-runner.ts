@@ -17,7 +17,7 @@ import { ServiceError, invalid } from '../../errors.js';
 import { nowNs } from '../../clock.js';
 import type { CalcEngine } from '../engine/calc-engine.js';
 import { planRule, ENGINE_PRINCIPAL, type RulePlan } from '../engine/rule-plan.js';
-import { recordLineage } from '../engine/progress-store.js';
+import { recordLineage, newCursor, type LineageCursor } from '../engine/progress-store.js';
 import { ruleAt } from '../rules/rule-store.js';
 import { diffWindow } from './backfill-window.js';
 import { insertJob, jobById, jobsInState, moveJob, saveProgress, type BackfillJob, type BackfillPreview } from './backfill-store.js';
@@ -153,6 +153,7 @@ export class BackfillRunner {
     const targets = new Map(plan.targets.map((t) => [t.assetId, t]));
     const storage = this.service.parts.storage;
     let windowsDone = job.windows_done, written = job.points_written, waited = job.rate_limited_ms;
+    const cursors = new Map<string, LineageCursor>();
     for (const w of this.windows(job, job.assets_done, job.resume_after_ns)) {
       if (flag.stop || this.closed) return;
       const t = targets.get(w.assetId);
@@ -168,7 +169,9 @@ export class BackfillRunner {
       const next = w.to >= job.end_ns ? { assetsDone: w.assetIndex + 1, resumeAfterNs: null } : { assetsDone: w.assetIndex, resumeAfterNs: w.to };
       await saveProgress(this.service.db, jobId, { windowsDone, pointsWritten: written, rateLimitedMs: waited, ...next });
       if (d.added + d.changed > 0) {
-        await recordLineage(this.service.db, [{ ruleId: t.rule.ruleId, assetId: t.assetId, ruleVersion: t.rule.version, outputSeries: t.outputSeries, startNs: w.from, endNs: w.to }]);
+        let cursor = cursors.get(t.assetId);
+        if (!cursor) { cursor = newCursor(); cursors.set(t.assetId, cursor); }
+        await recordLineage(this.service.db, [{ ruleId: t.rule.ruleId, assetId: t.assetId, ruleVersion: t.rule.version, outputSeries: t.outputSeries, startNs: w.from, endNs: w.to, cursor }]);
       }
       const goOn = await this.service.operations.progress(job.operation_id, { completed: windowsDone, stage: 'commit' });
       if (!goOn) { await this.finishCancel(jobId); return; }

@@ -24,7 +24,7 @@ import { nowNs } from '../../clock.js';
 import { rulesWithInputs } from '../rules/rule-store.js';
 import { planRule, ENGINE_PRINCIPAL, type RulePlan } from './rule-plan.js';
 import { evaluateWindow, type Target, type WindowOutcome } from './window-eval.js';
-import { allProgress, recordWindows, recordFailure, type WindowDone } from './progress-store.js';
+import { allProgress, recordWindows, recordFailure, newCursor, type WindowDone, type LineageCursor } from './progress-store.js';
 import { TraceStore } from './trace-ring.js';
 import { InputWatch } from './input-watch.js';
 import { LatencyRecorder } from './latency.js';
@@ -55,11 +55,15 @@ export interface TargetState {
   inputDurableMs: number;
   provisionalFromNs: bigint | null;
   lastError: string | null;
+  /** This target's newest lineage window (extended while its version continues). */
+  lineage: LineageCursor;
 }
 
 export class CalcEngine {
   private plans = new Map<string, RulePlan>();
   private readonly states = new Map<string, TargetState>();
+  /** Targets with a pending window: the pump and the wake timer look only at these. */
+  private readonly dirty = new Set<TargetState>();
   private bySeries = new Map<string, TargetState[]>();
   readonly traces = new TraceStore();
   readonly latency = new LatencyRecorder();
@@ -71,6 +75,8 @@ export class CalcEngine {
   private reloadTimer: NodeJS.Timeout | null = null;
   /** Reloads and batches run one at a time, in order. */
   private chain: Promise<void> = Promise.resolve();
+  /** Progress and lineage writes, in batch order. */
+  private recording: Promise<void> = Promise.resolve();
   private pumping = false;
   private closed = false;
   private lastBlockCheck = 0;
@@ -107,6 +113,7 @@ export class CalcEngine {
 
   private async reloadNow(): Promise<void> {
     if (this.closed) return;
+    await this.recording; // progress read below must include every batch already run
     const rules = await rulesWithInputs(this.service.db);
     const plans = new Map<string, RulePlan>();
     for (const { rule } of rules) {
@@ -129,7 +136,7 @@ export class CalcEngine {
         if (!s) {
           s = {
             key, target: t, through: durable ?? plan.rule.valid_from_ns - 1n, dirtyFrom: null, dirtyTo: 0n, dueMs: 0, dirtySinceMs: 0,
-            inputDurableMs: 0, provisionalFromNs: null, lastError: null,
+            inputDurableMs: 0, provisionalFromNs: null, lastError: null, lineage: newCursor(),
           };
           this.states.set(key, s);
         } else {
@@ -146,7 +153,7 @@ export class CalcEngine {
         }
       }
     }
-    for (const key of [...this.states.keys()]) if (!seen.has(key)) this.states.delete(key);
+    for (const [key, s] of [...this.states]) if (!seen.has(key)) { this.states.delete(key); this.dirty.delete(s); }
     for (const id of this.plans.keys()) if (!plans.has(id)) this.traces.dropRule(id);
     this.plans = plans;
     this.bySeries = bySeries;
@@ -170,6 +177,7 @@ export class CalcEngine {
   private markDirty(s: TargetState, from: bigint, to: bigint, delayMs: number): void {
     const nowMs = Date.now();
     if (s.dirtyFrom === null) {
+      this.dirty.add(s);
       s.dirtyFrom = from;
       s.dirtyTo = to;
       s.dirtySinceMs = nowMs;
@@ -240,7 +248,7 @@ export class CalcEngine {
   private kick(): void {
     if (this.closed || this.pumping) return;
     let next = Infinity;
-    for (const s of this.states.values()) if (s.dirtyFrom !== null && s.dueMs < next) next = s.dueMs;
+    for (const s of this.dirty) if (s.dueMs < next) next = s.dueMs;
     if (next === Infinity) return;
     const wait = next - Date.now();
     if (this.wake) { clearTimeout(this.wake); this.wake = null; }
@@ -259,8 +267,8 @@ export class CalcEngine {
       if (this.closed) return;
       const nowMs = Date.now();
       const due: TargetState[] = [];
-      for (const s of this.states.values()) {
-        if (s.dirtyFrom !== null && s.dueMs <= nowMs) { due.push(s); if (due.length === BATCH_TARGETS) break; }
+      for (const s of this.dirty) {
+        if (s.dueMs <= nowMs) { due.push(s); if (due.length === BATCH_TARGETS) break; }
       }
       if (due.length === 0) return;
       await this.runBatch(due);
@@ -273,7 +281,7 @@ export class CalcEngine {
     for (const s of due) {
       const from = s.dirtyFrom as bigint;
       const to = s.dirtyTo - from > MAX_WINDOW_NS ? from + MAX_WINDOW_NS : s.dirtyTo;
-      if (to >= s.dirtyTo) s.dirtyFrom = null; else s.dirtyFrom = to;
+      if (to >= s.dirtyTo) { s.dirtyFrom = null; this.dirty.delete(s); } else s.dirtyFrom = to;
       work.push({ s, from, to, ackMs: s.inputDurableMs });
       s.inputDurableMs = 0;
     }
@@ -309,14 +317,18 @@ export class CalcEngine {
       done.push({
         ruleId: t.rule.ruleId, assetId: t.assetId, ruleVersion: t.rule.version, outputSeries: t.outputSeries,
         startNs: w.from, endNs: o.doneThroughNs + 1n, throughNs: through, evaluations: o.evaluated, errors: o.bad,
-        lastError: o.bad > 0 ? `${o.bad} instant(s) without a defined value (see trace)` : null,
+        lastError: o.bad > 0 ? `${o.bad} instant(s) without a defined value (see trace)` : null, cursor: w.s.lineage,
       });
       w.s.through = through;
       w.s.provisionalFromNs = o.provisionalFromNs;
       this.evaluations += o.evaluated;
       for (const e of o.trace) this.traces.add(t.rule.ruleId, e);
     }
-    await recordWindows(this.service.db, done.filter((d) => d.evaluations > 0 || d.throughNs > INT64_MIN));
+    // Progress and lineage follow in their own ordered chain, so the next batch's evaluation
+    // and write overlap this one's model statements (the outputs are already durable; progress
+    // lagging them only means a restart re-evaluates a little, rewriting identical values).
+    const record = done.filter((d) => d.evaluations > 0 || d.throughNs > INT64_MIN);
+    this.recording = this.recording.then(() => recordWindows(this.service.db, record)).catch((e: unknown) => this.log.warn({ err: e }, 'recording calculation progress failed'));
     this.batches++;
   }
 
@@ -324,7 +336,7 @@ export class CalcEngine {
   hasDueWork(): boolean {
     if (this.pumping) return true;
     const now = Date.now();
-    for (const s of this.states.values()) if (s.dirtyFrom !== null && s.dueMs <= now) return true;
+    for (const s of this.dirty) if (s.dueMs <= now) return true;
     return false;
   }
 
@@ -342,7 +354,8 @@ export class CalcEngine {
     const end = Date.now() + timeoutMs;
     for (;;) {
       await this.chain;
-      const busy = this.pumping || this.reloadTimer !== null || [...this.states.values()].some((s) => s.dirtyFrom !== null);
+      await this.recording;
+      const busy = this.pumping || this.reloadTimer !== null || this.dirty.size > 0;
       if (!busy) return;
       if (Date.now() > end) throw new Error('the calculation engine did not become idle in time');
       await new Promise((r) => setTimeout(r, 10));
@@ -358,6 +371,7 @@ export class CalcEngine {
     this.unsubscribeModel();
     this.watch?.close();
     await this.chain.catch(() => undefined);
+    await this.recording;
   }
 }
 

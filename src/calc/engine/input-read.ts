@@ -3,7 +3,7 @@
 // column set in the storage's own shape (PointColumns), which the compiled expression
 // takes as is. Offsets are relative to the first point read, so a window must span under
 // 2^53 ns (about 104 days); callers slice longer ranges.
-import { allocColumns, pointBefore, scanRange, seriesKey, readMeta, type ReadView } from '../../storage/series-store.js';
+import { allocColumns, pointBefore, scanRange, seriesKey, readMeta, readOpenColumns, type ReadView } from '../../storage/series-store.js';
 import type { PointColumns } from '../../storage/encoding/chunk-types.js';
 import type { ValueType } from '../../storage/encoding/chunk-types.js';
 
@@ -39,10 +39,12 @@ export function readInput(view: ReadView, seriesId: string, from: bigint, to: bi
   const meta = readMeta(view, seriesId);
   if (!meta) return emptyColumns('float64', from);
   const key = seriesKey(seriesId);
+  // The open head is decoded once for both walks (live windows read mostly from it).
+  const head = readOpenColumns(view, key);
   const before: bigint[] = [];
   let t = from;
   for (let i = 0; i < lookbackPoints; i++) {
-    const p = pointBefore(view, key, t);
+    const p = pointBefore(view, key, t, head);
     if (!p) break;
     before.push(p.ts);
     t = p.ts;
@@ -56,7 +58,7 @@ export function readInput(view: ReadView, seriesId: string, from: bigint, to: bi
     runs.push({ cols, i0, i1 });
     n += i1 - i0;
     return true;
-  });
+  }, undefined, head);
   const base = runs.length > 0 ? runs[0].cols.tsBase + BigInt(runs[0].cols.tsOffset[runs[0].i0]) : from;
   const out = allocColumns(meta.type, n, base);
   let at = 0;

@@ -28,13 +28,23 @@ export async function allProgress(q: Queryable): Promise<Map<string, bigint>> {
   return new Map(rows.map((r) => [`${r.rule_id}/${r.asset_id}`, BigInt(r.evaluated_through_ns)]));
 }
 
-export interface WindowDone {
+/** The newest lineage window a writer (a target, a backfill) extends while its rule version continues it. */
+export interface LineageCursor { seq: bigint | null; version: number; start: bigint; end: bigint }
+
+export const newCursor = (): LineageCursor => ({ seq: null, version: 0, start: 0n, end: 0n });
+
+export interface LineageSpan {
   ruleId: string;
   assetId: string;
   ruleVersion: number;
   outputSeries: string;
+  /** The window [startNs, endNs) the version produced. */
   startNs: bigint;
   endNs: bigint;
+  cursor: LineageCursor;
+}
+
+export interface WindowDone extends LineageSpan {
   /** The new evaluated-through instant (the engine's own; it moves back when `block` holds instants). */
   throughNs: bigint;
   evaluations: number;
@@ -43,15 +53,13 @@ export interface WindowDone {
 }
 
 /**
- * Records evaluated windows (after their outputs are durable): progress moves forward,
- * lineage gains a window or extends the newest one when the same version continues it.
- * One statement each for the whole list, so a busy engine writes a few rows per flush.
+ * Records evaluated windows (after their outputs are durable): progress is set, lineage
+ * extends each writer's newest window or gains one. A few statements for the whole list,
+ * however many targets a batch evaluated.
  */
 export async function recordWindows(q: Queryable, done: readonly WindowDone[]): Promise<void> {
   if (done.length === 0) return;
   const now = nowNs();
-  const rule = done.map((d) => d.ruleId), asset = done.map((d) => d.assetId), version = done.map((d) => d.ruleVersion);
-  const through = done.map((d) => String(d.throughNs)), evals = done.map((d) => d.evaluations), errs = done.map((d) => d.errors), lastErr = done.map((d) => d.lastError);
   await q.query(
     `INSERT INTO calc_progress (rule_id, asset_id, evaluated_through_ns, rule_version, evaluations, errors, last_error, last_error_ns, updated_ns)
      SELECT u.r, u.a, u.t, u.v, u.e, u.x, u.l, CASE WHEN u.l IS NULL THEN NULL ELSE $8::bigint END, $8::bigint
@@ -64,24 +72,41 @@ export async function recordWindows(q: Queryable, done: readonly WindowDone[]): 
        last_error = COALESCE(EXCLUDED.last_error, calc_progress.last_error),
        last_error_ns = COALESCE(EXCLUDED.last_error_ns, calc_progress.last_error_ns),
        updated_ns = EXCLUDED.updated_ns`,
-    [sqlTextArray(rule), sqlTextArray(asset), sqlTextArray(through), sqlTextArray(version), sqlTextArray(evals), sqlTextArray(errs), sqlTextArray(lastErr), now]);
-  await recordLineage(q, done);
+    [sqlTextArray(done.map((d) => d.ruleId)), sqlTextArray(done.map((d) => d.assetId)), sqlTextArray(done.map((d) => d.throughNs)),
+      sqlTextArray(done.map((d) => d.ruleVersion)), sqlTextArray(done.map((d) => d.evaluations)), sqlTextArray(done.map((d) => d.errors)),
+      sqlTextArray(done.map((d) => d.lastError)), now]);
+  await recordLineage(q, done.filter((d) => d.evaluations > 0));
 }
 
-export interface LineageSpan { ruleId: string; assetId: string; ruleVersion: number; outputSeries: string; startNs: bigint; endNs: bigint }
-
-/** Lineage windows [startNs, endNs) produced by a rule version; the newest window grows when the same version continues it. */
+/** Lineage of spans, after their outputs are durable: one UPDATE for the windows extended, one INSERT for the new ones. */
 export async function recordLineage(q: Queryable, spans: readonly LineageSpan[]): Promise<void> {
+  if (spans.length === 0) return;
   const now = nowNs();
+  const extend: LineageSpan[] = [], fresh: LineageSpan[] = [];
   for (const d of spans) {
-    const ext = await q.query(
-      `UPDATE calc_lineage SET end_ns = GREATEST(end_ns, $4), start_ns = LEAST(start_ns, $3), evaluated_at_ns = $5
-        WHERE seq = (SELECT max(seq) FROM calc_lineage WHERE rule_id = $1 AND asset_id = $2) AND rule_version = $6 AND $3 <= end_ns AND $4 >= start_ns`,
-      [d.ruleId, d.assetId, d.startNs, d.endNs, now, d.ruleVersion]);
-    if ((ext.rowCount ?? 0) === 0) {
-      await q.query('INSERT INTO calc_lineage (rule_id, asset_id, output_series, rule_version, start_ns, end_ns, evaluated_at_ns) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        [d.ruleId, d.assetId, d.outputSeries, d.ruleVersion, d.startNs, d.endNs, now]);
-    }
+    const c = d.cursor;
+    if (c.seq !== null && c.version === d.ruleVersion && d.startNs <= c.end && d.endNs >= c.start) {
+      if (d.startNs < c.start) c.start = d.startNs;
+      if (d.endNs > c.end) c.end = d.endNs;
+      extend.push(d);
+    } else fresh.push(d);
+  }
+  if (extend.length > 0) {
+    await q.query(
+      `UPDATE calc_lineage l SET start_ns = u.s, end_ns = u.e, evaluated_at_ns = $4
+         FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS u(q, s, e) WHERE l.seq = u.q`,
+      [sqlTextArray(extend.map((d) => d.cursor.seq as bigint)), sqlTextArray(extend.map((d) => d.cursor.start)), sqlTextArray(extend.map((d) => d.cursor.end)), now]);
+  }
+  if (fresh.length > 0) {
+    const { rows } = await q.query<{ seq: bigint; ord: number }>(
+      `INSERT INTO calc_lineage (rule_id, asset_id, output_series, rule_version, start_ns, end_ns, evaluated_at_ns)
+       SELECT u.r, u.a, u.o, u.v, u.s, u.e, $7::bigint FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::bigint[], $6::bigint[]) WITH ORDINALITY AS u(r, a, o, v, s, e, ord)
+        ORDER BY u.ord RETURNING seq`,
+      [sqlTextArray(fresh.map((d) => d.ruleId)), sqlTextArray(fresh.map((d) => d.assetId)), sqlTextArray(fresh.map((d) => d.outputSeries)),
+        sqlTextArray(fresh.map((d) => d.ruleVersion)), sqlTextArray(fresh.map((d) => d.startNs)), sqlTextArray(fresh.map((d) => d.endNs)), now]);
+    // seq is a bigserial taken in insertion order, which follows the ORDER BY: the k-th smallest is the k-th span's.
+    const seqs = rows.map((r) => BigInt(r.seq)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    fresh.forEach((d, k) => { Object.assign(d.cursor, { seq: seqs[k], version: d.ruleVersion, start: d.startNs, end: d.endNs }); });
   }
 }
 
