@@ -20,7 +20,12 @@ export interface CalcEvaluationCase {
   name: string; expression: string; input_points: number; instants: number; ms_p50: number; cpu_ms_p50: number;
   input_points_per_s: number; instants_per_s: number;
 }
-export interface CalcEvaluationFigures { points_per_input: number; repeat: number; seed: number; cases: CalcEvaluationCase[] }
+/** The cases, and their headline figures as flat numbers (bench/calc.ts copies every number). */
+export interface CalcEvaluationFigures {
+  points_per_input: number; repeat: number; seed: number; cases: CalcEvaluationCase[];
+  baseline_input_points_per_s: number; compiled_input_points_per_s: number;
+  heavier_input_points_per_s: number; window_avg_input_points_per_s: number;
+}
 
 function mulberry32(seed: number): () => number {
   let s = seed >>> 0;
@@ -122,7 +127,11 @@ export async function runCalcEvaluationBench(opts: { points?: number; repeat?: n
   const heavy = 'if a > b then sqrt(abs(a * b)) + c / 2 else max(a, c) - b * 0.5';
   measure('compiled, heavier', heavy, compiled(heavy));
   measure('compiled, trailing 5 min average', 'avg(a, 5m) + b - c', compiled('avg(a, 5m) + b - c'));
-  return { points_per_input: points, repeat, seed, cases };
+  return {
+    points_per_input: points, repeat, seed, cases,
+    baseline_input_points_per_s: cases[0].input_points_per_s, compiled_input_points_per_s: cases[1].input_points_per_s,
+    heavier_input_points_per_s: cases[2].input_points_per_s, window_avg_input_points_per_s: cases[3].input_points_per_s,
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
