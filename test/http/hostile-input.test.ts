@@ -104,6 +104,14 @@ t.test('hostile input gets a 4xx naming the problem', async (t) => {
     refused(t, body, 'body.valid_from_ns', /nanoseconds since the Unix epoch/);
   });
 
+  await t.test('an integer query parameter past 2^53 is 400 naming it, not rounded into the handler (fuzz, 2026-11-27: 500)', async (t) => {
+    // Integer (not Int64) parameters were coerced with Number(): 9223372036854775808 became
+    // 9.223372036854776e18, passed `minimum: 1`, and reached the display store as an int (500).
+    for (const v of ['9223372036854775808', '9007199254740993', '18446744073709551616']) {
+      refused(t, await request(`${url}/v1/displays/${assetId}?version=${v}`), 'query.version', new RegExp(v));
+    }
+  });
+
   await t.test('a forged cursor with an int64 beyond range or a NUL is 400 invalid-cursor', async (t) => {
     const forge = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
     for (const [path, cursor] of [
