@@ -1,6 +1,7 @@
 // Annotations: notes on attributes, assets and episodes, their versions, redaction and attachments.
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
-import { invalid, notFound } from '../../../errors.js';
+import { ServiceError, invalid, notFound } from '../../../errors.js';
+import { UUID_RE } from '../../../uuid.js';
 import { encodeCursor, decodeCursor, cursorInt64 } from '../../../cursor.js';
 import {
   resolveTarget, createAnnotation, updateAnnotation, redactAnnotation, getAnnotation, versionsOf,
@@ -132,7 +133,7 @@ export function annotationRoutes(): AnyRoute[] {
         let after: { startNs: bigint; id: string } | undefined;
         if (ctx.body.cursor !== undefined) {
           const [start, id] = decodeCursor(CURSOR, ctx.body.cursor, 2);
-          if (!/^[0-9a-f-]{36}$/.test(id)) throw invalid('cursor', 'not a cursor issued for this listing');
+          if (!UUID_RE.test(id)) throw new ServiceError('invalid-cursor', 'cursor: not a cursor issued for this listing');
           after = { startNs: start.startsWith('-') ? -cursorInt64(start.slice(1)) : cursorInt64(start), id };
         }
         const mayRead = annotationReader(ctx);
