@@ -12,6 +12,7 @@
 import type { Queryable } from '../model/db.js';
 import { sqlTextArray } from '../model/db.js';
 import { resolveTime, TimeExpressionError, type TimeContext } from './time-expression.js';
+import { isObject } from './display-document.js';
 
 export type AnchorWindow = { state: 'resolved'; start_ns: bigint; end_ns: bigint } | { state: 'unresolved'; reason: string };
 
@@ -44,8 +45,6 @@ export async function episodeSpans(q: Queryable, ids: string[]): Promise<Map<str
   for (const r of rows) out.set(r.episode_id, r);
   return out;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The episode ids a list of anchors refers to. */
 export function anchorEpisodeIds(anchors: unknown[]): string[] {

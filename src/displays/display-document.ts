@@ -59,7 +59,7 @@ export interface SelectorSite {
   trace: TrendTrace | null;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function isSelector(v: unknown): v is AttributeSelector {
   if (!isObject(v)) return false;

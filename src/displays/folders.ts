@@ -26,7 +26,15 @@ export async function allFolders(q: Queryable): Promise<FolderRow[]> {
   return (await q.query<FolderRow>(`${SELECT} ORDER BY name, folder_id`)).rows;
 }
 
-const nameTaken = (name: string) => new ServiceError('name-conflict', `a folder named "${name}" already exists there`, { name });
+/** Runs a folder write, turning a clash on the sibling-name index into 409 name-conflict. */
+async function siblingNameChecked<T>(name: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    if (isUniqueViolation(e, 'display_folder_sibling_name')) throw new ServiceError('name-conflict', `a folder named "${name}" already exists there`, { name });
+    throw e;
+  }
+}
 
 async function checkParent(q: Queryable, parentId: string | null, movingId: string | null): Promise<void> {
   if (parentId === null) return;
@@ -47,7 +55,7 @@ async function checkParent(q: Queryable, parentId: string | null, movingId: stri
 export async function createFolder(db: Db, who: Who, input: { name: string; parent_id?: string | null }): Promise<FolderRow> {
   const id = randomUUID();
   const parent = input.parent_id ?? null;
-  try {
+  return siblingNameChecked(input.name, async () => {
     const { result } = await modelTransaction(db, who, async (tx, txId, events) => {
       await checkParent(tx, parent, null);
       await tx.query('INSERT INTO display_folder_version (folder_id, parent_id, name, tx_from) VALUES ($1, $2, $3, $4)', [id, parent, input.name, txId]);
@@ -55,15 +63,12 @@ export async function createFolder(db: Db, who: Who, input: { name: string; pare
       return { folder_id: id, parent_id: parent, name: input.name, tx_id: txId };
     });
     return result;
-  } catch (e) {
-    if (isUniqueViolation(e, 'display_folder_sibling_name')) throw nameTaken(input.name);
-    throw e;
-  }
+  });
 }
 
 /** Renames and/or moves a folder (a new version); unchanged input is a no-op answering the current row. */
 export async function putFolder(db: Db, who: Who, id: string, input: { name: string; parent_id: string | null; expected_tx?: number | bigint }): Promise<FolderRow> {
-  try {
+  return siblingNameChecked(input.name, async () => {
     const { result } = await modelTransaction(db, who, async (tx, txId, events) => {
       const current = await tx.query<FolderRow>(`${SELECT} AND folder_id = $1 FOR UPDATE`, [id]);
       const row = current.rows[0];
@@ -77,10 +82,7 @@ export async function putFolder(db: Db, who: Who, id: string, input: { name: str
       return { folder_id: id, parent_id: input.parent_id, name: input.name, tx_id: txId };
     });
     return result;
-  } catch (e) {
-    if (isUniqueViolation(e, 'display_folder_sibling_name')) throw nameTaken(input.name);
-    throw e;
-  }
+  });
 }
 
 /** The folder at a path of names from the top ("Plant/Operators"), or null. */

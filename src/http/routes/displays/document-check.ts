@@ -3,12 +3,10 @@
 // schema so that other kinds keep their own shapes; this check names the exact field.
 import { ServiceError } from '../../../errors.js';
 import { compileValidator } from '../../validate.js';
-import type { DisplayDocument } from '../../../displays/display-document.js';
+import { isObject, type DisplayDocument } from '../../../displays/display-document.js';
 import { TrendBindings } from './schemas.js';
 
 const trendBindings = compileValidator(TrendBindings);
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Throws 400 naming `<at>.widgets.<i>.bindings...` for trend bindings that do not match. */
 export function checkDocument(doc: DisplayDocument, at: string): void {
