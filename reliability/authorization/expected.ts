@@ -80,11 +80,14 @@ export function expectedOutcome(a: ContractAccess, p: MatrixPrincipal, target: {
   }
 }
 
+/** Let in: neither refused nor failed. A 503 (a part not ready, such as the portal before its build) is the spec's, not a refusal. */
+const answered = (got: number) => got < 500 || got === 503;
+
 export function outcomeHolds(o: Outcome, got: number): boolean {
   switch (o.kind) {
     case 'status': return o.statuses.includes(got);
-    case 'allowed': return got !== 401 && got !== 403 && got < 500;
-    case 'authenticated': return got !== 401 && got < 500;
+    case 'allowed': return got !== 401 && got !== 403 && answered(got);
+    case 'authenticated': return got !== 401 && answered(got);
     case 'not-understood': return false;
   }
 }

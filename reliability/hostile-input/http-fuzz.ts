@@ -5,6 +5,7 @@
 // (code, error text, the field named for a 400), and an invalid request answered 2xx.
 import fc from 'fast-check';
 import { request as httpRequest, Agent } from 'node:http';
+import { appendFileSync } from 'node:fs';
 import type { AnyRoute } from '../../src/http/route.js';
 import { ERROR_CODES } from '../../src/errors.js';
 import { parseJson } from '../../src/json/json.js';
@@ -29,9 +30,15 @@ export interface FuzzOptions {
   protectedIds?: Set<string>;
   /** Operations left out (by "METHOD /path"), each with the reason printed in the report. */
   skip?: Map<string, string>;
+  /**
+   * A file each request is appended to (synchronously) before it is sent: when a request
+   * freezes the service's event loop (the service runs in the harness's process), the last
+   * lines name it.
+   */
+  traceFile?: string;
 }
 
-export type FindingKind = '5xx' | 'hang' | 'bad-envelope' | 'invalid-accepted';
+export type FindingKind = '5xx' | 'hang' | 'bad-envelope' | 'invalid-accepted' | 'other-field-named';
 
 export interface Finding {
   kind: FindingKind;
@@ -182,6 +189,7 @@ export async function runHttpFuzz(o: FuzzOptions): Promise<{ figures: FuzzFigure
     const req = next(i % routes.length);
     if (route.idempotency && req.headers['idempotency-key'] === undefined && i % 3 !== 0) req.headers['idempotency-key'] = `fuzz-${o.seed}-${i}`;
     const verdict: Verdict = await oracle.verdict(route, req);
+    if (o.traceFile) appendFileSync(o.traceFile, `${JSON.stringify({ i, operation: req.operation, mutation: req.mutation, target: req.target, url: clip(req.path + (req.query ? `?${req.query}` : ''), 300), headers: req.headers, body: req.body ? clip(Buffer.from(req.body).toString('utf8'), 2000) : undefined })}\n`);
     const answer = await send(agent, base, req, o.authorization, o.timeoutMs ?? 15_000);
     figures.sent++;
     figures.byMutation[req.mutation] = (figures.byMutation[req.mutation] ?? 0) + 1;
@@ -217,7 +225,10 @@ export async function runHttpFuzz(o: FuzzOptions): Promise<{ figures: FuzzFigure
       else if (answer.status === 400 && req.target && /^(path|query|body)\./.test(req.target) && verdict.kind === 'invalid') {
         const fields = namedFields(answer);
         const t = req.target;
-        if (fields.length && !fields.some((f) => t.startsWith(f) || f.startsWith(t))) figures.otherFieldNamed++;
+        if (fields.length && !fields.some((f) => t.startsWith(f) || f.startsWith(t))) {
+          figures.otherFieldNamed++;
+          record('other-field-named', answer.status, text, `mutated ${t}, the 400 names ${fields.join(', ')}`);
+        }
       }
     } else if (answer.status < 400 && !answer.streaming && answer.status !== 101) {
       harvest(answer.body, pool, protectedIds);

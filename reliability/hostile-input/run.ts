@@ -21,6 +21,7 @@ const { values } = parseArgs({
     'grpc-sessions': { type: 'string', default: '300' },
     json: { type: 'boolean', default: false },
     findings: { type: 'string' },
+    trace: { type: 'string' },
   },
 });
 
@@ -32,7 +33,7 @@ try {
   const who = await fuzzPrincipal(svc.admin);
   const http = await runHttpFuzz({
     url: svc.url, authorization: who.authorization, protectedIds: who.protectedIds, routes: allRoutes(), bodyLimit: BODY_LIMIT,
-    count: Number(values.count), durationMs: Number(values.duration) * 1000, seed, concurrency: Number(values.concurrency), timeoutMs: 15_000,
+    count: Number(values.count), durationMs: Number(values.duration) * 1000, seed, concurrency: Number(values.concurrency), timeoutMs: 15_000, traceFile: values.trace,
   });
   const grpc = await runGrpcFuzz({ address: svc.grpcAddress, admin: svc.admin, sessions: Number(values['grpc-sessions']), seed, readSeries: (id) => readAll(svc, id).map((p) => p.ts) });
   const healthy = (await fetch(`${svc.url}/v1/healthz`)).status === 200 && (await svc.admin('/v1/model/tree')).status === 200;

@@ -20,7 +20,7 @@ t.test('hostile input over every operation', async (t) => {
   const who = await fuzzPrincipal(svc.admin);
   const { figures, findings } = await runHttpFuzz({
     url: svc.url, authorization: who.authorization, protectedIds: who.protectedIds, routes: allRoutes(), bodyLimit: BODY_LIMIT,
-    count: 1_000_000, durationMs: DURATION_MS, seed: SEED, concurrency: 3, timeoutMs: 15_000,
+    count: 1_000_000, durationMs: DURATION_MS, seed: SEED, concurrency: 3, timeoutMs: 15_000, traceFile: process.env.FUZZ_TRACE,
   });
   t.comment(`seed ${SEED}\n${figuresTable(figures)}`);
   for (const f of findings) t.comment(JSON.stringify(f));
