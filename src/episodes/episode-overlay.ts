@@ -14,7 +14,7 @@ import type { Can, ReadResolution, ResolveRequest } from '../reads/read-resoluti
 import { resolveRead } from '../reads/read-resolution.js';
 import { unitPlans, type ReadUnitsRequest } from '../reads/read-units.js';
 import { readTaskBase, DEFAULT_MAX_POINTS } from '../reads/read-plan.js';
-import { parseJson } from '../json/json.js';
+import { parseJson, stringifyJson } from '../json/json.js';
 import { nowNs } from '../clock.js';
 import type { Episode } from './episode-store.js';
 
@@ -26,11 +26,6 @@ export const MAX_OVERLAY_EPISODES = 1_000;
 const TASKS_PER_WORKER = 4;
 
 export interface OverlayPoint { u: number; ts_ns: bigint; value?: unknown; quality?: number; interpolated?: boolean; no_value?: string }
-export interface OverlaySeries { attribute_id: string; path: string; points: OverlayPoint[]; provenance: Record<string, unknown> }
-export interface OverlayEpisode {
-  episode: { id: string; name: string; template: string; start_ns: bigint; end_ns: bigint | null };
-  series: OverlaySeries[];
-}
 
 interface AtPoint { ts_ns: bigint | number; value?: unknown; quality?: number; interpolated?: boolean; no_value?: string }
 interface AtItem { attribute_id: string; path: string; points: AtPoint[]; provenance: Record<string, unknown> }
@@ -48,48 +43,89 @@ export function uGrid(startNs: bigint, endNs: bigint, points: number): { u: Floa
   return { u, ts };
 }
 
-export async function episodeOverlay(service: ServiceContext, can: Can, req: ResolveRequest, episodes: Episode[], points: number, units: ReadUnitsRequest | undefined): Promise<OverlayEpisode[]> {
-  if (episodes.length === 0) return [];
-  const now = nowNs();
-  const ends = episodes.map((e) => (e.end_ns ?? (now > e.start_ns ? now : e.start_ns + 1n)));
-  let lo = episodes[0].start_ns, hi = ends[0];
-  for (let i = 1; i < episodes.length; i++) { if (episodes[i].start_ns < lo) lo = episodes[i].start_ns; if (ends[i] > hi) hi = ends[i]; }
-  const r = await resolveRead(service, can, req, { startNs: lo, endNs: hi + 1n });
-  const plans = await unitPlans(service, r.attributes, units);
-  const byAsset = new Map<string, ReadResolution['attributes']>();
-  for (const a of r.attributes) {
-    const list = byAsset.get(a.assetId);
-    if (list) list.push(a); else byAsset.set(a.assetId, [a]);
+/**
+ * The overlay body's bytes: `{"episodes": [...]}` (and `unresolved_lives` when given). Each
+ * episode's series come from its readAt task's JSON as the worker wrote it, with `"u":<u>,`
+ * spliced in front of each point's `"ts_ns"`: the 500,000 points of a 100 x 10 x 500 overlay
+ * are never parsed and written again on this thread (that round trip took most of the time,
+ * bench/episodes.ts, 2026-11-27). The splice relies on the worker writing each point as an
+ * object that begins with `{"ts_ns":` (src/workers/tasks/read-at-task.ts), a sequence no JSON
+ * string can hold (its quote would be escaped). A grid with repeated instants (an episode
+ * shorter than `points` ns) is laid out through the parsed path instead.
+ */
+export async function episodeOverlay(service: ServiceContext, can: Can, req: ResolveRequest, episodes: Episode[], points: number,
+  units: ReadUnitsRequest | undefined, unresolved?: Array<{ asset_id: string; reason: string }>): Promise<Buffer> {
+  const parts: Uint8Array[] = [Buffer.from('{"episodes":[')];
+  if (episodes.length > 0) {
+    const now = nowNs();
+    const ends = episodes.map((e) => (e.end_ns ?? (now > e.start_ns ? now : e.start_ns + 1n)));
+    let lo = episodes[0].start_ns, hi = ends[0];
+    for (let i = 1; i < episodes.length; i++) { if (episodes[i].start_ns < lo) lo = episodes[i].start_ns; if (ends[i] > hi) hi = ends[i]; }
+    const r = await resolveRead(service, can, req, { startNs: lo, endNs: hi + 1n });
+    const plans = await unitPlans(service, r.attributes, units);
+    const byAsset = new Map<string, ReadResolution['attributes']>();
+    for (const a of r.attributes) {
+      const list = byAsset.get(a.assetId);
+      if (list) list.push(a); else byAsset.set(a.assetId, [a]);
+    }
+    const uText: Buffer[] = [];
+    for (let i = 0; i < points; i++) uText.push(Buffer.from(`"u":${points === 1 ? 0 : i / (points - 1)},`));
+    const pool = service.parts.readPool;
+    const bodies: Uint8Array[] = new Array(episodes.length);
+    const inFlight = Math.max(1, pool.threads * TASKS_PER_WORKER);
+    let next = 0;
+    const one = async (k: number): Promise<void> => {
+      const e = episodes[k];
+      const grid = uGrid(e.start_ns, ends[k], points);
+      const seen = new Set<string>();
+      const attrs: ReadResolution['attributes'] = [];
+      for (const a of e.assets) {
+        if (seen.has(a.asset_id)) continue;
+        seen.add(a.asset_id);
+        for (const x of byAsset.get(a.asset_id) ?? []) attrs.push(x);
+      }
+      const head = Buffer.from(`{"episode":${stringifyJson({ id: e.id, name: e.name, template: e.template, start_ns: e.start_ns, end_ns: e.end_ns })},"series":[`);
+      if (attrs.length === 0 || points === 0) {
+        bodies[k] = Buffer.concat([head, Buffer.from(stringifyJson(attrs.map((a) => ({ attribute_id: a.attributeId, path: a.path, points: [], provenance: {} }))).slice(1, -1)), CLOSE]);
+        return;
+      }
+      const instants: string[] = [];
+      for (let i = 0; i < grid.ts.length; i++) if (i === 0 || grid.ts[i] !== grid.ts[i - 1]) instants.push(String(grid.ts[i]));
+      const repeats = instants.length !== grid.ts.length;
+      const base = readTaskBase({ ...r, attributes: attrs }, plans, { format: 'json', maxPoints: Math.max(DEFAULT_MAX_POINTS, attrs.length * points) });
+      const body = await pool.run('readAt', { ...base, instants, grid: null, fragment: !repeats });
+      try {
+        if (!repeats) { bodies[k] = Buffer.concat([head, ...spliceU(body.bytes, uText), CLOSE]); return; }
+        const items = parseJson(body.bytes) as AtItem[];
+        const series = items.map((it) => ({ attribute_id: it.attribute_id, path: it.path, points: onGrid(grid, it.points), provenance: it.provenance }));
+        bodies[k] = Buffer.concat([head, Buffer.from(stringifyJson(series).slice(1, -1)), CLOSE]);
+      } finally {
+        body.release();
+      }
+    };
+    const worker = async () => { while (next < episodes.length) await one(next++); };
+    await Promise.all(Array.from({ length: Math.min(inFlight, episodes.length) }, worker));
+    for (let k = 0; k < bodies.length; k++) { if (k > 0) parts.push(COMMA); parts.push(bodies[k]); }
   }
-  const pool = service.parts.readPool;
-  const out: OverlayEpisode[] = new Array(episodes.length);
-  const inFlight = Math.max(1, pool.threads * TASKS_PER_WORKER);
-  let next = 0;
-  const one = async (k: number): Promise<void> => {
-    const e = episodes[k];
-    const grid = uGrid(e.start_ns, ends[k], points);
-    const seen = new Set<string>();
-    const attrs: ReadResolution['attributes'] = [];
-    for (const a of e.assets) {
-      if (seen.has(a.asset_id)) continue;
-      seen.add(a.asset_id);
-      for (const x of byAsset.get(a.asset_id) ?? []) attrs.push(x);
-    }
-    const head = { id: e.id, name: e.name, template: e.template, start_ns: e.start_ns, end_ns: e.end_ns };
-    if (attrs.length === 0 || points === 0) {
-      out[k] = { episode: head, series: attrs.map((a) => ({ attribute_id: a.attributeId, path: a.path, points: [], provenance: {} })) };
-      return;
-    }
-    const instants: string[] = [];
-    for (let i = 0; i < grid.ts.length; i++) if (i === 0 || grid.ts[i] !== grid.ts[i - 1]) instants.push(String(grid.ts[i]));
-    const base = readTaskBase({ ...r, attributes: attrs }, plans, { format: 'json', maxPoints: Math.max(DEFAULT_MAX_POINTS, attrs.length * points) });
-    const body = await pool.run('readAt', { ...base, instants, grid: null });
-    let items: AtItem[];
-    try { items = parseJson(body.bytes) as AtItem[]; } finally { body.release(); }
-    out[k] = { episode: head, series: items.map((it) => ({ attribute_id: it.attribute_id, path: it.path, points: onGrid(grid, it.points), provenance: it.provenance })) };
-  };
-  const worker = async () => { while (next < episodes.length) await one(next++); };
-  await Promise.all(Array.from({ length: Math.min(inFlight, episodes.length) }, worker));
+  parts.push(Buffer.from(unresolved && unresolved.length > 0 ? `],"unresolved_lives":${stringifyJson(unresolved)}}` : ']}'));
+  return Buffer.concat(parts);
+}
+
+const TS_NS = Buffer.from('{"ts_ns":');
+const CLOSE = Buffer.from(']}');
+const COMMA = Buffer.from(',');
+
+/** The worker's items with `"u":<u>,` after the brace of each point; the k-th point of an item gets u_k. */
+function spliceU(bytes: Uint8Array, uText: Buffer[]): Uint8Array[] {
+  const src = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out: Uint8Array[] = [];
+  let last = 0, k = 0;
+  for (let at = src.indexOf(TS_NS, 0); at >= 0; at = src.indexOf(TS_NS, at + TS_NS.length)) {
+    out.push(src.subarray(last, at + 1), uText[k]);
+    last = at + 1;
+    if (++k === uText.length) k = 0;
+  }
+  out.push(src.subarray(last));
   return out;
 }
 

@@ -55,8 +55,8 @@ export function overlayRoutes(): AnyRoute[] {
       handler: async (ctx) => {
         const b = ctx.body;
         const { episodes, unresolved } = await selected(ctx, b.episodes as Selection);
-        const out = await episodeOverlay(ctx.service, (c, t) => ctx.can(c, t), b.resolve as ResolveRequest, episodes, b.points, b.units);
-        return { body: unresolved === undefined || unresolved.length === 0 ? { episodes: out } : { episodes: out, unresolved_lives: unresolved } };
+        const bytes = await episodeOverlay(ctx.service, (c, t) => ctx.can(c, t), b.resolve as ResolveRequest, episodes, b.points, b.units, unresolved);
+        return { kind: 'bytes', contentType: 'application/json', bytes };
       },
     }),
   ];

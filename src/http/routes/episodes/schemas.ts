@@ -188,11 +188,12 @@ export const OverlayBody = Type.Object({
 const OverlayPoint = Type.Object({
   u: Type.Number(), ts_ns: Int64(), value: Type.Optional(AnyJson()), quality: Type.Optional(Type.Integer({ minimum: 0 })),
   interpolated: Type.Optional(Type.Boolean()), no_value: Type.Optional(Type.String()),
+  series: Type.Optional(Uuid({ description: 'The series the value came from (the binding covering the instant)' })),
 }, closed);
 export const OverlayResult = Type.Object({
   episodes: Type.Array(Type.Object({
     episode: Type.Object({ id: Uuid(), name: Type.String(), template: Type.String(), start_ns: Int64(), end_ns: Nullable(Int64()) }, closed),
-    series: Type.Array(Type.Object({ attribute_id: Uuid(), path: Type.String(), points: Type.Array(OverlayPoint), provenance: Provenance }, closed)),
+    series: Type.Array(Type.Object({ attribute_id: Uuid(), path: Type.String(), unit_id: Type.Optional(Nullable(Uuid())), points: Type.Array(OverlayPoint), provenance: Provenance }, closed)),
   }, closed)),
   unresolved_lives: Type.Optional(Type.Array(Type.Object({ asset_id: Uuid(), reason: Type.String() }, closed))),
 }, closed);
