@@ -163,7 +163,7 @@ export class TrendView implements WidgetView {
     };
     this.plot = new uPlot(opts, data, this.input.body);
     // A band is two series (max, min); the legend names each trace once.
-    this.plot.root.querySelectorAll<HTMLElement>('.u-legend tr.u-series').forEach((row, i) => { if (i > 0 && i % 2 === 0) row.style.display = 'none'; });
+    this.plot.root.querySelectorAll<HTMLElement>('.u-legend tr.u-series').forEach((row, i) => { if (i % 2 === 1) row.style.display = 'none'; });
     this.plot.over.addEventListener('wheel', (ev) => {
       ev.preventDefault();
       const u = this.plot as uPlot;

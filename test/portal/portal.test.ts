@@ -106,7 +106,17 @@ t.test('the portal', async (t) => {
       if (folder.status === 404) { t.comment(`skipped: the display routes are not in this service (${folder.text})`); return; }
       t.equal(folder.status, 201, folder.text);
       const folderId = (folder.json as { folder_id: string }).folder_id;
-      const rel = (name: string) => ({ kind: 'template-relative', name });
+      // An episode on P1 over the last hour, for the Gantt (registry role, template, episode through the REST routes).
+    const post = async (path: string, body: unknown) => {
+      const r = await svc.admin(path, { method: 'POST', body });
+      t.equal(r.status, 201, `${path}: ${r.text}`);
+      return r.json as { id: string };
+    };
+    await post('/v1/model/registries/episode-roles/entries', { name: 'pump' });
+    const run = await post('/v1/episodes/templates', { name: 'Run', family: 'batch', overlap: 'allowed', retro_edit_approval: 'none', roles: [{ role: 'pump', cardinality: 'one', required: true }] });
+    const nowNs = BigInt(Date.now()) * 1_000_000n;
+    await post('/v1/episodes', { template_id: run.id, name: 'Run 1', assets: [{ role: 'pump', asset_id: plant.assets.P1 }], start_ns: nowNs - 3_600_000_000_000n, end_ns: nowNs - 600_000_000_000n });
+    const rel = (name: string) => ({ kind: 'template-relative', name });
       const trace = (name: string, token: string) => ({ attribute: rel(name), continuity: 'continuous', label: name, pen: { glyph: 'circle', token }, scale_group: 'main', limits: name === 'Flow' ? LIMITS : undefined });
       const widgets = [
         { type: 'trend', id: 'trend', bindings: { kind: 'trend', traces: [trace('Flow', 'blue'), trace('Temp', 'red')] }, grid: { x: 0, y: 0, w: 8, h: 2 } },
@@ -128,7 +138,7 @@ t.test('the portal', async (t) => {
         kind: 'display', meta: { layout: 'structured', name: 'Pump overview', template: 'Pump' }, service_display: '1.0',
         time: { start: '*-2h', end: '*', navigator: { visible: true }, timezone: { mode: 'automatic' } }, widgets,
       };
-      const created = await svc.admin('/v1/displays', { method: 'POST', body: { folder_id: folderId, document: doc, publish: true } });
+      const created = await svc.admin('/v1/displays', { method: 'POST', body: { folder_id: folderId, document: doc } });
       t.equal(created.status, 201, created.text);
       const displayId = (created.json as { id: string }).id;
 
@@ -143,7 +153,7 @@ t.test('the portal', async (t) => {
     await page.waitForSelector('canvas.navigator[data-drawn="true"]');
     t.pass('the navigator drew the service\'s overview around the window');
 
-      const drawn = ['trend', 'tile', 'spark', 'bullet', 'state', 'table', 'xy', 'bar', 'heat', 'recent'];
+      const drawn = ['trend', 'tile', 'spark', 'bullet', 'state', 'table', 'xy', 'bar', 'heat', 'recent', 'gantt'];
       for (const id of drawn) {
         const state = await page.getAttribute(`[data-widget-id="${id}"]`, 'data-state');
         const note = await page.textContent(`[data-widget-id="${id}"] .widget-note`);
