@@ -53,7 +53,7 @@ t.test('the calculation engine', async (t) => {
     t.equal(status.assets.length, 2, 'one row per asset of the template');
 
     const trace = await p.api<{ evaluations: Array<{ eval_instant_ns: bigint; value: number; rule_version: number; inputs: Array<{ reference: string; value: number }> }> }>(
-      'GET', `/v1/calc/rules/${rule.rule_id}/trace?asset_id=${p.pumps[0].assetId}&start_ns=${times[1]}&end_ns=${times[1] + 1n}`);
+      'GET', `/v1/calc/rules/${rule.rule_id}/trace?asset_id=${p.pumps[0].assetId}&start_ns=${times[1]}&end_ns=${times[1] + 1n}`); // status above waited past the write
     const last = trace.evaluations[trace.evaluations.length - 1];
     t.equal(last.value, 15, 'trace: the latest evaluation of the instant');
     t.same(last.inputs.map((i) => [i.reference, i.value]).sort(), [['Discharge', 20], ['Suction', 5]], 'with the inputs it used');
@@ -130,7 +130,12 @@ t.test('the calculation engine', async (t) => {
     await p.collector.watermark(p.stream(1, 'Discharge'), t0 + 2n * SEC);
     await until(() => readAll(p.svc, out).filter((x) => x.ts >= t0).length === 3, 5_000);
     t.same(valuesOf(p, out)[2], [times[2], 0, 0], 'division by zero: a bad-quality point, never NaN');
-    const trace = await p.api<{ evaluations: Array<{ reason: string | null; outcome: string }> }>('GET', `/v1/calc/rules/${rule.rule_id}/trace?asset_id=${p.pumps[1].assetId}&start_ns=${times[2]}&end_ns=${times[2] + 1n}`);
+    // The trace is kept just after the write is durable: poll it.
+    let trace = { evaluations: [] as Array<{ reason: string | null; outcome: string }> };
+    await until(async () => {
+      trace = await p.api<typeof trace>('GET', `/v1/calc/rules/${rule.rule_id}/trace?asset_id=${p.pumps[1].assetId}&start_ns=${times[2]}&end_ns=${times[2] + 1n}`);
+      return trace.evaluations.length > 0;
+    });
     t.match(trace.evaluations[0], { reason: 'division-by-zero', outcome: 'bad' }, 'the trace says why');
     await p.api('POST', `/v1/model/calc/rules/${rule.rule_id}/retire`, {});
   });

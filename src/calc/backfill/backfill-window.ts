@@ -47,31 +47,32 @@ export function diffWindow(view: ReadView, t: Target, from: bigint, to: bigint, 
   const b = o.batch;
   if (!b) return out;
   const have = readInput(view, t.outputSeries, from, to, 0);
+  // Stored and new instants compared as exact offsets from `from` (numbers, no BigInt per point).
+  const shift = Number(have.tsBase - from);
+  const off = o.offsets;
   const times = b.times as BigInt64Array;
-  const n = times.length;
+  const quality = b.quality as Uint32Array;
+  const n = off.length;
   const write = new Int32Array(n);
   let w = 0, j = 0;
   const isBool = t.outputType === 'boolean';
   for (let k = 0; k < n; k++) {
-    const at = times[k];
-    while (j < have.count && have.tsBase + BigInt(have.tsOffset[j]) < at) j++;
-    const exists = j < have.count && have.tsBase + BigInt(have.tsOffset[j]) === at;
-    const nv = batchValue(b, k);
+    const at = off[k];
+    while (j < have.count && have.tsOffset[j] + shift < at) j++;
+    const exists = j < have.count && have.tsOffset[j] + shift === at;
     if (!exists) {
       out.added++;
       write[w++] = k;
-      if (out.sample.length < sampleRoom) out.sample.push({ ts: at, old: null, new: isBool ? nv !== 0 : nv });
-    } else {
-      const ov = valueOf(have, j);
-      const same = (ov === nv || (Number.isNaN(ov) && Number.isNaN(nv))) && have.quality[j] === (b.quality as Uint32Array)[k];
-      if (same || mode === 'fill-gaps') out.unchanged++;
-      else {
-        out.changed++;
-        write[w++] = k;
-        if (out.sample.length < sampleRoom) out.sample.push({ ts: at, old: isBool ? ov !== 0 : ov, new: isBool ? nv !== 0 : nv });
-      }
+      if (out.sample.length < sampleRoom) { const nv = batchValue(b, k); out.sample.push({ ts: times[k], old: null, new: isBool ? nv !== 0 : nv }); }
+      continue;
     }
+    if (mode === 'fill-gaps') { out.unchanged++; continue; }
+    const ov = valueOf(have, j), nv = batchValue(b, k);
+    if ((ov === nv || (Number.isNaN(ov) && Number.isNaN(nv))) && have.quality[j] === quality[k]) { out.unchanged++; continue; }
+    out.changed++;
+    write[w++] = k;
+    if (out.sample.length < sampleRoom) out.sample.push({ ts: times[k], old: isBool ? ov !== 0 : ov, new: isBool ? nv !== 0 : nv });
   }
-  out.batch = pick(b, write, w);
+  out.batch = w === n ? b : pick(b, write, w);
   return out;
 }

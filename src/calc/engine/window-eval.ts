@@ -15,6 +15,7 @@ import type { EngineTrigger } from '../rules/rule-definition.js';
 import { readInput, emptyColumns } from './input-read.js';
 import type { TraceEntry, TraceInput } from './trace-ring.js';
 import { nowNs } from '../../clock.js';
+import { fillTimes } from './instant-times.js';
 
 export interface CompiledRule {
   ruleId: string;
@@ -42,6 +43,8 @@ export interface Target {
 export interface WindowOutcome {
   /** The points to write (null when none). */
   batch: PointBatch | null;
+  /** The batch's times as exact offsets from the window's start (comparisons without BigInt). */
+  offsets: Float64Array;
   /** Instants evaluated, and how many gave an undefined (bad) result. */
   evaluated: number;
   bad: number;
@@ -168,7 +171,9 @@ export function evaluateWindow(view: ReadView, t: Target, from: bigint, to: bigi
   }
   const times = new BigInt64Array(n);
   const quality = new Uint32Array(n);
-  for (let k = 0; k < n; k++) { times[k] = from + BigInt(grid.tsOffset[keep[k]]); quality[k] = result.quality[keep[k]]; }
+  const offsets = new Float64Array(n);
+  for (let k = 0; k < n; k++) { offsets[k] = grid.tsOffset[keep[k]]; quality[k] = result.quality[keep[k]]; }
+  fillTimes(times, from, offsets, n);
   const provisionalFromNs = final === null ? (n > 0 ? times[0] : null) : (n > 0 && times[n - 1] > final ? (final + 1n > times[0] ? final + 1n : times[0]) : null);
   const trace: TraceEntry[] = [];
   if (opts.trace && n > 0) {
@@ -192,6 +197,6 @@ export function evaluateWindow(view: ReadView, t: Target, from: bigint, to: bigi
   }
   return {
     batch: n === 0 ? null : { series: t.outputSeries, times, values: outputColumn(t.outputType, result, keep, n), quality },
-    evaluated: n, bad, doneThroughNs: doneThrough, provisionalFromNs, trace,
+    offsets, evaluated: n, bad, doneThroughNs: doneThrough, provisionalFromNs, trace,
   };
 }
