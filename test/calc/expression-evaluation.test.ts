@@ -237,9 +237,12 @@ const column = fc.tuple(
   fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 25, maxLength: 25 }),
   fc.array(fc.constantFrom(192, 192, 192, 150, 64, 0), { minLength: 25, maxLength: 25 }),
   fc.integer({ min: -1000, max: 1000 }),
-).map(([seconds, values, qualities, baseShift]) => {
+  fc.constantFrom(0, 192, 64),
+).map(([seconds, values, qualities, baseShift, uniform]) => {
+  // Two columns in three have one quality throughout (the engine's fast path), the rest mixed ones.
   const sorted = [...seconds].sort((x, y) => x - y);
-  return floats(sorted.map((s, i) => [s, values[i], qualities[i]] as [number, number, number]), BASE + BigInt(baseShift) * BigInt(SEC) / 7n);
+  return floats(sorted.map((s, i) => [s, values[i], uniform > 0 ? uniform : qualities[i]] as [number, number, number]),
+    BASE + BigInt(baseShift) * BigInt(SEC) / 7n);
 });
 
 t.test('compiled evaluation equals the reference interpreter on random expressions and columns (property)', async (t) => {

@@ -151,8 +151,15 @@ function runProgram(p: Program, columns: readonly PointColumns[], tsBase: bigint
     if (t.v.length < count) { t.v = new Float64Array(count); t.q = new Uint32Array(count); t.r = new Uint8Array(count); }
     applyTimeFunction(t.fn, t.windowNs, steppedSeries(t, columns, tsBase, last), instants, 0, count, t, t.scratch);
   }
-  const st: AlignState = { cursor: new Int32Array(columns.length).fill(-1), shift: new Float64Array(columns.length), columns };
-  for (const s of p.slots) st.shift[s] = Number(columns[s].tsBase - tsBase);
+  const st: AlignState = { cursor: new Int32Array(columns.length).fill(-1), shift: new Float64Array(columns.length), uniformQ: new Float64Array(columns.length), columns };
+  for (const s of p.slots) {
+    const col = columns[s];
+    st.shift[s] = Number(col.tsBase - tsBase);
+    const q = col.quality;
+    let uq = col.count > 0 ? q[0] : 0;
+    for (let i = 1; i < col.count; i++) if (q[i] !== uq) { uq = -1; break; }
+    st.uniformQ[s] = uq;
+  }
   const res = p.registers[p.result];
   const ov = out.v, oq = out.q, or = out.r;
   for (let from = 0; from < count; from += BLOCK) {

@@ -90,6 +90,8 @@ export interface AlignState {
   cursor: Int32Array;
   /** input tsBase − grid tsBase, as an exact number of ns. */
   shift: Float64Array;
+  /** Per slot: the one quality of all its points, or -1 when they differ (then Align writes qualities per instant). */
+  uniformQ: Float64Array;
   columns: readonly PointColumns[];
 }
 
@@ -108,6 +110,7 @@ function align(p: Program, ins: Instruction, st: AlignState, instants: Float64Ar
   let missing = 0;
   // Any bit set in mixed marks a block whose qualities differ from the first instant's.
   let mixed = 0;
+  let firstQ = 0;
   if (col.type === 'float64' && ins.c !== 1) {
     const f = col.f64!;
     let i = 0;
@@ -118,13 +121,24 @@ function align(p: Program, ins: Instruction, st: AlignState, instants: Float64Ar
       rv[i] = 0; rq[i] = 0; missing++;
     }
     const q0 = i < n ? quality[j] : 0;
-    for (; i < n; i++) {
-      const t = instants[from + i] - shift;
-      while (j < last && off[j + 1] <= t) j++;
-      const q = quality[j];
-      rv[i] = f[j]; rq[i] = q; mixed |= q ^ q0;
+    if (st.uniformQ[slot] >= 0) {
+      // One quality for the whole column: values only.
+      for (; i < n; i++) {
+        const t = instants[from + i] - shift;
+        while (j < last && off[j + 1] <= t) j++;
+        rv[i] = f[j];
+      }
+      if (missing > 0) for (let k = missing; k < n; k++) rq[k] = q0;
+    } else {
+      for (; i < n; i++) {
+        const t = instants[from + i] - shift;
+        while (j < last && off[j + 1] <= t) j++;
+        const q = quality[j];
+        rv[i] = f[j]; rq[i] = q; mixed |= q ^ q0;
+      }
     }
     if (missing > 0 && missing < n) mixed = 1;
+    firstQ = missing > 0 ? 0 : q0;
   } else {
     const at = idx;
     for (let i = 0; i < n; i++) {
@@ -140,10 +154,10 @@ function align(p: Program, ins: Instruction, st: AlignState, instants: Float64Ar
   }
   st.cursor[slot] = j;
   if (!(col.type === 'float64' && ins.c !== 1)) {
-    const q0 = n > 0 ? rq[0] : 0;
-    for (let i = 1; i < n; i++) mixed |= rq[i] ^ q0;
+    firstQ = n > 0 ? rq[0] : 0;
+    for (let i = 1; i < n; i++) mixed |= rq[i] ^ firstQ;
   }
-  reg.uq = mixed === 0 ? (n > 0 ? rq[0] : 0) : -1;
+  reg.uq = mixed === 0 ? firstQ : -1;
   reg.anyR = missing > 0;
   if (missing > 0) { reg.r.fill(NO_VALUE, 0, missing); reg.r.fill(0, missing, n); }
 }
