@@ -102,7 +102,7 @@ try {
       widgets, x: { bench: d },
     });
   }
-  for (const doc of docs) await createDisplay(db, who, { folderId: folder.folder_id, document: doc, publish: false });
+  for (const doc of docs) await createDisplay(db, who, { folderId: folder.folder_id, document: doc });
 
   let findings = 0;
   const lint: number[] = [];

@@ -113,14 +113,13 @@ async function setPublished(q: Queryable, id: string, row: DisplayVersionRow | n
     [id, row?.version ?? null, row?.folder_id ?? null, row?.kind ?? null, row ? txId : null]);
 }
 
-export async function createDisplay(db: Db, who: Who, input: { folderId: string; document: DisplayDocument; publish: boolean }): Promise<DisplayVersionRow> {
+export async function createDisplay(db: Db, who: Who, input: { folderId: string; document: DisplayDocument }): Promise<DisplayVersionRow> {
   const id = randomUUID();
   const { result } = await modelTransaction(db, who, async (tx, txId, events) => {
     await folderExists(tx, input.folderId);
     await tx.query('INSERT INTO display_head (display_id, current_version, folder_id, kind) VALUES ($1, 1, $2, $3)', [id, input.folderId, input.document.kind]);
     const row = await insertVersion(tx, txId, who, id, 1, input.folderId, input.document);
-    if (input.publish) await setPublished(tx, id, row, txId);
-    events.emit('display', id, 'created', { version: 1, folder_id: input.folderId, published: input.publish });
+    events.emit('display', id, 'created', { version: 1, folder_id: input.folderId });
     return row;
   });
   return result;
@@ -130,14 +129,12 @@ export interface DisplayUpdate {
   expectedTx: bigint;
   document?: DisplayDocument;
   folderId?: string;
-  /** true: publish the version this update leaves current; false: withdraw; undefined: unchanged. */
-  published?: boolean;
 }
 
 /**
- * A new version (when the document or the folder changes) and/or a change of what is
- * published. The stale check compares expectedTx with the newest version's tx_id: an edit
- * made from an older version is refused with 409 conflict.
+ * A new version with the document and/or the folder changed. The stale check compares
+ * expectedTx with the newest version's tx_id: an edit made from an older version is
+ * refused with 409 conflict. Unchanged input (same folder, no document) writes nothing.
  */
 export async function updateDisplay(db: Db, who: Who, id: string, u: DisplayUpdate): Promise<DisplayVersionRow> {
   const { result } = await modelTransaction(db, who, async (tx, txId, events) => {
@@ -156,14 +153,28 @@ export async function updateDisplay(db: Db, who: Who, id: string, u: DisplayUpda
       await tx.query('UPDATE display_head SET current_version = $2, folder_id = $3, kind = $4 WHERE display_id = $1', [id, version, folderId, doc.kind]);
       events.emit('display', id, 'updated', { version, folder_id: folderId });
     }
-    if (u.published === true && head.published_version !== row.version) {
-      await setPublished(tx, id, row, txId);
-      events.emit('display', id, 'published', { version: row.version });
-    } else if (u.published === false && head.published_version !== null) {
+    return row;
+  });
+  return result;
+}
+
+export interface Publication { display_id: string; published_version: number | null; tx_id: bigint }
+
+/** Makes `version` the one readers see (null: withdraws the display from them). */
+export async function publishDisplay(db: Db, who: Who, id: string, version: number | null): Promise<Publication> {
+  const { result } = await modelTransaction(db, who, async (tx, txId, events) => {
+    const head = await displayHead(tx, id, true);
+    if (!head) throw new ServiceError('not-found', `display ${id} not found`);
+    if (version === null) {
       await setPublished(tx, id, null, txId);
       events.emit('display', id, 'withdrawn', { version: head.published_version });
+    } else {
+      const row = await displayVersion(tx, id, version);
+      if (!row) throw new ServiceError('invalid-request', `version: display ${id} has no version ${version}`, { errors: [{ field: 'version', problem: `no version ${version} (the newest is ${head.current_version})` }] });
+      await setPublished(tx, id, row, txId);
+      events.emit('display', id, 'published', { version });
     }
-    return row;
+    return { display_id: id, published_version: version, tx_id: txId };
   });
   return result;
 }

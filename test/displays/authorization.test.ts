@@ -21,7 +21,7 @@ t.test('displays routes under enforced authorization', async (t) => {
   const svc = await startAuthService(t);
   const { url, admin } = svc;
   const routes = allRoutes().filter((r) => r.area === 'Displays');
-  t.equal(routes.length, 15, 'the 13 operations of the spec, the version list and import');
+  t.equal(routes.length, 16, 'the 13 operations of the spec, the version list, publish and import');
 
   const cookieOf = async (name: string, capabilities: string[] | null) => {
     if (capabilities) await admin('/v1/auth/roles', { method: 'POST', body: { name: `role-${name}`, capabilities } });
@@ -31,7 +31,7 @@ t.test('displays routes under enforced authorization', async (t) => {
   };
   const nobody = await cookieOf('nobody', null);
   const holders = new Map<string, string>();
-  for (const cap of ['read', 'display-author']) holders.set(cap, await cookieOf(`only-${cap}`, [cap]));
+  for (const cap of ['read', 'display-author', 'display-publish']) holders.set(cap, await cookieOf(`only-${cap}`, [cap]));
 
   for (const route of routes) {
     const label = `${METHOD[route.method]} ${route.path}`;
@@ -45,25 +45,22 @@ t.test('displays routes under enforced authorization', async (t) => {
     t.ok(allowed !== 401 && allowed !== 403, `${label} with exactly ${route.access.capability}: ${allowed}`);
   }
 
-  // Publishing needs display-publish as well; an author without it can write but not publish.
+  // Writing needs display-author, publishing display-publish: one role need not hold both.
   const writer = await login(url, 'only-display-author', 'only-display-author password here');
   const f = await writer('/v1/display-folders', { method: 'POST', body: { name: 'Drafts' } });
   t.equal(f.status, 201);
   const folderId = (f.json as { folder_id: string }).folder_id;
-  const refused = await writer('/v1/displays', { method: 'POST', body: { folder_id: folderId, document: displayDoc(), publish: true } });
-  t.equal(refused.status, 403, 'creating published without display-publish is refused');
   const d = await writer('/v1/displays', { method: 'POST', body: { folder_id: folderId, document: displayDoc() } });
   t.equal(d.status, 201);
   const rec = d.json as { id: string; tx_id: number };
-  t.equal((await writer(`/v1/displays/${rec.id}`, { method: 'PUT', body: { expected_tx: rec.tx_id, published: true } })).status, 403, 'publishing without display-publish is refused');
-  await admin('/v1/auth/roles', { method: 'POST', body: { name: 'publisher-only', capabilities: ['read', 'display-publish'] } });
+  t.equal((await writer(`/v1/displays/${rec.id}/publish`, { method: 'POST', body: { version: 1 } })).status, 403, 'an author without display-publish cannot publish');
+  await admin('/v1/auth/roles', { method: 'POST', body: { name: 'publisher', capabilities: ['read', 'display-publish'] } });
   const pubId = await createPerson(admin, 'pat-publisher', 'pat publisher password');
-  await grantRole(admin, pubId, 'publisher-only');
+  await grantRole(admin, pubId, 'publisher');
   const publisher = await login(url, 'pat-publisher', 'pat publisher password');
   t.equal((await publisher(`/v1/displays/${rec.id}`)).status, 200, 'read and display-publish see drafts (to decide what to publish)');
-  t.equal((await publisher(`/v1/displays/${rec.id}`, { method: 'PUT', body: { expected_tx: rec.tx_id, published: true } })).status, 403, 'publishing is a PUT, which needs display-author too');
-  const both = await admin(`/v1/displays/${rec.id}`, { method: 'PUT', body: { expected_tx: rec.tx_id, published: true } });
-  t.equal(both.status, 200, 'an administrator publishes');
+  t.equal((await publisher(`/v1/displays/${rec.id}`, { method: 'PUT', body: { expected_tx: rec.tx_id, document: displayDoc() } })).status, 403, 'but cannot edit them');
+  t.equal((await publisher(`/v1/displays/${rec.id}/publish`, { method: 'POST', body: { version: 1 } })).status, 200, 'and publish');
   const reader = await login(url, 'only-read', 'only-read password here');
   t.equal((await reader(`/v1/displays/${rec.id}`)).status, 200, 'a reader sees the published display');
   t.equal((await reader(`/v1/displays/${rec.id}/export`)).status, 200, 'and may export it');

@@ -110,7 +110,7 @@ t.test('displays: folders, documents, versions, paging, publishing', async (t) =
     t.equal(noFolder.status, 400);
     t.match(noFolder.json, { details: { errors: [{ field: 'folder_id' }] } });
     const nothing = await author(`/v1/displays/${rec.id}`, { method: 'PUT', body: { expected_tx: rec2.tx_id } });
-    t.equal(nothing.status, 400);
+    t.equal(nothing.status, 400, 'a PUT that changes nothing is refused');
   });
 
   await t.test('listing: bare array, paging envelope with limit 0..1000, after, folder and kind filters', async (t) => {
@@ -163,8 +163,9 @@ t.test('displays: folders, documents, versions, paging, publishing', async (t) =
     t.equal((await reader(`/v1/display-folders/${inner.folder_id}`)).status, 404, 'so is its folder');
     t.equal((await reader('/v1/displays', { method: 'POST', body: { folder_id: inner.folder_id, document: displayDoc() } })).status, 403, 'readers cannot write');
 
-    const pub = await author(`/v1/displays/${rec.id}`, { method: 'PUT', body: { expected_tx: rec.tx_id, published: true } });
-    t.equal(pub.status, 200, pub.text);
+    const pub = await author(`/v1/displays/${rec.id}/publish`, { method: 'POST', body: { version: 1 } });
+    t.equal(pub.status, 200);
+    t.match(pub.json, { display_id: rec.id, published_version: 1 });
     const seen = await reader(`/v1/displays/${rec.id}`);
     t.equal(seen.status, 200);
     t.equal((seen.json as Record_).name, 'Shift board');
@@ -175,6 +176,11 @@ t.test('displays: folders, documents, versions, paging, publishing', async (t) =
     t.equal(((await author(`/v1/displays/${rec.id}`)).json as Record_).name, 'Shift board (draft 2)', 'authors see the newest');
     t.equal((await reader(`/v1/displays/${rec.id}?version=2`)).status, 404, 'readers cannot read unpublished versions');
     t.same(((await reader(`/v1/displays/${rec.id}/versions`)).json as Array<{ version: number }>).map((v) => v.version), [1]);
+    const marks = ((await author(`/v1/displays/${rec.id}/versions`)).json as Array<{ version: number; published: boolean }>).map((v) => [v.version, v.published]);
+    t.same(marks, [[1, true], [2, false]], 'authors see every version, the published one marked');
+    const missing = await author(`/v1/displays/${rec.id}/publish`, { method: 'POST', body: { version: 9 } });
+    t.equal(missing.status, 400);
+    t.match(missing.json, { details: { errors: [{ field: 'version' }] } });
 
     const folders = (await reader('/v1/display-folders')).json as Folder[];
     const names = folders.map((x) => x.name);
@@ -184,8 +190,9 @@ t.test('displays: folders, documents, versions, paging, publishing', async (t) =
     t.same(listed.map((x) => x.id), [rec.id], 'readers list published displays only');
     t.equal(listed[0].name, 'Shift board');
 
-    const withdraw = await author(`/v1/displays/${rec.id}`, { method: 'PUT', body: { expected_tx: (v2.json as Record_).tx_id, published: false } });
+    const withdraw = await author(`/v1/displays/${rec.id}/publish`, { method: 'POST', body: { version: null } });
     t.equal(withdraw.status, 200);
+    t.match(withdraw.json, { published_version: null });
     t.equal((await reader(`/v1/displays/${rec.id}`)).status, 404, 'a withdrawn display is invisible again');
   });
 });

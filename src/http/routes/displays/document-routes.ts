@@ -1,6 +1,6 @@
 // Display documents (spec "Displays"): create, list (a bare array, or {items, next_cursor}
 // when cursor or limit is sent), read (newest, published or a numbered version), replace
-// (a new version, stale-checked; publish or withdraw), the version list and the lint.
+// (a new version, stale-checked), publishing, the version list and the lint.
 // display-author writes; display-publish decides what readers without it see.
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
@@ -8,12 +8,12 @@ import { ServiceError } from '../../../errors.js';
 import { encodeCursor, decodeCursor } from '../../../cursor.js';
 import { UUID_RE } from '../../../uuid.js';
 import { CursorPage } from '../../schemas/common.js';
-import { createDisplay, updateDisplay, displayVersion, displayHead, listDisplays, versionsOf, type DisplayVersionRow } from '../../../displays/displays.js';
+import { createDisplay, updateDisplay, publishDisplay, displayVersion, displayHead, listDisplays, versionsOf, type DisplayVersionRow } from '../../../displays/displays.js';
 import type { DisplayDocument } from '../../../displays/display-document.js';
 import { dbOf, who, isAuthor, records } from './context.js';
 import { checkDocument } from './document-check.js';
 import {
-  DisplayRecord, CreateDisplayBody, PutDisplayBody, GetDisplayQuery, ListDisplaysQuery, IdParams, DisplayVersion, LintFinding,
+  DisplayRecord, CreateDisplayBody, PutDisplayBody, PublishBody, Publication, GetDisplayQuery, ListDisplaysQuery, IdParams, DisplayVersion, LintFinding,
 } from './schemas.js';
 
 const AREA = 'Displays';
@@ -40,7 +40,7 @@ export function documentRoutes(): AnyRoute[] {
   return [
     defineRoute({
       operationId: 'createDisplay', method: 'post', path: '/v1/displays', area: AREA,
-      summary: 'Create a display document (version 1) in a folder; publish: true also publishes it (needs display-publish)',
+      summary: 'Create a display document (version 1) in a folder; readers without display-author see it once it is published',
       access: { kind: 'capability', capability: 'display-author', scope: 'anywhere' },
       body: CreateDisplayBody,
       response: { status: 201, schema: DisplayRecord },
@@ -49,8 +49,7 @@ export function documentRoutes(): AnyRoute[] {
         const b = ctx.body;
         const doc = b.document as DisplayDocument;
         checkDocument(doc, 'body.document');
-        if (b.publish) await ctx.authorize('display-publish', { kind: 'anywhere' });
-        const row = await createDisplay(dbOf(ctx), who(ctx), { folderId: b.folder_id, document: doc, publish: b.publish ?? false });
+        const row = await createDisplay(dbOf(ctx), who(ctx), { folderId: b.folder_id, document: doc });
         return { status: 201, body: (await records(ctx, [row]))[0] };
       },
     }),
@@ -91,23 +90,31 @@ export function documentRoutes(): AnyRoute[] {
     }),
     defineRoute({
       operationId: 'putDisplay', method: 'put', path: '/v1/displays/{id}', area: AREA,
-      summary: 'A new version of the display (document and/or folder), refused with 409 when expected_tx is not the newest version\'s tx_id; published: true/false publishes or withdraws (needs display-publish)',
+      summary: 'A new version of the display (document and/or folder), refused with 409 when expected_tx is not the newest version\'s tx_id',
       access: { kind: 'capability', capability: 'display-author', scope: 'anywhere' },
       params: IdParams, body: PutDisplayBody,
       response: { status: 200, schema: DisplayRecord },
       errors: [400, 401, 403, 404, 409, 503],
       handler: async (ctx) => {
         const b = ctx.body;
-        if (b.document === undefined && b.folder_id === undefined && b.published === undefined) {
-          throw new ServiceError('invalid-request', 'body: give document, folder_id or published', { errors: [{ field: 'body', problem: 'nothing to change: give document, folder_id or published' }] });
+        if (b.document === undefined && b.folder_id === undefined) {
+          throw new ServiceError('invalid-request', 'body: give document or folder_id', { errors: [{ field: 'body', problem: 'nothing to change: give document or folder_id' }] });
         }
         if (b.document) checkDocument(b.document as DisplayDocument, 'body.document');
-        if (b.published !== undefined) await ctx.authorize('display-publish', { kind: 'anywhere' });
         const row = await updateDisplay(dbOf(ctx), who(ctx), ctx.params.id, {
-          expectedTx: BigInt(b.expected_tx), document: b.document as DisplayDocument | undefined, folderId: b.folder_id, published: b.published,
+          expectedTx: BigInt(b.expected_tx), document: b.document as DisplayDocument | undefined, folderId: b.folder_id,
         });
         return { body: (await records(ctx, [row]))[0] };
       },
+    }),
+    defineRoute({
+      operationId: 'publishDisplay', method: 'post', path: '/v1/displays/{id}/publish', area: AREA,
+      summary: 'Choose the version readers without display-author see (any version, not only the newest); version null withdraws the display from them',
+      access: { kind: 'capability', capability: 'display-publish', scope: 'anywhere' },
+      params: IdParams, body: PublishBody,
+      response: { status: 200, schema: Publication },
+      errors: [400, 401, 403, 404, 503],
+      handler: async (ctx) => ({ body: await publishDisplay(dbOf(ctx), who(ctx), ctx.params.id, ctx.body.version) }),
     }),
     defineRoute({
       operationId: 'listDisplayVersions', method: 'get', path: '/v1/displays/{id}/versions', area: AREA,

@@ -107,7 +107,7 @@ export function portableRoutes(): AnyRoute[] {
         checkDocument(doc, 'body.file.document');
         const folderId = ctx.body.folder_id ?? await folderForPath(ctx, file.display.folder_path);
         const imported = await importReferences(modelOf(ctx), doc, file.references as PortableReference[]);
-        const row = await createDisplay(dbOf(ctx), who(ctx), { folderId, document: imported.document, publish: false });
+        const row = await createDisplay(dbOf(ctx), who(ctx), { folderId, document: imported.document });
         return { status: 201, body: { display: (await records(ctx, [row]))[0], references: imported.references } };
       },
     }),

@@ -122,16 +122,19 @@ export const FolderListQuery = Type.Object({ parent_id: Type.Optional(Uuid({ des
 
 export const IdParams = Type.Object({ id: Uuid() }, closed);
 
-export const CreateDisplayBody = Type.Object({
-  folder_id: Uuid(), document: DisplayDocument,
-  publish: Type.Optional(Type.Boolean({ description: 'Publish the first version at once (needs display-publish)' })),
-}, closed);
+export const CreateDisplayBody = Type.Object({ folder_id: Uuid(), document: DisplayDocument }, closed);
 export const PutDisplayBody = Type.Object({
   expected_tx: Int64({ description: 'The tx_id of the version the caller edited; 409 conflict when a newer version exists' }),
   document: Type.Optional(DisplayDocument),
   folder_id: Type.Optional(Uuid({ description: 'Move the display to this folder' })),
-  published: Type.Optional(Type.Boolean({ description: 'true: readers without display-author see the version this request leaves current; false: withdraw it (needs display-publish)' })),
 }, closed);
+
+export const PublishBody = Type.Object({
+  version: Nullable(Type.Integer({ minimum: 1, description: 'The version readers without display-author see from now on; null withdraws the display from them' })),
+}, closed);
+export const Publication = Type.Object({
+  display_id: Uuid(), published_version: Nullable(Type.Integer({ minimum: 1 })), tx_id: Int64({ description: 'The transaction that published' }),
+}, { ...closed, $id: 'DisplayPublication' });
 
 export const GetDisplayQuery = Type.Object({
   version: Type.Optional(Type.Integer({ minimum: 1, description: 'A version number from GET /v1/displays/{id}/versions; absent: the newest (authors) or the published one (readers)' })),
