@@ -162,15 +162,17 @@ function align(p: Program, ins: Instruction, st: AlignState, instants: Float64Ar
   if (missing > 0) { reg.r.fill(NO_VALUE, 0, missing); reg.r.fill(0, missing, n); }
 }
 
-function unary(fn: UnaryFn, a: Float64Array, v: Float64Array, r: Uint8Array, n: number): void {
+/** Returns the reason flags the operation itself raised (0: none), so a clean block stays clean. */
+function unary(fn: UnaryFn, a: Float64Array, v: Float64Array, r: Uint8Array, n: number): number {
+  let raised = 0;
   switch (fn) {
     case 'neg': for (let i = 0; i < n; i++) v[i] = -a[i]; break;
     case 'not': for (let i = 0; i < n; i++) v[i] = a[i] === 0 ? 1 : 0; break;
     case 'abs': for (let i = 0; i < n; i++) v[i] = Math.abs(a[i]); break;
-    case 'sqrt': for (let i = 0; i < n; i++) { const x = a[i]; if (x < 0) r[i] |= DOMAIN_ERROR; v[i] = Math.sqrt(x); } break;
+    case 'sqrt': for (let i = 0; i < n; i++) { const x = a[i]; if (x < 0) { r[i] |= DOMAIN_ERROR; raised = DOMAIN_ERROR; } v[i] = Math.sqrt(x); } break;
     case 'exp': for (let i = 0; i < n; i++) v[i] = Math.exp(a[i]); break;
-    case 'ln': for (let i = 0; i < n; i++) { const x = a[i]; if (!(x > 0)) r[i] |= DOMAIN_ERROR; v[i] = Math.log(x); } break;
-    case 'log10': for (let i = 0; i < n; i++) { const x = a[i]; if (!(x > 0)) r[i] |= DOMAIN_ERROR; v[i] = Math.log10(x); } break;
+    case 'ln': for (let i = 0; i < n; i++) { const x = a[i]; if (!(x > 0)) { r[i] |= DOMAIN_ERROR; raised = DOMAIN_ERROR; } v[i] = Math.log(x); } break;
+    case 'log10': for (let i = 0; i < n; i++) { const x = a[i]; if (!(x > 0)) { r[i] |= DOMAIN_ERROR; raised = DOMAIN_ERROR; } v[i] = Math.log10(x); } break;
     case 'round': for (let i = 0; i < n; i++) v[i] = roundHalfAway(a[i]); break;
     case 'floor': for (let i = 0; i < n; i++) v[i] = Math.floor(a[i]); break;
     case 'ceil': for (let i = 0; i < n; i++) v[i] = Math.ceil(a[i]); break;
@@ -178,6 +180,7 @@ function unary(fn: UnaryFn, a: Float64Array, v: Float64Array, r: Uint8Array, n: 
     case 'cos': for (let i = 0; i < n; i++) v[i] = Math.cos(a[i]); break;
     case 'tan': for (let i = 0; i < n; i++) v[i] = Math.tan(a[i]); break;
   }
+  return raised;
 }
 
 /** Half away from zero, as operators expect (Math.round takes -2.5 to -2). */
@@ -190,14 +193,15 @@ export function roundTo(x: number, digits: number): number {
   return roundHalfAway(x * f) / f;
 }
 
-function binary(fn: BinaryFn, a: Float64Array, b: Float64Array, v: Float64Array, r: Uint8Array, n: number): void {
+function binary(fn: BinaryFn, a: Float64Array, b: Float64Array, v: Float64Array, r: Uint8Array, n: number): number {
+  let raised = 0;
   switch (fn) {
     case 'add': for (let i = 0; i < n; i++) v[i] = a[i] + b[i]; break;
     case 'sub': for (let i = 0; i < n; i++) v[i] = a[i] - b[i]; break;
     case 'mul': for (let i = 0; i < n; i++) v[i] = a[i] * b[i]; break;
-    case 'div': for (let i = 0; i < n; i++) { const d = b[i]; if (d === 0) r[i] |= DIVISION_BY_ZERO; v[i] = a[i] / d; } break;
-    case 'mod': for (let i = 0; i < n; i++) { const d = b[i]; if (d === 0) r[i] |= DIVISION_BY_ZERO; v[i] = a[i] % d; } break;
-    case 'pow': for (let i = 0; i < n; i++) { const x = a[i] ** b[i]; if (Number.isNaN(x)) r[i] |= DOMAIN_ERROR; v[i] = x; } break;
+    case 'div': for (let i = 0; i < n; i++) { const d = b[i]; if (d === 0) { r[i] |= DIVISION_BY_ZERO; raised = DIVISION_BY_ZERO; } v[i] = a[i] / d; } break;
+    case 'mod': for (let i = 0; i < n; i++) { const d = b[i]; if (d === 0) { r[i] |= DIVISION_BY_ZERO; raised = DIVISION_BY_ZERO; } v[i] = a[i] % d; } break;
+    case 'pow': for (let i = 0; i < n; i++) { const x = a[i] ** b[i]; if (Number.isNaN(x)) { r[i] |= DOMAIN_ERROR; raised = DOMAIN_ERROR; } v[i] = x; } break;
     case 'lt': for (let i = 0; i < n; i++) v[i] = a[i] < b[i] ? 1 : 0; break;
     case 'le': for (let i = 0; i < n; i++) v[i] = a[i] <= b[i] ? 1 : 0; break;
     case 'gt': for (let i = 0; i < n; i++) v[i] = a[i] > b[i] ? 1 : 0; break;
@@ -208,6 +212,7 @@ function binary(fn: BinaryFn, a: Float64Array, b: Float64Array, v: Float64Array,
     case 'max': for (let i = 0; i < n; i++) v[i] = a[i] > b[i] ? a[i] : b[i]; break;
     case 'round': for (let i = 0; i < n; i++) v[i] = roundTo(a[i], b[i]); break;
   }
+  return raised;
 }
 
 /** Runs the instructions for instants[from, from + n); the result is in registers[p.result]. */
@@ -263,8 +268,9 @@ export function runBlock(p: Program, st: AlignState, instants: Float64Array, fro
         const a = regs[ins.a];
         copyFlags(a, d, n);
         const fn = ins.fn as UnaryFn;
-        if (fn === 'sqrt' || fn === 'ln' || fn === 'log10') { reasons(d, n); d.anyR = true; }
-        unary(fn, a.v, d.v, d.r, n);
+        // Zeroed reasons for the operation to raise into; the block stays clean if it raises none.
+        if (fn === 'sqrt' || fn === 'ln' || fn === 'log10') reasons(d, n);
+        if (unary(fn, a.v, d.v, d.r, n) !== 0) d.anyR = true;
         break;
       }
       case Op.Binary: {
@@ -282,15 +288,21 @@ export function runBlock(p: Program, st: AlignState, instants: Float64Array, fro
           d.anyR = true;
         }
         const fn = ins.fn as BinaryFn;
-        if (fn === 'div' || fn === 'mod' || fn === 'pow') { reasons(d, n); d.anyR = true; }
-        binary(fn, a.v, b.v, d.v, d.r, n);
+        if (fn === 'div' || fn === 'mod' || fn === 'pow') reasons(d, n);
+        if (binary(fn, a.v, b.v, d.v, d.r, n) !== 0) d.anyR = true;
         break;
       }
       case Op.And: case Op.Or: {
         // Short-circuit per instant: `x != 0 and y / x > 1` is false, not undefined, where x is 0.
         const a = regs[ins.a], b = regs[ins.b];
-        const aq = qualities(a, n), ar = reasons(a, n), bq = qualities(b, n), br = reasons(b, n);
         const decided = ins.op === Op.And ? 0 : 1;
+        if (!a.anyR && !b.anyR && a.uq >= 0 && a.uq === b.uq) {
+          const av = a.v, bv = b.v, dv = d.v;
+          for (let i = 0; i < n; i++) dv[i] = (av[i] !== 0 ? 1 : 0) === decided ? decided : bv[i] !== 0 ? 1 : 0;
+          d.uq = a.uq; d.anyR = false;
+          break;
+        }
+        const aq = qualities(a, n), ar = reasons(a, n), bq = qualities(b, n), br = reasons(b, n);
         for (let i = 0; i < n; i++) {
           if (ar[i] !== 0) { d.v[i] = 0; d.q[i] = aq[i]; d.r[i] = ar[i]; continue; }
           const av = a.v[i] !== 0 ? 1 : 0;
@@ -302,6 +314,13 @@ export function runBlock(p: Program, st: AlignState, instants: Float64Array, fro
       }
       case Op.If: {
         const c = regs[ins.a], x = regs[ins.b], y = regs[ins.c];
+        if (!c.anyR && !x.anyR && !y.anyR && c.uq >= 0 && x.uq >= 0 && x.uq === y.uq) {
+          // Clean block, both branches of one quality: a select on values alone.
+          const cv = c.v, xv = x.v, yv = y.v, dv = d.v;
+          for (let i = 0; i < n; i++) dv[i] = cv[i] !== 0 ? xv[i] : yv[i];
+          d.uq = c.uq < x.uq ? c.uq : x.uq; d.anyR = false;
+          break;
+        }
         const cq = qualities(c, n), cr = reasons(c, n), xq = qualities(x, n), xr = reasons(x, n), yq = qualities(y, n), yr = reasons(y, n);
         const xv = x.v, yv = y.v;
         for (let i = 0; i < n; i++) {
