@@ -6,7 +6,7 @@
 // Every answer carries a Content-Security-Policy that allows scripts, styles and
 // connections only from this origin: the page has no inline script, so an injected
 // <script> or a foreign fetch does not run.
-import { Type } from '@sinclair/typebox';
+import { Type, type TObject } from '@sinclair/typebox';
 import { defineRoute, type AnyRoute, type Headers } from '../../route.js';
 import { Uuid } from '../../schemas/common.js';
 import { ASSET_NAME, PortalFiles } from './portal-files.js';
@@ -33,45 +33,43 @@ const ASSET_HEADERS: Headers = [...SECURITY, ['Cache-Control', 'public, max-age=
 const TimeText = Type.String({ minLength: 1, maxLength: 100, description: 'A time expression (`*`, `*-8h`, `t`, `y+6h`, an ISO 8601 instant) or int64 ns' });
 const PAGE_RESPONSE = { status: 200 as const, contentType: HTML, description: 'The portal page (the script draws the view the path names)' };
 
+/** One of the page's paths: every one answers the same page, whose script draws the view the path names. */
+function pageRoute(files: PortalFiles, spec: { operationId: string; path: string; summary: string; params?: TObject; query: TObject }): AnyRoute {
+  return defineRoute({
+    ...spec, method: 'get', area: AREA,
+    access: { kind: 'anonymous' },
+    response: PAGE_RESPONSE,
+    errors: [503],
+    handler: async () => ({ kind: 'bytes', contentType: HTML, bytes: await files.page(), headers: PAGE_HEADERS }),
+  });
+}
+
 export function portalRoutes(files = new PortalFiles()): AnyRoute[] {
-  const page = async () => ({ kind: 'bytes' as const, contentType: HTML, bytes: await files.page(), headers: PAGE_HEADERS });
   return [
-    defineRoute({
-      operationId: 'portalHome', method: 'get', path: '/', area: AREA,
+    pageRoute(files, {
+      operationId: 'portalHome', path: '/',
       summary: 'The portal: log in, browse the asset tree and the display folders',
-      access: { kind: 'anonymous' },
       query: Type.Object({
         folder: Type.Optional(Uuid({ description: 'Opens this display folder' })),
         asset: Type.Optional(Uuid({ description: 'Opens this asset in the tree' })),
       }, closed),
-      response: PAGE_RESPONSE,
-      errors: [503],
-      handler: page,
     }),
-    defineRoute({
-      operationId: 'portalTrend', method: 'get', path: '/trend', area: AREA,
+    pageRoute(files, {
+      operationId: 'portalTrend', path: '/trend',
       summary: 'The portal\'s ad hoc trend of one attribute: `/trend?attribute=<id or path>&start=*-8h&end=*`',
-      access: { kind: 'anonymous' },
       query: Type.Object({
         attribute: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'An attribute id, or an attribute path (/Site/Area/Pump-101|Flow)' })),
         start: Type.Optional(TimeText), end: Type.Optional(TimeText),
       }, closed),
-      response: PAGE_RESPONSE,
-      errors: [503],
-      handler: page,
     }),
-    defineRoute({
-      operationId: 'portalDisplay', method: 'get', path: '/display/{display_id}', area: AREA,
+    pageRoute(files, {
+      operationId: 'portalDisplay', path: '/display/{display_id}',
       summary: 'The portal showing one display, in a context asset when `asset` is given',
-      access: { kind: 'anonymous' },
       params: Type.Object({ display_id: Uuid() }, closed),
       query: Type.Object({
         asset: Type.Optional(Uuid({ description: 'The context asset: template-relative selectors resolve against it' })),
         start: Type.Optional(TimeText), end: Type.Optional(TimeText),
       }, closed),
-      response: PAGE_RESPONSE,
-      errors: [503],
-      handler: page,
     }),
     defineRoute({
       operationId: 'portalAsset', method: 'get', path: '/assets/{name}', area: AREA,
