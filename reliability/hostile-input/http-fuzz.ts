@@ -187,7 +187,10 @@ export async function runHttpFuzz(o: FuzzOptions): Promise<{ figures: FuzzFigure
     const i = issued++;
     const route = routes[i % routes.length];
     const req = next(i % routes.length);
-    if (route.idempotency && req.headers['idempotency-key'] === undefined && i % 3 !== 0) req.headers['idempotency-key'] = `fuzz-${o.seed}-${i}`;
+    if (route.idempotency && req.headers['idempotency-key'] === undefined && i % 3 !== 0) {
+      req.headers['idempotency-key'] = `fuzz-${o.seed}-${i}`;
+      if (req.base) req.base.headers['idempotency-key'] = `fuzz-${o.seed}-${i}`;
+    }
     const verdict: Verdict = await oracle.verdict(route, req);
     if (o.traceFile) appendFileSync(o.traceFile, `${JSON.stringify({ i, operation: req.operation, mutation: req.mutation, target: req.target, url: clip(req.path + (req.query ? `?${req.query}` : ''), 300), headers: req.headers, body: req.body ? clip(Buffer.from(req.body).toString('utf8'), 2000) : undefined })}\n`);
     const answer = await send(agent, base, req, o.authorization, o.timeoutMs ?? 15_000);
@@ -222,7 +225,8 @@ export async function runHttpFuzz(o: FuzzOptions): Promise<{ figures: FuzzFigure
     if (answer.status >= 400) {
       const problem = envelopeProblem(answer);
       if (problem) { figures.badEnvelopes++; record('bad-envelope', answer.status, text, problem); }
-      else if (answer.status === 400 && req.target && /^(path|query|body)\./.test(req.target) && verdict.kind === 'invalid') {
+      else if (answer.status === 400 && req.target && /^(path|query|body)\./.test(req.target) && verdict.kind === 'invalid'
+        && req.base && (await oracle.verdict(route, req.base)).kind === 'valid') {
         const fields = namedFields(answer);
         const t = req.target;
         if (fields.length && !fields.some((f) => t.startsWith(f) || f.startsWith(t))) {

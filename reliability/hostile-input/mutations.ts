@@ -23,6 +23,8 @@ export interface HostileRequest {
   query: string;
   headers: Record<string, string>;
   body?: Uint8Array;
+  /** The same request before its mutation (absent on unmutated ones): whether a 400 names the mutated member is judged only when this one is valid. */
+  base?: HostileRequest;
 }
 
 interface Parts { params: Record<string, unknown>; query: Record<string, unknown>; body: unknown }
@@ -308,7 +310,9 @@ function build(route: AnyRoute, p: Parts, mutation: Mutation, a: number, b: numb
       break;
     }
   }
-  return finish(route, mutation, target, fillPath(route, parts.params), rawQuery ?? encodeQuery(parts.query), headers, contentType, rawBody ?? bodyBytes(route, parts));
+  const mutated = finish(route, mutation, target, fillPath(route, parts.params), rawQuery ?? encodeQuery(parts.query), headers, contentType, rawBody ?? bodyBytes(route, parts));
+  if (mutation !== 'valid') mutated.base = finish(route, 'valid', undefined, fillPath(route, p.params), encodeQuery(p.query), {}, route.body ? 'application/json' : undefined, bodyBytes(route, p));
+  return mutated;
 }
 
 function bodyBytes(route: AnyRoute, parts: Parts): Uint8Array | undefined {

@@ -4,6 +4,7 @@
 // refuses): the fuzz never trusts it, it asks the route's compiled validator what is valid.
 import fc from 'fast-check';
 import { Kind, OptionalKind, type TSchema } from '@sinclair/typebox';
+import { stringifyJson } from '../../src/json/json.js';
 
 /** Ids the fuzz has seen in answers (assets, series, jobs...): reused so handlers get past their 404s. */
 export interface IdPool {
@@ -95,7 +96,9 @@ export function valueArbitrary(schema: TSchema, pool: IdPool, name = '', depth =
     case 'Array': {
       const minItems = typeof s.minItems === 'number' ? s.minItems : 0;
       const maxItems = Math.min(typeof s.maxItems === 'number' ? s.maxItems : 6, minItems + 6);
-      return fc.array(valueArbitrary(s.items as TSchema, pool, name, depth + 1), { minLength: minItems, maxLength: maxItems });
+      const items = valueArbitrary(s.items as TSchema, pool, name, depth + 1);
+      if (s.uniqueItems === true) return fc.uniqueArray(items, { minLength: minItems, maxLength: maxItems, selector: (v) => stringifyJson(v) });
+      return fc.array(items, { minLength: minItems, maxLength: maxItems });
     }
     case 'Tuple': return fc.tuple(...((s.items as TSchema[] | undefined) ?? []).map((m) => valueArbitrary(m, pool, name, depth + 1)));
     case 'Record': {

@@ -30,6 +30,9 @@ async function filesUnder(dir: string): Promise<string[]> {
   return out;
 }
 
+// Setup (migrations, scrypt logins) is most of the time on a loaded box; the runs themselves are bounded.
+t.setTimeout(300_000);
+
 t.test('no plaintext secret in the database, the data directory or the log; throttling holds', async (t) => {
   const logLines: string[] = [];
   const sink = new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(chunk.toString('utf8')); done(); } });

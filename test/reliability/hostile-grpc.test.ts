@@ -11,6 +11,9 @@ import { runGrpcFuzz, grpcFiguresTable } from '../../reliability/hostile-input/g
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261127);
 
+// Setup (migrations, scrypt logins) is most of the time on a loaded box; the runs themselves are bounded.
+t.setTimeout(300_000);
+
 t.test('hostile collector sessions', async (t) => {
   const svc = await startAuthService(t);
   const { figures, findings } = await runGrpcFuzz({

@@ -15,6 +15,9 @@ const BODY_LIMIT = 1024 * 1024;
 const SEED = Number(process.env.FUZZ_SEED ?? 20261127);
 const DURATION_MS = Number(process.env.FUZZ_DURATION_MS ?? 22_000);
 
+// Setup (migrations, scrypt logins) is most of the time on a loaded box; the runs themselves are bounded.
+t.setTimeout(300_000);
+
 t.test('hostile input over every operation', async (t) => {
   const svc = await startAuthService(t, { SERVICE_BODY_LIMIT: String(BODY_LIMIT) });
   const who = await fuzzPrincipal(svc.admin);
