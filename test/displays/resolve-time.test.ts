@@ -169,6 +169,15 @@ t.test('displays: lint, resolve with a context swap, time, navigator', async (t)
     t.equal(flow!.render!.v_max.length, 50, 'one column per pixel of the overview');
     t.equal(Math.max(...flow!.render!.v_max), 90);
     t.equal(Math.min(...flow!.render!.v_min), 0);
+    const edge = await author('/v1/displays/time/navigator-context', {
+      method: 'POST', body: { display_id: created.id, asset_id: p1.asset_id, start: '-9223372036854775807', end: '9223372036854775807', span: 100, width: 4000 },
+    });
+    t.equal(edge.status, 400, 'a window the expressions cannot read is a 400, never a 500');
+    const wide = await author('/v1/displays/time/navigator-context', {
+      method: 'POST', body: { display_id: created.id, asset_id: p1.asset_id, start: 0, end: 9_000_000_000_000_000_000n, span: 100, width: 4000 },
+    });
+    t.equal(wide.status, 200, 'the widest window answers');
+    t.same((wide.json as { overview: unknown }).overview, { start_ns: -9_223_372_036_854_775_807n, end_ns: 9_000_000_000_000_000_000n }, 'its overview clamped to int64');
     const hidden = await admin('/v1/displays/time/navigator-context', { method: 'POST', body: { display_id: '00000000-0000-4000-8000-000000000000' } });
     t.equal(hidden.status, 404);
   });

@@ -75,6 +75,9 @@ async function timeContext(ctx: HandlerContext, b: { asset_id?: string; timezone
   return displayTimeContext(model.db, await model.tree(), asset, b.timezone, b.now_ns === undefined ? nowNs() : BigInt(b.now_ns));
 }
 
+const INT64_MAX = 2n ** 63n - 1n;
+const clampNs = (ns: bigint) => (ns > INT64_MAX ? INT64_MAX : ns < -INT64_MAX ? -INT64_MAX : ns);
+
 const zoneOf = (t: DisplayTimeContext) => ({ timezone: t.timezone, timezone_source: t.timezoneSource, now_ns: t.nowNs });
 
 export function timeRoutes(): AnyRoute[] {
@@ -126,7 +129,8 @@ export function timeRoutes(): AnyRoute[] {
         const w = windowOf(start, end, t, '');
         const span = BigInt(b.span ?? 2);
         const len = w.endNs - w.startNs;
-        const overview = { startNs: w.startNs - span * len, endNs: w.endNs + span * len };
+        // Clamped to int64: a window near either end of time must not widen past what a read can name.
+        const overview = { startNs: clampNs(w.startNs - span * len), endNs: clampNs(w.endNs + span * len) };
         if (overview.endNs > t.nowNs) overview.endNs = w.endNs > t.nowNs ? w.endNs : t.nowNs;
         const width = b.width ?? 400;
 
