@@ -296,7 +296,8 @@ export function runBlock(p: Program, st: AlignState, instants: Float64Array, fro
         // Short-circuit per instant: `x != 0 and y / x > 1` is false, not undefined, where x is 0.
         const a = regs[ins.a], b = regs[ins.b];
         const decided = ins.op === Op.And ? 0 : 1;
-        if (!a.anyR && !b.anyR && a.uq >= 0 && a.uq === b.uq) {
+        // Clean, and the left operand's quality the worst: the result always has it.
+        if (!a.anyR && !b.anyR && a.uq >= 0 && b.uq >= 0 && a.uq <= b.uq) {
           const av = a.v, bv = b.v, dv = d.v;
           for (let i = 0; i < n; i++) dv[i] = (av[i] !== 0 ? 1 : 0) === decided ? decided : bv[i] !== 0 ? 1 : 0;
           d.uq = a.uq; d.anyR = false;
@@ -314,11 +315,14 @@ export function runBlock(p: Program, st: AlignState, instants: Float64Array, fro
       }
       case Op.If: {
         const c = regs[ins.a], x = regs[ins.b], y = regs[ins.c];
-        if (!c.anyR && !x.anyR && !y.anyR && c.uq >= 0 && x.uq >= 0 && x.uq === y.uq) {
-          // Clean block, both branches of one quality: a select on values alone.
+        // A clean block whose result has one quality (the branches share one, or the
+        // condition's is the worst: `if a > b then 1 else 0`) is a select on values alone.
+        const uniform = c.uq < 0 || x.uq < 0 || y.uq < 0 ? -1
+          : x.uq === y.uq ? (c.uq < x.uq ? c.uq : x.uq) : c.uq <= x.uq && c.uq <= y.uq ? c.uq : -1;
+        if (!c.anyR && !x.anyR && !y.anyR && uniform >= 0) {
           const cv = c.v, xv = x.v, yv = y.v, dv = d.v;
           for (let i = 0; i < n; i++) dv[i] = cv[i] !== 0 ? xv[i] : yv[i];
-          d.uq = c.uq < x.uq ? c.uq : x.uq; d.anyR = false;
+          d.uq = uniform; d.anyR = false;
           break;
         }
         const cq = qualities(c, n), cr = reasons(c, n), xq = qualities(x, n), xr = reasons(x, n), yq = qualities(y, n), yr = reasons(y, n);
