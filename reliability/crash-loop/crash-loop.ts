@@ -150,8 +150,14 @@ export async function runCrashLoop(partial: Partial<CrashLoopOptions> = {}): Pro
       for (const m of mustRead) {
         const series = seriesOf(collectors, m.key);
         readProbes++;
-        const got = await readPointRest(service.url, series, timeOf(m.plan, m.k), m.plan.type === 'int64');
         const want = expectedValue(m.plan, m.k);
+        let got;
+        try {
+          got = await readPointRest(service.url, series, timeOf(m.plan, m.k), m.plan.type === 'int64');
+        } catch (e) {
+          readProbeFailures.push(`after kill ${kills}: ${m.key} point ${m.k}: no answer (${(e as Error).message})`);
+          continue;
+        }
         if (!got || got.value !== want || got.quality !== qualityOf(m.k)) readProbeFailures.push(`after kill ${kills}: ${m.key} point ${m.k}: read ${got ? `${String(got.value)}/${got.quality}` : 'nothing'}, acknowledged ${String(want)}/${qualityOf(m.k)}`);
       }
       await probe.check(assets, `after kill ${kills}`);

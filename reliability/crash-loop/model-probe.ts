@@ -55,9 +55,16 @@ export class ModelProbe {
   /** Every asset listed must read back with its name. */
   async check(assets: ProbeAsset[], when: string): Promise<void> {
     for (const a of assets) {
-      const res = await fetch(`${this.url()}/v1/model/assets/${a.id}`, { signal: AbortSignal.timeout(10_000) });
-      const body = res.status === 200 ? (await res.json()) as { name: string } : null;
-      if (!body || body.name !== a.name) this.missing.push(`${when}: asset ${a.name} (${a.id}) acknowledged, read ${res.status}${body ? ` name ${body.name}` : ''}`);
+      let answer: { status: number; name: string | null } | null = null;
+      for (let attempt = 1; attempt <= 4 && answer === null; attempt++) {
+        try {
+          const res = await fetch(`${this.url()}/v1/model/assets/${a.id}`, { signal: AbortSignal.timeout(30_000) });
+          answer = { status: res.status, name: res.status === 200 ? ((await res.json()) as { name: string }).name : null };
+        } catch {
+          // A just-restarted service on a loaded box may not answer in time: ask again.
+        }
+      }
+      if (!answer || answer.name !== a.name) this.missing.push(`${when}: asset ${a.name} (${a.id}) acknowledged, read ${answer ? `${answer.status}${answer.name ? ` name ${answer.name}` : ''}` : 'no answer'}`);
     }
   }
 }
