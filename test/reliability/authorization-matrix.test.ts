@@ -96,6 +96,7 @@ t.test('authorization matrix over every operation of the contract', async (t) =>
   const mismatches: string[] = [];
   const contractDrift: string[] = [];
   const byOutcome: Record<string, number> = {};
+  const byArea: Record<string, { rows: number; mismatches: number }> = {};
   for (const route of ordered) {
     const label = `${METHOD[route.method]} ${route.path}`;
     const op = contract.paths[route.path]?.[route.method];
@@ -114,12 +115,16 @@ t.test('authorization matrix over every operation of the contract', async (t) =>
         const status = await statusOf(`${url}${path}`, METHOD[route.method], route.body ? {} : undefined, p.headers);
         rows++;
         byOutcome[expected.text] = (byOutcome[expected.text] ?? 0) + 1;
+        const area = (byArea[route.area] ??= { rows: 0, mismatches: 0 });
+        area.rows++;
+        if (!outcomeHolds(expected, status)) area.mismatches++;
         if (!outcomeHolds(expected, status)) mismatches.push(`${label} as ${p.name}${target.label ? ` (${target.label})` : ''}: expected ${expected.text}, got ${status}`);
       }
     }
   }
   t.comment(`matrix rows checked: ${rows}, mismatches: ${mismatches.length}, principals: ${principals.length}, operations: ${routes.length}`);
   t.comment(`expected outcomes: ${Object.entries(byOutcome).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
+  t.comment(`by area: ${Object.entries(byArea).map(([k, v]) => `${k} ${v.rows}${v.mismatches ? ` (${v.mismatches} mismatches)` : ''}`).join(', ')}`);
   t.same(contractDrift, [], 'every operation\'s x-capability in the contract is the capability the route enforces');
   t.same(mismatches, [], `every row of the matrix holds (${rows} rows)`);
 });
