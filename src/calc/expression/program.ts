@@ -95,6 +95,12 @@ export interface AlignState {
   columns: readonly PointColumns[];
 }
 
+/**
+ * Stepped alignment of one input over a block. Each cursor first takes the usual single step
+ * as arithmetic (`j += cond ? 1 : 0`), then loops for the rare further ones: on a union grid
+ * the step is taken about every third instant, unpredictably, and the plain while loop's
+ * mispredicted branch cost about a quarter more CPU (three 1 s inputs, 2026-11-27).
+ */
 function align(p: Program, ins: Instruction, st: AlignState, instants: Float64Array, from: number, n: number): void {
   const slot = ins.slot;
   const col = st.columns[slot];
@@ -116,6 +122,7 @@ function align(p: Program, ins: Instruction, st: AlignState, instants: Float64Ar
     let i = 0;
     for (; i < n; i++) {
       const t = instants[from + i] - shift;
+      j += j < last && off[j + 1] <= t ? 1 : 0;
       while (j < last && off[j + 1] <= t) j++;
       if (j >= 0) break;
       rv[i] = 0; rq[i] = 0; missing++;
@@ -125,14 +132,16 @@ function align(p: Program, ins: Instruction, st: AlignState, instants: Float64Ar
       // One quality for the whole column: values only.
       for (; i < n; i++) {
         const t = instants[from + i] - shift;
-        while (j < last && off[j + 1] <= t) j++;
+        j += j < last && off[j + 1] <= t ? 1 : 0;
+      while (j < last && off[j + 1] <= t) j++;
         rv[i] = f[j];
       }
       if (missing > 0) for (let k = missing; k < n; k++) rq[k] = q0;
     } else {
       for (; i < n; i++) {
         const t = instants[from + i] - shift;
-        while (j < last && off[j + 1] <= t) j++;
+        j += j < last && off[j + 1] <= t ? 1 : 0;
+      while (j < last && off[j + 1] <= t) j++;
         const q = quality[j];
         rv[i] = f[j]; rq[i] = q; mixed |= q ^ q0;
       }
@@ -143,6 +152,7 @@ function align(p: Program, ins: Instruction, st: AlignState, instants: Float64Ar
     const at = idx;
     for (let i = 0; i < n; i++) {
       const t = instants[from + i] - shift;
+      j += j < last && off[j + 1] <= t ? 1 : 0;
       while (j < last && off[j + 1] <= t) j++;
       at[i] = j;
       if (j >= 0) rq[i] = quality[j]; else { rv[i] = 0; rq[i] = 0; missing++; }

@@ -57,6 +57,7 @@ export function applyTimeFunction(fn: TimeFn, windowNs: number, s: SteppedSeries
     let j = -1;
     for (let i = 0; i < count; i++) {
       const t = instants[from + i] - shift;
+      j += j + 1 < m && ts[j + 1] <= t ? 1 : 0;
       while (j + 1 < m && ts[j + 1] <= t) j++;
       if (j < 1) {
         out.v[i] = 0; out.q[i] = 0; out.r[i] = NO_VALUE;
@@ -82,6 +83,7 @@ export function applyTimeFunction(fn: TimeFn, windowNs: number, s: SteppedSeries
     let j = -1;
     for (let i = 0; i < count; i++) {
       const t = instants[from + i] - shift;
+      j += j + 1 < m && ts[j + 1] <= t ? 1 : 0;
       while (j + 1 < m && ts[j + 1] <= t) j++;
       out.v[i] = 0; out.q[i] = 0;
       if (j < 0) { out.r[i] = NO_VALUE; continue; }
@@ -113,6 +115,7 @@ export function applyTimeFunction(fn: TimeFn, windowNs: number, s: SteppedSeries
   for (let i = 0; i < count; i++) {
     const t = instants[from + i] - shift;
     const a = t - windowNs;
+    j += j + 1 < m && ts[j + 1] <= t ? 1 : 0;
     while (j + 1 < m && ts[j + 1] <= t) j++;
     while (lo + 1 <= j && ts[lo + 1] <= a) lo++;
     if (j < 0) { out.v[i] = 0; out.q[i] = 0; out.r[i] = NO_VALUE; continue; }
