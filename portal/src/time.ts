@@ -7,7 +7,9 @@
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 const OFFSET = /([+-])\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)/y;
 
-export class TimeExpressionError extends Error {}
+export class TimeExpressionError extends Error {
+  override readonly name = 'TimeExpressionError';
+}
 
 function midnight(nowMs: number, daysBack: number): number {
   const d = new Date(nowMs);
