@@ -63,6 +63,10 @@ function handWritten(cols: PointColumns[], grid: { tsOffset: Float64Array; count
   let ia = -1, ib = -1, ic = -1;
   for (let i = 0; i < grid.count; i++) {
     const t = grid.tsOffset[i];
+    // The same cursor steps as the compiled plan's alignment (a branch-free single step first).
+    ia += ia + 1 < a.count && a.tsOffset[ia + 1] <= t ? 1 : 0;
+    ib += ib + 1 < b.count && b.tsOffset[ib + 1] <= t ? 1 : 0;
+    ic += ic + 1 < c.count && c.tsOffset[ic + 1] <= t ? 1 : 0;
     while (ia + 1 < a.count && a.tsOffset[ia + 1] <= t) ia++;
     while (ib + 1 < b.count && b.tsOffset[ib + 1] <= t) ib++;
     while (ic + 1 < c.count && c.tsOffset[ic + 1] <= t) ic++;
