@@ -186,6 +186,18 @@ t.test('the portal', async (t) => {
       await page.screenshot({ path: join(ARTIFACTS, 'display-live.png'), fullPage: true });
     });
 
+    await t.test('signing out ends the session: the sign-in form again', async (t) => {
+      await page.goto(`${svc.url}/`);
+      await page.waitForSelector('#who button');
+      await page.click('#who button');
+      await page.waitForSelector('form.login');
+      const cookies = await browser.context.cookies(svc.url);
+      t.notOk(cookies.some((c) => c.name === 'service_session' && c.value !== ''), 'the session cookie is cleared');
+      await page.goto(`${svc.url}/trend?attribute=${plant.attributes['P1|Flow']}`);
+      await page.waitForSelector('form.login');
+      t.pass('a portal path asks to sign in again');
+    });
+
     t.same(problems, [], 'no script error and no Content-Security-Policy refusal');
   });
 });
