@@ -23,7 +23,7 @@ import { onModelCommit } from '../../model/tx-log.js';
 import { nowNs } from '../../clock.js';
 import { rulesWithInputs } from '../rules/rule-store.js';
 import { planRule, ENGINE_PRINCIPAL, type RulePlan } from './rule-plan.js';
-import { evaluateWindow, type Target, type WindowOutcome } from './window-eval.js';
+import { evaluateWindow, finalisedThrough, type Target, type WindowOutcome } from './window-eval.js';
 import { allProgress, recordWindows, recordFailure, newCursor, type WindowDone, type LineageCursor } from './progress-store.js';
 import { TraceStore } from './trace-ring.js';
 import { InputWatch } from './input-watch.js';
@@ -232,16 +232,7 @@ export class CalcEngine {
   }
 
   private finalOf(t: Target): bigint | null {
-    return this.service.parts.storage.read((view) => {
-      let min: bigint | null = null;
-      for (const s of t.seriesByRef.values()) {
-        if (s === null) continue;
-        const f = readMeta(view, s)?.finalisedNs ?? null;
-        if (f === null) return null;
-        if (min === null || f < min) min = f;
-      }
-      return min;
-    });
+    return this.service.parts.storage.read((view) => finalisedThrough(view, t));
   }
 
   /** Starts the pump when something is due, or sets a timer for the next due time. */

@@ -66,7 +66,7 @@ const SILENT_REASONS = new Set([EVALUATION_REASONS.indexOf('no-input-value'), EV
 const TRACE_PER_WINDOW = 64;
 
 /** The earliest finalised watermark of the target's inputs (null: an input has none, so nothing is final). */
-function finalisedThrough(view: ReadView, t: Target): bigint | null {
+export function finalisedThrough(view: ReadView, t: Target): bigint | null {
   let min: bigint | null = null;
   let first = true;
   for (const s of t.seriesByRef.values()) {
