@@ -8,7 +8,7 @@
 //   3. trigger: from the instant a live condition has held for min_duration_ms to its
 //      episode committed (a collector sends the points over gRPC; 20 cycles).
 // Each figure is the median (p50) of its runs; max beside it.
-//   node --import tsx bench/episodes.ts [--pglite] [--runs 41] [--json]     (npm run bench:episodes)
+//   node --import tsx bench/episodes.ts [--pglite] [--runs 41] [--phases query,overlay,trigger] [--json]   (npm run bench:episodes)
 // Uses DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) and a fresh database
 // dropped at the end; --pglite runs on the embedded model instead.
 import pg from 'pg';
@@ -29,6 +29,8 @@ const args = process.argv.slice(2);
 const JSON_OUT = args.includes('--json');
 const PGLITE = args.includes('--pglite');
 const RUNS = (() => { const i = args.indexOf('--runs'); return i >= 0 ? Number(args[i + 1]) : 41; })();
+/** Which figures to take (default all): --phases query,overlay,trigger. Without query no episodes are seeded. */
+const PHASES = new Set((() => { const i = args.indexOf('--phases'); return i >= 0 ? args[i + 1].split(',') : ['query', 'overlay', 'trigger']; })());
 const log = (s: string) => { if (!JSON_OUT) process.stderr.write(s + '\n'); };
 
 const AREAS = 100, UNITS_PER_AREA = 100, UNITS = AREAS * UNITS_PER_AREA, PER_UNIT = 100;
@@ -105,7 +107,7 @@ async function post(url: string, body: unknown): Promise<{ ms: number; json: unk
   return { ms, json: JSON.parse(text) };
 }
 
-const { templateId } = await seed();
+const { templateId } = PHASES.has('query') ? await seed() : { templateId: '' };
 const config = loadConfig({
   SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_DATA_DIR: dataDir, SERVICE_AUTH_MODE: 'disabled',
   SERVICE_WORKERS: '2', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
@@ -113,8 +115,7 @@ const config = loadConfig({
 const service = await startService(config, pino({ level: 'silent' }), { printBootstrapSecret: () => undefined });
 const url = `http://127.0.0.1:${service.http.port}`;
 const parts = service.context.parts;
-try {
-  // ---- 1. query by subtree and one-day overlap
+async function queryPhase(): Promise<void> {
   const areaIds = (await service.context.db.query<{ id: string }>(`SELECT ${id('area', 'a')} AS id FROM generate_series(0, ${AREAS - 1}) a`)).rows.map((r) => r.id);
   const times: number[] = [];
   let found = 0;
@@ -127,17 +128,23 @@ try {
   figures.query_p50_ms = median(times);
   figures.query_max_ms = max(times);
   figures.query_episodes_per_answer = found / RUNS;
+}
 
-  // ---- 2. overlay of 100 batches x 10 attributes x 500 points
+/** A model template of 10 float attributes and a plant to hang units on. */
+async function batchPlant(): Promise<{ templateId: string; plantId: string }> {
   const attrs = Array.from({ length: 10 }, (_, k) => ({ name: `A${k}`, quantity_kind_id: null, default_unit_id: null, continuity_class: 'continuous', writer_class: 'collector', enum_set_id: null, limit_traits: null, lifecycle_policy: null, entry_cadence: null, overridable: [] }));
   const mt = (await post(`${url}/v1/model/templates`, { name: 'Batch unit', attributes: attrs })).json as { template_id: string };
   const plant = (await post(`${url}/v1/model/assets`, { name: 'Batch plant' })).json as { asset_id: string };
+  return { templateId: mt.template_id, plantId: plant.asset_id };
+}
+
+async function overlayPhase(plant: { templateId: string; plantId: string }): Promise<void> {
   await post(`${url}/v1/model/registries/episode-roles/entries`, { name: 'vessel' });
   const bt = (await post(`${url}/v1/episodes/templates`, { name: 'Batch', family: 'batch', overlap: 'forbidden-per-asset', retro_edit_approval: 'none', roles: [{ role: 'vessel', cardinality: 'one', required: true }] })).json as { id: string };
   const B0 = T0 + 400n * DAY, BATCH = 600n * SEC;
   const episodeIds: string[] = [];
   for (let u = 0; u < 10; u++) {
-    const unit = (await post(`${url}/v1/model/assets`, { name: `Vessel ${u}`, parent: plant.asset_id, template_id: mt.template_id })).json as { asset_id: string };
+    const unit = (await post(`${url}/v1/model/assets`, { name: `Vessel ${u}`, parent: plant.plantId, template_id: plant.templateId })).json as { asset_id: string };
     const list = (await post(`${url}/v1/model/resolve`, { select: { kind: 'all' }, scope: { under: { kind: 'asset_id', content: unit.asset_id } } })).json as { results: Array<{ attribute_id: string }> };
     for (const [k, a] of list.results.entries()) {
       const s = await parts.series.create({ sourceName: `vessel-${u}-${k}`, valueType: 'float64' }, { principal: 'bench' });
@@ -148,11 +155,12 @@ try {
       await parts.storage.write([{ series: s.id, times: t, values: v, quality: new Uint32Array(n).fill(192) }], { principal: 'bench' });
     }
     for (let b = 0; b < 10; b++) {
+      // batches of different lengths: 600 s, 590 s, ... 510 s
       const e = (await post(`${url}/v1/episodes`, { template_id: bt.id, assets: [{ role: 'vessel', asset_id: unit.asset_id }], start_ns: B0 + BigInt(b) * BATCH, end_ns: B0 + BigInt(b) * BATCH + BATCH - BigInt(b) * 10n * SEC })).json as { id: string };
       episodeIds.push(e.id);
     }
   }
-  const overlayBody = { resolve: { select: { kind: 'all' }, scope: { under: { kind: 'asset_id', content: plant.asset_id } } }, episodes: { kind: 'ids', ids: episodeIds }, points: 500, mode: 'u-grid' };
+  const overlayBody = { resolve: { select: { kind: 'all' }, scope: { under: { kind: 'asset_id', content: plant.plantId } } }, episodes: { kind: 'ids', ids: episodeIds }, points: 500, mode: 'u-grid' };
   const ov: number[] = [];
   let bytes = 0;
   for (let i = 0; i < 13; i++) {
@@ -166,9 +174,10 @@ try {
   figures.overlay_p50_ms = median(ov);
   figures.overlay_max_ms = max(ov);
   figures.overlay_body_mb = Math.round(bytes / 1e5) / 10;
+}
 
-  // ---- 3. trigger latency
-  const probe = (await post(`${url}/v1/model/assets`, { name: 'Probe', parent: plant.asset_id, template_id: mt.template_id })).json as { asset_id: string };
+async function triggerPhase(plant: { templateId: string; plantId: string }): Promise<void> {
+  const probe = (await post(`${url}/v1/model/assets`, { name: 'Probe', parent: plant.plantId, template_id: plant.templateId })).json as { asset_id: string };
   const probeAttr = ((await post(`${url}/v1/model/resolve`, { select: { kind: 'attributes_named', content: { name: 'A0' } }, scope: { under: { kind: 'asset_id', content: probe.asset_id } } })).json as { results: Array<{ attribute_id: string }> }).results[0].attribute_id;
   const collector = await CollectorClient.connect({ address: `127.0.0.1:${parts.ingest.port}`, collectorId: 'bench-line', epoch: 1n, streams: [{ name: 'probe', type: 'float64' }] });
   try {
@@ -177,31 +186,39 @@ try {
     const MIN_MS = 200;
     const tt = (await post(`${url}/v1/episodes/templates`, { name: 'High', family: 'excursion', overlap: 'forbidden-per-asset', retro_edit_approval: 'none', roles: [{ role: 'probe', cardinality: 'one', required: true }], trigger: { open_when: 'A0 > 50', min_duration_ms: MIN_MS } })).json as { id: string };
     const triggers = parts.episodes.triggers;
-    for (let i = 0; i < 100 && triggers.targetCount < 11; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && triggers.targetCount === 0; i++) await new Promise((r) => setTimeout(r, 20));
     const send = (v: number) => collector.send('LIVE', 0, 'float64', { times: BigInt64Array.of(nowNs()), values: Float64Array.of(v), quality: null });
-    const count = async () => ((await post(`${url}/v1/episodes/query`, { template_ids: [tt.id] })).json as { items: Array<{ state: string }> }).items;
+    const items = async () => ((await post(`${url}/v1/episodes/query`, { template_ids: [tt.id] })).json as { items: Array<{ state: string }> }).items;
     for (let cycle = 0; cycle < 20; cycle++) {
       await send(60);
-      for (let w = 0; w < 200 && (await count()).filter((e) => e.state === 'open').length === 0; w++) await new Promise((r) => setTimeout(r, 10));
+      for (let w = 0; w < 300 && !(await items()).some((e) => e.state === 'open'); w++) await new Promise((r) => setTimeout(r, 10));
       await send(10);
-      for (let w = 0; w < 200 && (await count()).some((e) => e.state === 'open'); w++) await new Promise((r) => setTimeout(r, 10));
+      for (let w = 0; w < 300 && (await items()).some((e) => e.state === 'open'); w++) await new Promise((r) => setTimeout(r, 10));
     }
     const lat = triggers.openLatencies.map((ns) => ns / 1e6);
     figures.trigger_opens = lat.length;
-    figures.trigger_p50_ms = lat.length ? median(lat) : -1;
-    figures.trigger_max_ms = lat.length ? max(lat) : -1;
+    if (lat.length > 0) { figures.trigger_p50_ms = median(lat); figures.trigger_max_ms = max(lat); }
   } finally {
     collector.close();
   }
-  figures.model = PGLITE ? 'pglite' : 'postgres';
+}
 
+try {
+  if (PHASES.has('query')) await queryPhase();
+  if (PHASES.has('overlay') || PHASES.has('trigger')) {
+    const plant = await batchPlant();
+    if (PHASES.has('overlay')) await overlayPhase(plant);
+    if (PHASES.has('trigger')) await triggerPhase(plant);
+  }
+  figures.model = PGLITE ? 'pglite' : 'postgres';
   if (JSON_OUT) process.stdout.write(JSON.stringify(figures) + '\n');
   else {
+    const show = (k: string, w = 8) => (typeof figures[k] === 'number' ? (figures[k] as number).toFixed(1) : '-').padStart(w);
     console.log(`episodes benchmark (${figures.model}, ${RUNS} queries; goals: query < 20 ms, overlay < 100 ms, trigger < 1000 ms)`);
     console.log('figure                                          p50 ms      max ms');
-    console.log(`query: subtree of 100 units, 1-day overlap   ${String((figures.query_p50_ms as number).toFixed(1)).padStart(8)}  ${String((figures.query_max_ms as number).toFixed(1)).padStart(10)}   (${figures.query_episodes_per_answer} episodes/answer)`);
-    console.log(`overlay: 100 batches x 10 attrs x 500 pts    ${String((figures.overlay_p50_ms as number).toFixed(1)).padStart(8)}  ${String((figures.overlay_max_ms as number).toFixed(1)).padStart(10)}   (${figures.overlay_body_mb} MB JSON)`);
-    console.log(`trigger: due -> episode committed            ${String((figures.trigger_p50_ms as number).toFixed(1)).padStart(8)}  ${String((figures.trigger_max_ms as number).toFixed(1)).padStart(10)}   (${figures.trigger_opens} opens)`);
+    console.log(`query: subtree of 100 units, 1-day overlap   ${show('query_p50_ms')}  ${show('query_max_ms', 10)}   (${figures.query_episodes_per_answer ?? '-'} episodes/answer)`);
+    console.log(`overlay: 100 batches x 10 attrs x 500 pts    ${show('overlay_p50_ms')}  ${show('overlay_max_ms', 10)}   (${figures.overlay_body_mb ?? '-'} MB JSON)`);
+    console.log(`trigger: due -> episode committed            ${show('trigger_p50_ms')}  ${show('trigger_max_ms', 10)}   (${figures.trigger_opens ?? '-'} opens)`);
   }
 } finally {
   await service.stop(2_000);

@@ -92,7 +92,15 @@ export async function episodeOverlay(service: ServiceContext, can: Can, req: Res
       const instants: string[] = [];
       for (let i = 0; i < grid.ts.length; i++) if (i === 0 || grid.ts[i] !== grid.ts[i - 1]) instants.push(String(grid.ts[i]));
       const repeats = instants.length !== grid.ts.length;
-      const base = readTaskBase({ ...r, attributes: attrs }, plans, { format: 'json', maxPoints: Math.max(DEFAULT_MAX_POINTS, attrs.length * points) });
+      // each task reads its own episode only: the bindings clipped to [start, end], not the span of all episodes
+      const window = { startNs: e.start_ns, endNs: ends[k] + 1n };
+      const clipped = attrs.map((a) => ({
+        ...a,
+        segments: a.segments.filter((g) => g.startNs < window.endNs && g.endNs > window.startNs).map((g) => ({
+          ...g, startNs: g.startNs > window.startNs ? g.startNs : window.startNs, endNs: g.endNs < window.endNs ? g.endNs : window.endNs,
+        })),
+      }));
+      const base = readTaskBase({ ...r, window, attributes: clipped }, plans, { format: 'json', maxPoints: Math.max(DEFAULT_MAX_POINTS, attrs.length * points) });
       const body = await pool.run('readAt', { ...base, instants, grid: null, fragment: !repeats });
       try {
         if (!repeats) { bodies[k] = Buffer.concat([head, ...spliceU(body.bytes, uText), CLOSE]); return; }
