@@ -99,6 +99,7 @@ t.test('backfills', async (t) => {
     t.equal(readAll(p.svc, await outputOf(p, rule.rule_id))[0].value, 19, 'nothing was written');
     t.equal((await p.call('POST', '/v1/calc/backfill', { rule_id: rule.rule_id, assets: 'all', start_ns: range.end_ns, end_ns: range.start_ns, mode: 'recalculate' })).status, 400, 'an empty range');
     t.equal((await p.call('GET', '/v1/calc/backfill/00000000-0000-4000-8000-000000000000')).status, 404);
+    t.equal((await p.call('POST', '/v1/calc/backfill', { rule_id: rule.rule_id, assets: 'all', start_ns: 0, end_ns: 2n ** 62n, mode: 'fill-gaps' })).status, 400, 'a range over 10 years');
   });
 
   t.test('a commit interrupted by a restart resumes without losing or doubling a point', async (t) => {

@@ -25,6 +25,8 @@ import { operationCancelled, operationResumed } from './backfill-operation.js';
 
 /** One window: a day of one asset (86,400 points of a 1 s input). */
 export const BACKFILL_WINDOW_NS = 86_400_000_000_000n;
+/** Longest range of one backfill: 3,650 one-day windows per asset (a mistyped range must not run for days). */
+const MAX_BACKFILL_NS = 3_650n * BACKFILL_WINDOW_NS;
 /** Differences shown in a preview's sample. */
 const SAMPLE_SIZE = 20;
 /** Longest wait for the live engine before a window is written anyway (ms). */
@@ -53,6 +55,7 @@ export class BackfillRunner {
   /** Creates a job and starts its preview; answers at once with the job (state previewing). */
   async create(req: BackfillRequest, principal: string): Promise<BackfillJob> {
     if (req.end_ns <= req.start_ns) throw invalid('end_ns', 'must be after start_ns');
+    if (req.end_ns - req.start_ns > MAX_BACKFILL_NS) throw invalid('end_ns', 'a backfill covers at most 10 years (3,650 days); split a longer one');
     const rule = await ruleAt(this.service.db, null, req.rule_id);
     if (!rule) throw new ServiceError('not-found', `calculation rule ${req.rule_id} not found`);
     if (rule.retired) throw invalid('rule_id', 'the rule is retired');
