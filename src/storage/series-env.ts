@@ -116,5 +116,10 @@ export function withReadView<T>(env: SeriesEnv, fn: (view: ReadView) => T): T {
     return fn({ env, txn });
   } finally {
     txn.done();
+    // Release the snapshot now: lmdb-js would on a timer, but a read-pool worker sleeps in
+    // Atomics.wait between tasks with no event-loop turn, and a snapshot held while idle keeps
+    // every page freed by later commits from reuse, so the file grew with each commit (the
+    // disk-full harness saw ~235 B per point). A view still open around this one keeps its own.
+    env.root.resetReadTxn();
   }
 }
