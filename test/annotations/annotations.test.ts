@@ -24,6 +24,9 @@ const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0
 
 interface Ann { annotation_id: string; version: number; text: string | null; tags: string[]; start_ns: bigint | number; end_ns: bigint | number; author: string; redacted: unknown; attachments: Array<{ attachment_id: string; redacted: boolean }> }
 
+// One server for the whole file (several logins: scrypt); ~30 s on a quiet box, far more on a loaded one.
+t.setTimeout(300_000);
+
 t.test('annotations', async (t) => {
   const svc = await startAuthService(t, { SERVICE_ATTACHMENT_MAX_BYTES: String(LIMIT) });
   const admin = svc.admin;
@@ -306,6 +309,8 @@ t.test('annotations', async (t) => {
     const old = await create(admin, { target: { attributes: [p1Temp] }, start_ns: 1_000n * SEC, end_ns: 2_000n * SEC, text: 'from long ago' });
     const onAsset = await create(admin, { target: { asset: p1.asset_id }, start_ns: 1_000n * SEC, text: 'asset notes have no series policy' });
     await ok(admin, `/v1/series/${series.id}/lifecycle-policy`, { policy: { schema: 'service-lifecycle-policy/v1', raw: { keep: 'forever' }, rollups: { keep: 'forever' }, annotations: { keep: '30d' } } }, 200, 'PUT');
+    const jobs = await ok<Array<{ name: string; kind: string }>>(admin, '/v1/jobs', undefined, 200, 'GET');
+    t.ok(jobs.some((j) => j.name === 'annotations-lifecycle' && j.kind === 'lifecycle'), 'the hourly job is registered');
     const opId = await parts.annotations.enforceLifecycle(T0);
     t.equal((await admin(`/v1/annotations/${old.annotation_id}`)).status, 404, 'older than 30 days before now: gone');
     t.equal((await admin(`/v1/annotations/${onAsset.annotation_id}`)).status, 200);
