@@ -136,7 +136,13 @@ async function upload(url: string, mb: number): Promise<{ ms: number; baselineMb
   return { ms, baselineMb: baseline / 2 ** 20, peakGrowthMb: (peak - baseline) / 2 ** 20, status };
 }
 
-await seed();
+try {
+  await seed();
+} catch (e) {
+  await rm(dataDir, { recursive: true, force: true });
+  if (admin) { await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined); await admin.end(); }
+  throw e;
+}
 const config = loadConfig({
   SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_DATA_DIR: dataDir, SERVICE_AUTH_MODE: 'disabled',
   SERVICE_WORKERS: '2', SERVICE_ATTACHMENT_MAX_BYTES: String((UPLOAD_MB + 1) * 2 ** 20), ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
