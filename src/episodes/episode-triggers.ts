@@ -19,7 +19,6 @@
 // A trigger starts with the points committed after it is saved: history is not backfilled.
 import type { ServiceContext } from '../service-context.js';
 import type { CommitSource, LiveGroup } from '../reads/live/commit-source.js';
-import { InputWatch } from '../calc/engine/input-watch.js';
 import { readInput, emptyColumns } from '../calc/engine/input-read.js';
 import { RegistryView } from '../calc/rules/rule-scope.js';
 import type { EvaluationGrid, PointColumns } from '../calc/expression/index.js';
@@ -40,6 +39,8 @@ const MAX_WINDOW_NS = 90n * 86_400_000_000_000n;
 /** Model changes after which the targets are rebuilt. */
 const MODEL_KINDS = new Set(['episode-template', 'asset', 'attribute', 'binding', 'template']);
 const TRIGGER_PRINCIPAL = 'episode-trigger';
+/** The triggers' name among the commit feed's clients (each watches its own series). */
+const WATCH_CLIENT = 'episode-triggers';
 /** Latencies kept for the benchmark (ns from "long enough" to the episode committed). */
 const LATENCIES_KEPT = 10_000;
 
@@ -54,13 +55,11 @@ export class EpisodeTriggers {
   private reloadTimer: NodeJS.Timeout | null = null;
   private reloading: Promise<void> = Promise.resolve();
   private closed = false;
-  private readonly watch: InputWatch | null;
   private readonly unsubscribe: Array<() => void> = [];
   /** ns from the instant a live run became long enough to its episode's commit. */
   readonly openLatencies: number[] = [];
 
-  constructor(private readonly service: ServiceContext, source: CommitSource | null, private readonly capture: Capture) {
-    this.watch = source ? new InputWatch(source) : null;
+  constructor(private readonly service: ServiceContext, private readonly source: CommitSource | null, private readonly capture: Capture) {
     if (source) this.unsubscribe.push(source.onCommits((g) => this.onCommits(g)));
     this.unsubscribe.push(onModelCommit((tx) => { if (tx.events.some((e) => MODEL_KINDS.has(e.entity_kind))) this.scheduleReload(); }));
   }
@@ -88,7 +87,7 @@ export class EpisodeTriggers {
         for (const [key, timer] of this.timers) if (!targets.has(key)) { clearTimeout(timer); this.timers.delete(key); }
         this.targets = targets;
         this.bySeries = bySeries;
-        await this.watch?.setInputs([...bySeries.keys()]);
+        await this.source?.watch(WATCH_CLIENT, [...bySeries.keys()]);
       } catch (e) {
         this.service.log.warn({ err: e }, 'episode triggers: reload failed');
       }
@@ -221,7 +220,7 @@ export class EpisodeTriggers {
     if (this.reloadTimer) clearTimeout(this.reloadTimer);
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
-    this.watch?.close();
+    await this.source?.watch(WATCH_CLIENT, []).catch(() => undefined);
     await this.running;
     await this.reloading;
   }

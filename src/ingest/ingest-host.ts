@@ -29,6 +29,8 @@ export interface IngestHostOptions {
 
 export class IngestHost {
   private readonly commitListeners = new Set<(group: CommittedGroup) => void>();
+  /** Each commit-feed client's watched series (see watch()). */
+  private readonly watchSets = new Map<string, readonly string[]>();
 
   private constructor(
     private readonly worker: Worker,
@@ -101,9 +103,15 @@ export class IngestHost {
     return () => { this.commitListeners.delete(listener); };
   }
 
-  /** Replaces the set of series the worker reports commits of; resolves once the worker applied it. */
-  watch(seriesIds: readonly string[]): Promise<void> {
-    return this.rpc.call<number>('watch', seriesIds).then(() => undefined);
+  /**
+   * Replaces one client's watched series; the worker reports commits of the union of every
+   * client's set. Calls reach the worker in order, so the last union sent is the one applied.
+   */
+  watch(client: string, seriesIds: readonly string[]): Promise<void> {
+    if (seriesIds.length === 0) this.watchSets.delete(client); else this.watchSets.set(client, seriesIds);
+    const union = new Set<string>();
+    for (const ids of this.watchSets.values()) for (const id of ids) union.add(id);
+    return this.rpc.call<number>('watch', [...union]).then(() => undefined);
   }
 
   detail(collectorId: string): Promise<CollectorDetail | null> {

@@ -26,7 +26,6 @@ import { planRule, ENGINE_PRINCIPAL, type RulePlan } from './rule-plan.js';
 import { evaluateWindow, finalisedThrough, type Target, type WindowOutcome } from './window-eval.js';
 import { allProgress, recordWindows, recordFailure, newCursor, type WindowDone, type LineageCursor } from './progress-store.js';
 import { TraceStore } from './trace-ring.js';
-import { InputWatch } from './input-watch.js';
 import { LatencyRecorder } from './latency.js';
 
 /** Longest window one evaluation covers on this thread (1 h: 3,600 points of a 1 s input). */
@@ -40,6 +39,8 @@ const BLOCK_RECHECK_MS = 1_000;
 const RELOAD_DEBOUNCE_MS = 50;
 const RETRY_MS = 1_000;
 const MODEL_KINDS = new Set(['calc-rule', 'asset', 'attribute', 'binding', 'template']);
+/** This engine's name among the commit feed's clients (each watches its own series). */
+const WATCH_CLIENT = 'calculations';
 
 export interface TargetState {
   readonly key: string;
@@ -67,7 +68,6 @@ export class CalcEngine {
   private bySeries = new Map<string, TargetState[]>();
   readonly traces = new TraceStore();
   readonly latency = new LatencyRecorder();
-  private readonly watch: InputWatch | null;
   private readonly unsubscribeFeed: () => void;
   private readonly unsubscribeModel: () => void;
   private readonly tick: NodeJS.Timeout;
@@ -84,8 +84,7 @@ export class CalcEngine {
   evaluations = 0;
   batches = 0;
 
-  constructor(private readonly service: ServiceContext, source: CommitSource | null) {
-    this.watch = source ? new InputWatch(source) : null;
+  constructor(private readonly service: ServiceContext, private readonly source: CommitSource | null) {
     this.unsubscribeFeed = source ? source.onCommits((g) => this.onCommits(g)) : () => undefined;
     this.unsubscribeModel = onModelCommit((tx) => {
       if (tx.principal === ENGINE_PRINCIPAL && tx.events.every((e) => e.entity_kind === 'binding' || e.entity_kind === 'series')) return;
@@ -157,7 +156,7 @@ export class CalcEngine {
     for (const id of this.plans.keys()) if (!plans.has(id)) this.traces.dropRule(id);
     this.plans = plans;
     this.bySeries = bySeries;
-    await this.watch?.setInputs([...bySeries.keys()]);
+    await this.source?.watch(WATCH_CLIENT, [...bySeries.keys()]);
     this.kick();
   }
 
@@ -360,7 +359,7 @@ export class CalcEngine {
     if (this.reloadTimer) clearTimeout(this.reloadTimer);
     this.unsubscribeFeed();
     this.unsubscribeModel();
-    this.watch?.close();
+    await this.source?.watch(WATCH_CLIENT, []).catch(() => undefined);
     await this.chain.catch(() => undefined);
     await this.recording;
   }

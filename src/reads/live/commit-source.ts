@@ -20,6 +20,10 @@ export interface LiveGroup {
 export interface CommitSource {
   /** Durable groups of the watched series, in commit order; returns the unsubscribe function. */
   onCommits(listener: (group: LiveGroup) => void): () => void;
-  /** Replaces the watched set; resolves once the writer reports only after applying it. */
-  watch(seriesIds: readonly string[]): Promise<void>;
+  /**
+   * Replaces the series one client watches (live updates, the calculation engine, episode
+   * triggers: each its own set); groups carry the union of every client's set, so a client
+   * ignores series it did not ask for. Resolves once the writer reports the new union.
+   */
+  watch(client: string, seriesIds: readonly string[]): Promise<void>;
 }

@@ -172,6 +172,8 @@ export class LiveHub {
     const bySeries = new Map<string, LiveColumns[]>();
     let points = 0;
     for (const c of g.columns) {
+      // the feed carries every client's series (calculations, episode triggers): keep ours only
+      if (!this.retained.has(c.series) && !this.lingering.has(c.series) && !this.watchedFrom.has(c.series)) continue;
       const list = bySeries.get(c.series);
       if (list) list.push(c); else bySeries.set(c.series, [c]);
       points += c.times.length;
@@ -235,7 +237,7 @@ export class LiveHub {
       do {
         this.syncAgain = false;
         const want = new Set<string>([...this.retained.keys(), ...this.lingering.keys()]);
-        await this.source.watch([...want]);
+        await this.source.watch('live-updates', [...want]);
         // Groups received from now on carry every series of `want`.
         for (const s of want) if (!this.watchedFrom.has(s)) this.watchedFrom.set(s, this.seq + 1);
         for (const s of [...this.watchedFrom.keys()]) if (!want.has(s)) this.watchedFrom.delete(s);
