@@ -16,7 +16,7 @@ const src = join(root, 'src');
 const LAYERS: Array<[string, number]> = [
   // The bottom: shared by every layer, importing nothing of ours but each other in this order.
   ['errors.ts', 0], ['exact-ratio.ts', 0], ['clock.ts', 0], ['uuid.ts', 0], ['log.ts', 0],
-  ['body-sink.ts', 1], ['threads/', 1], ['config/', 1],
+  ['text-policy.ts', 1], ['body-sink.ts', 1], ['threads/', 1], ['config/', 1],
   ['json/', 2], ['cursor.ts', 2],
   // The storage engine: codecs below the engine.
   ['storage/encoding/', 10],

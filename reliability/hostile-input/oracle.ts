@@ -9,7 +9,7 @@ import type { CompiledRoute } from '../../src/http/compiled-route.js';
 import { compileRoute } from '../../src/http/compiled-route.js';
 import { Router } from '../../src/http/router.js';
 import { readQuery, readJsonBody } from '../../src/http/request-input.js';
-import { assertAcceptedText } from '../../src/http/text-policy.js';
+import { assertAcceptedText } from '../../src/text-policy.js';
 import { MAX_URL_BYTES } from '../../src/http/request-limits.js';
 import type { HostileRequest } from './mutations.js';
 

@@ -13,7 +13,7 @@ import type { Exchange } from './exchange.js';
 import type { BodyReader } from './body.js';
 import type { CompiledRoute } from './compiled-route.js';
 import { authenticate } from './authenticate.js';
-import { assertAcceptedText } from './text-policy.js';
+import { assertAcceptedText } from '../text-policy.js';
 import { Authorizer } from './authorize.js';
 import { readQuery, readJsonBody } from './request-input.js';
 import { claimKey, settleClaim, releaseClaim } from './idempotency.js';

@@ -8,7 +8,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { AnyRoute, Access } from './route.js';
 import { ERROR_CODES } from '../errors.js';
 import { ErrorEnvelope } from './schemas/common.js';
-import { TEXT_POLICY, TEXT_ACCEPTED_PATTERN, TEXT_REFUSED_PATTERN } from './text-policy.js';
+import { TEXT_POLICY, TEXT_ACCEPTED_PATTERN, TEXT_REFUSED_PATTERN } from '../text-policy.js';
 import { MAX_URL_BYTES, MAX_HEADER_BYTES, MAX_HEADER_FIELDS } from './request-limits.js';
 import { MAX_JSON_DEPTH } from './request-input.js';
 

@@ -9,7 +9,7 @@ import { Kind, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { ServiceError } from '../errors.js';
-import { assertAcceptedText } from './text-policy.js';
+import { assertAcceptedText } from '../text-policy.js';
 
 export type Where = 'path' | 'query' | 'body';
 

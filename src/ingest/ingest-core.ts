@@ -4,6 +4,7 @@
 // (credentials, the model) through the MainSide interface.
 import { statfs } from 'node:fs/promises';
 import { nowNs } from '../clock.js';
+import { refusedTextProblem } from '../text-policy.js';
 import { VALUE_TYPES } from '../series/records.js';
 import type { ValueType } from '../storage/encoding/chunk-types.js';
 import { CollectorState } from './collector-state.js';
@@ -137,6 +138,8 @@ export class IngestCore {
     const seen = new Set<string>();
     return list.map((s, i) => {
       if (typeof s.name !== 'string' || s.name.length === 0 || s.name.length > MAX_STREAM_NAME) throw new OpenRefused('invalid-argument', `open.streams[${i}].name: 1 to ${MAX_STREAM_NAME} characters`);
+      const badName = refusedTextProblem(s.name);
+      if (badName !== null) throw new OpenRefused('invalid-argument', `open.streams[${i}].name: ${badName}`);
       if (seen.has(s.name)) throw new OpenRefused('invalid-argument', `open.streams[${i}].name: "${s.name}" is declared twice`);
       seen.add(s.name);
       const type = WIRE_TYPE[s.value_type];
@@ -145,6 +148,8 @@ export class IngestCore {
       if (sid !== '' && !UUID_RE.test(sid)) throw new OpenRefused('invalid-argument', `open.streams[${i}].series_id: a UUID or empty`);
       const enumSet = s.enum_set ?? '';
       if (enumSet !== '' && type !== 'enum') throw new OpenRefused('invalid-argument', `open.streams[${i}].enum_set: only ENUM streams name an enum set`);
+      const badSet = refusedTextProblem(enumSet);
+      if (badSet !== null) throw new OpenRefused('invalid-argument', `open.streams[${i}].enum_set: ${badSet}`);
       if (enumSet.length > MAX_ENUM_SET_REF) throw new OpenRefused('invalid-argument', `open.streams[${i}].enum_set: at most ${MAX_ENUM_SET_REF} characters`);
       return { name: s.name, type, seriesId: sid === '' ? null : sid, enumSet: enumSet === '' ? null : enumSet };
     });

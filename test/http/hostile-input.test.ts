@@ -1,6 +1,6 @@
 // Hostile input that once answered 500 or no answer at all (issue 25 §6, found by a fuzz of
 // 4,510 requests over every operation): each case reproduced over real HTTP. Text the
-// service refuses (src/http/text-policy.ts), int64 beyond range, oversize URLs, headers and
+// service refuses (src/text-policy.ts), int64 beyond range, oversize URLs, headers and
 // bodies all get a 4xx that names the problem and reaches the client.
 import t, { type Test } from 'tap';
 import { connect } from 'node:net';

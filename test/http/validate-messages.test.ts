@@ -93,7 +93,7 @@ t.test('an int64 id in a path is range-checked', async (t) => {
 t.test('the contract declares the text policy and the request limits the server enforces', async (t) => {
   const { buildContract } = await import('../../src/http/openapi.js');
   const { allRoutes } = await import('../../src/http/routes/index.js');
-  const { TEXT_ACCEPTED_PATTERN, assertAcceptedText } = await import('../../src/http/text-policy.js');
+  const { TEXT_ACCEPTED_PATTERN, assertAcceptedText } = await import('../../src/text-policy.js');
   const doc = buildContract(allRoutes(), { version: 'test' }) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   t.match(doc['x-text-policy'].description, /U\+0000/);
   t.same(Object.keys(doc['x-request-limits']).sort(), ['body_bytes', 'header_bytes', 'header_fields', 'json_depth', 'url_bytes']);

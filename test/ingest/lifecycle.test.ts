@@ -109,6 +109,9 @@ t.test('watermarks, heartbeats and a plain reconnect', async (t) => {
     t.equal(named.welcome.streams[0].accepted, true, 'a stream naming an enum series and its set is accepted');
     await t.rejects(connect(svc, { collectorId: 'enum-3', epoch: 1n, streams: [{ name: 'f', type: 'float64', enumSet: 'valve-position' }] }), { code: 3 },
       'enum_set on a non-enum stream is INVALID_ARGUMENT');
+    // found by the gRPC fuzz: a NUL reached the staging series insert and answered UNAVAILABLE "retry"
+    await t.rejects(connect(svc, { collectorId: 'enum-4', epoch: 1n, streams: [{ name: 'n\u0000ul', type: 'float64' }] }), { code: 3, message: /streams\[0\]\.name: .*U\+0000/ },
+      'a control character in a stream name is INVALID_ARGUMENT naming the stream');
   });
 
   t.test('the same epoch may reopen once its session has ended', async (t) => {

@@ -33,7 +33,7 @@ export const DisplayResolution = Type.Object({
 const ResolveQuery = Type.Object({
   display_id: Uuid(),
   asset_id: Type.Optional(Uuid({ description: 'The context asset; without it template-relative selectors stay unresolved' })),
-  version: Type.Optional(Type.Integer({ minimum: 1 })),
+  version: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })),
 }, closed);
 
 /** The context asset, which the caller must be able to read (else 404, existence not leaked). */

@@ -137,7 +137,7 @@ export const Publication = Type.Object({
 }, { ...closed, $id: 'DisplayPublication' });
 
 export const GetDisplayQuery = Type.Object({
-  version: Type.Optional(Type.Integer({ minimum: 1, description: 'A version number from GET /v1/displays/{id}/versions; absent: the newest (authors) or the published one (readers)' })),
+  version: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'A version number from GET /v1/displays/{id}/versions; absent: the newest (authors) or the published one (readers)' })),
 }, closed);
 
 export const ListDisplaysQuery = Type.Object({

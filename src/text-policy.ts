@@ -1,12 +1,13 @@
 // What text the service accepts, decided once for every path, query and body value the
-// validator sees, any-JSON values (stored as jsonb) and object keys included:
+// validator sees, any-JSON values (stored as jsonb) and object keys included, and for the
+// stream names and enum sets a collector declares over gRPC:
 //   - no C0 control characters other than tab, line feed and carriage return. PostgreSQL
 //     cannot store NUL in text or jsonb (a NUL reached it and answered 500 before
 //     2026-11-27, issue 25), and the others are never meaningful in names, reasons or notes;
 //   - no unpaired UTF-16 surrogate (a JSON escape such as "\ud800"): jsonb refuses it and
 //     text would store U+FFFD in its place.
 // Everything else in Unicode is accepted. The contract publishes this as `x-text-policy`.
-import { ServiceError } from '../errors.js';
+import { ServiceError } from './errors.js';
 
 /** Matches the first refused code unit: C0 controls but \t \n \r, or a lone surrogate. */
 const REFUSED = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -67,6 +68,11 @@ function suspicious(s: string): boolean {
     if (c < 0x20 ? c !== 0x09 && c !== 0x0a && c !== 0x0d : c >= 0xd800 && c <= 0xdfff) return true;
   }
   return false;
+}
+
+/** What is wrong with one text value (a collector's stream name, say), or null when it is accepted. */
+export function refusedTextProblem(s: string): string | null {
+  return suspicious(s) ? refusedIn(s, false)?.problem ?? null : null;
 }
 
 function refusedIn(s: string, key: boolean): Refusal | null {
