@@ -6,7 +6,7 @@ import type { DiskFullReport } from './disk-full.js';
 export function diskFullGaps(r: Exclude<DiskFullReport, { skipped: string }>): string[] {
   const out: string[] = [];
   for (const [phase, p] of [['below the threshold', r.belowThreshold], ['with no space at all', r.noSpaceAtAll]] as const) {
-    if (p.modelWrite >= 500 && p.modelWrite !== 503) out.push(`${phase}: a model write is refused ${p.modelWrite} ${p.modelWriteCode ?? ''} where the contract's answer is 503 (the model database's "No space left on device" is not mapped to model-unavailable)`);
+    if (p.modelWrite >= 500 && p.modelWrite !== 503) out.push(`${phase}: a model write is refused ${p.modelWrite} ${p.modelWriteCode ?? ''} where the contract's answer is 503 storage-full`);
   }
   return out;
 }

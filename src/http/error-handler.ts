@@ -9,13 +9,17 @@ import { ServiceError } from '../errors.js';
 import { stringifyJson } from '../json/json.js';
 import { JSON_TYPE } from './reply.js';
 import { leftUnread } from './body.js';
+import { isDiskFull } from '../model/db.js';
 
 /** Writes the ErrorEnvelope and returns the status for the log line (499 when the client left). */
 export function sendError(res: LiveResponse, e: unknown, correlationId: string, log: ServiceContext['log']): number {
   let err: ServiceError;
   if (e instanceof ServiceError) err = e;
   else if (e instanceof Error && e.name === 'AbortError') return 499; // the client left; nothing to write
-  else {
+  else if (isDiskFull(e)) {
+    log.warn({ correlation_id: correlationId, err: e }, 'the model database is out of disk space');
+    err = new ServiceError('storage-full', 'the model database is out of disk space; writes are refused until space returns, reads still work');
+  } else {
     log.error({ correlation_id: correlationId, err: e }, 'unexpected fault');
     err = new ServiceError('internal', 'an unexpected fault occurred; quote the correlation id when reporting it');
   }

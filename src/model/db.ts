@@ -94,6 +94,18 @@ export function bufferRows(rows: Record<string, unknown>[]): Record<string, unkn
   return rows;
 }
 
+/**
+ * Whether a database error says the disk under it is full: SQLSTATE 53100 (disk_full), or
+ * PGlite's and PostgreSQL's "could not extend file ... No space left on device", which some
+ * paths raise without that code. The service answers these 503 storage-full, not 500: the
+ * model refuses writes until space returns and reads go on (the disk-full harness, issue 31).
+ */
+export function isDiskFull(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const code = (e as { code?: unknown }).code;
+  return code === '53100' || /No space left on device|could not extend file|disk full/i.test(e.message);
+}
+
 export function fromPool(pool: pg.Pool): Db {
   pool.on('error', () => { /* idle client dropped (e.g. database dropped); the next query reconnects */ });
   const wrap = <T>(r: pg.QueryResult): QueryResult<T> => ({ rows: r.rows as T[], rowCount: r.rowCount ?? 0 });

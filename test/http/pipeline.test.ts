@@ -28,6 +28,17 @@ const testRoutes = [
       return { status: 201, body: { run: slowRuns } };
     },
   }),
+  defineRoute({
+    operationId: 'testDiskFull', method: 'post', path: '/v1/test/disk-full', area: 'Test', summary: 'a database error of a full disk',
+    access: { kind: 'capability', capability: 'read', scope: 'anywhere' },
+    body: Type.Object({ pg_code: Type.Boolean() }, { additionalProperties: false }),
+    response: { status: 200, schema: Type.Unknown() }, errors: [503],
+    handler: async ({ body }) => {
+      // what pg raises (SQLSTATE 53100) and what PGlite raises (the message only) when the model's disk is full
+      const e = body.pg_code ? Object.assign(new Error('disk full'), { code: '53100' }) : new Error('could not extend file "base/5/16384": No space left on device');
+      throw e;
+    },
+  }),
 ];
 
 t.test('the pipeline', async (t) => {
@@ -39,6 +50,14 @@ t.test('the pipeline', async (t) => {
     t.equal(r.status, 200);
     t.match(r.text, /"ts_ns":1700000000123456789,"next_ns":1700000000123456790/);
     t.equal((r.json as { ts_ns: bigint }).ts_ns, 1700000000123456789n);
+  });
+
+  t.test('a full disk under the model database is 503 storage-full, not 500', async (t) => {
+    for (const pg_code of [true, false]) {
+      const r = await request(`${svc.url}/v1/test/disk-full`, { method: 'POST', body: { pg_code } });
+      t.equal(r.status, 503);
+      t.match(r.json, { code: 'storage-full', error: /out of disk space/ });
+    }
   });
 
   t.test('int64 extremes pass and values beyond int64 are refused', async (t) => {
