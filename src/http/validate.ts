@@ -27,7 +27,13 @@ export function compileValidator(schema: TSchema): Validator {
   const compiled: TypeCheck<TSchema> = TypeCompiler.Compile(schema);
   return {
     check(where, value) {
-      if (!compiled.Check(value)) throw invalidRequest(where, problemsOf(where, compiled.Errors(value)));
+      if (!compiled.Check(value)) {
+        const problems = problemsOf(where, compiled.Errors(value));
+        // TypeBox's error walk passes a required member whose schema accepts anything (AnyJson)
+        // when it is absent, while Check refuses it (fuzz case: POST /v1/model/attributes
+        // without definition.entry_cadence answered 400 with no field named)
+        throw invalidRequest(where, problems.length ? problems : missingMembers(where, schema, value, ''));
+      }
       assertAcceptedText(where, value);
     },
   };
@@ -48,6 +54,23 @@ function problemsOf(where: Where, errors: Iterable<ValueError>): FieldProblem[] 
     }
   }
   return out;
+}
+
+/** Required members absent from the value, found by walking the schema's objects and arrays. */
+function missingMembers(where: Where, schema: TSchema, value: unknown, path: string): FieldProblem[] {
+  const out: FieldProblem[] = [];
+  if (isPlainObject(value) && schema.type === 'object' && schema.properties) {
+    const props = schema.properties as Record<string, TSchema>;
+    for (const key of (schema.required as string[] | undefined) ?? []) {
+      if (!Object.hasOwn(value, key)) out.push({ field: fieldOf(where, `${path}/${key}`), problem: `required: expected ${expected(props[key], key, where)}, received nothing` });
+    }
+    for (const [key, sub] of Object.entries(props)) {
+      if (Object.hasOwn(value, key)) out.push(...missingMembers(where, sub, value[key], `${path}/${key}`));
+    }
+  } else if (Array.isArray(value) && schema.type === 'array' && schema.items && !Array.isArray(schema.items)) {
+    value.forEach((x, i) => out.push(...missingMembers(where, schema.items as TSchema, x, `${path}/${i}`)));
+  }
+  return out.slice(0, MAX_REPORTED);
 }
 
 /** `body.items.0.name` from `/items/0/name`. */

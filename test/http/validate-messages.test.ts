@@ -120,3 +120,15 @@ t.test('a missing tagged union names its tag and the choices', async (t) => {
   t.equal(p.field, 'body.scope');
   t.equal(p.problem, 'required: expected an object whose `kind` is one of `path`, `asset_id`, received nothing');
 });
+
+t.test('a missing member whose schema accepts any JSON is named (fuzz case: POST /v1/model/attributes)', async (t) => {
+  const { AttributeDefinition } = await import('../../src/http/routes/model/schemas.js');
+  const Body = Type.Object({ definition: AttributeDefinition }, { additionalProperties: false });
+  const definition = {
+    name: 'Flow', quantity_kind_id: null, default_unit_id: null, continuity_class: 'stepped', writer_class: 'manual',
+    enum_set_id: null, limit_traits: {}, lifecycle_policy: null, overridable: [],
+  };
+  const errors = problems(Body, { definition });
+  t.equal(errors[0]?.field, 'body.definition.entry_cadence');
+  t.match(errors[0]?.problem, /^required: /);
+});
