@@ -59,7 +59,9 @@ function problemsOf(where: Where, errors: Iterable<ValueError>): FieldProblem[] 
 /** Required members absent from the value, found by walking the schema's objects and arrays. */
 function missingMembers(where: Where, schema: TSchema, value: unknown, path: string): FieldProblem[] {
   const out: FieldProblem[] = [];
-  if (isPlainObject(value) && schema.type === 'object' && schema.properties) {
+  if (Array.isArray(schema.anyOf)) { // Nullable(X), Optional unions: the variants of the value's JSON type
+    for (const variant of schema.anyOf as TSchema[]) if (jsonTypeMatches(variant, value)) out.push(...missingMembers(where, variant, value, path));
+  } else if (isPlainObject(value) && schema.type === 'object' && schema.properties) {
     const props = schema.properties as Record<string, TSchema>;
     for (const key of (schema.required as string[] | undefined) ?? []) {
       if (!Object.hasOwn(value, key)) out.push({ field: fieldOf(where, `${path}/${key}`), problem: `required: expected ${expected(props[key], key, where)}, received nothing` });

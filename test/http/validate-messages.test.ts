@@ -122,13 +122,17 @@ t.test('a missing tagged union names its tag and the choices', async (t) => {
 });
 
 t.test('a missing member whose schema accepts any JSON is named (fuzz case: POST /v1/model/attributes)', async (t) => {
-  const { AttributeDefinition } = await import('../../src/http/routes/model/schemas.js');
-  const Body = Type.Object({ definition: AttributeDefinition }, { additionalProperties: false });
-  const definition = {
-    name: 'Flow', quantity_kind_id: null, default_unit_id: null, continuity_class: 'stepped', writer_class: 'manual',
-    enum_set_id: null, limit_traits: {}, lifecycle_policy: null, overridable: [],
+  const { CreateAttributeBody } = await import('../../src/http/routes/model/schemas.js');
+  // the fuzz's request, definition.entry_cadence left out
+  const body = {
+    asset_id: '18eff094-49ef-4ffa-8c9a-b0f37de615d0', attr_def_id: '00000000-0000-4000-a000-000000000001',
+    definition: {
+      name: 'Flow', quantity_kind_id: '00000015-fffb-4fff-8000-000c00000016', default_unit_id: null, continuity_class: 'stepped',
+      writer_class: 'manual', enum_set_id: null, limit_traits: '{', lifecycle_policy: true, overridable: ['tank'],
+    },
+    overrides: { x: true }, reason: 'r',
   };
-  const errors = problems(Body, { definition });
+  const errors = problems(CreateAttributeBody, body);
   t.equal(errors[0]?.field, 'body.definition.entry_cadence');
   t.match(errors[0]?.problem, /^required: /);
 });
