@@ -25,6 +25,7 @@ import { nowNs } from '../src/clock.js';
 import { stringifyJson } from '../src/json/json.js';
 import { queryAnnotations } from '../src/annotations/annotation-query.js';
 import type { Queryable } from '../src/model/db.js';
+import { mulberry32 } from './seeded-random.js';
 
 const args = process.argv.slice(2);
 const JSON_OUT = args.includes('--json');
@@ -44,9 +45,8 @@ const id = (kind: string, expr: string) => `md5('${SEED}' || '${kind}' || (${exp
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
 const figures: Record<string, number | string> = {};
 
-// deterministic choices (mulberry32)
-let state = 0x5eed;
-const rand = () => { state = (state + 0x6d2b79f5) | 0; let x = Math.imul(state ^ (state >>> 15), 1 | state); x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x; return ((x ^ (x >>> 14)) >>> 0) / 4294967296; };
+// deterministic choices
+const rand = mulberry32(0x5eed);
 
 const dataDir = await mkdtemp(join(tmpdir(), 'bench-annotations-'));
 const baseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -10,6 +10,7 @@
 // same alignment and arithmetic for `a * b + c` stands next to it as the baseline.
 import { fileURLToPath } from 'node:url';
 import { checkExpression, compileExpression, unionGrid, type ExpressionScope, type InputDescriptor, type PointColumns } from '../src/calc/expression/index.js';
+import { mulberry32 } from './seeded-random.js';
 
 /**
  * ms_p50 is wall time; cpu_ms_p50 is this thread's CPU time (process.cpuUsage, the process
@@ -25,17 +26,6 @@ export interface CalcEvaluationFigures {
   points_per_input: number; repeat: number; seed: number; cases: CalcEvaluationCase[];
   baseline_input_points_per_s: number; compiled_input_points_per_s: number;
   heavier_input_points_per_s: number; window_avg_input_points_per_s: number;
-}
-
-function mulberry32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function inputColumns(count: number, periodNs: number, phaseNs: number, rand: () => number): PointColumns {

@@ -23,6 +23,7 @@ import { readRaw } from '../src/storage/series-store.js';
 import { nowNs } from '../src/clock.js';
 import { request } from '../test/helpers/service.js';
 import { runCalcEvaluationBench } from './calc-evaluation.js';
+import { mulberry32 } from './seeded-random.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
@@ -33,11 +34,6 @@ const figures: Record<string, number | string | null> = {};
 const r1 = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
 /** CPU seconds of this process (every thread) since `from`: on a loaded box, closer to the work than wall time. */
 const cpuSeconds = (from: NodeJS.CpuUsage) => { const u = process.cpuUsage(from); return (u.user + u.system) / 1e6; };
-
-function rng(seed: number): () => number {
-  let x = seed >>> 0;
-  return () => { x = (x + 0x6d2b79f5) >>> 0; let z = x; z = Math.imul(z ^ (z >>> 15), z | 1); z ^= z + Math.imul(z ^ (z >>> 7), z | 61); return ((z ^ (z >>> 14)) >>> 0) / 4294967296; };
-}
 
 async function service(): Promise<{ svc: RunningService; url: string; dir: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-calc-'));
@@ -89,7 +85,7 @@ async function latencyFigure(): Promise<void> {
     const engine = svc.context.parts.calc;
     await engine.reload();
     engine.latency.reset();
-    const r = rng(7);
+    const r = mulberry32(7);
     const evalBefore = engine.evaluations;
     const start = nowNs();
     let sent = 0;
@@ -132,7 +128,7 @@ async function backfillAndLateFigures(): Promise<void> {
     const storage = svc.context.parts.storage;
     const n = DAYS * 86_400;
     const start = (nowNs() / SEC - BigInt(n) - 3600n) * SEC;
-    const r = rng(11);
+    const r = mulberry32(11);
     const CH = 500_000;
     const tw = Date.now();
     for (let k = 0; k < n; k += CH) {

@@ -24,6 +24,7 @@ import { migrate } from '../src/model/migrate.js';
 import { nowNs } from '../src/clock.js';
 import { stringifyJson } from '../src/json/json.js';
 import { CollectorClient } from '../src/collector/collector-client.js';
+import { mulberry32 } from './seeded-random.js';
 
 const args = process.argv.slice(2);
 const JSON_OUT = args.includes('--json');
@@ -44,9 +45,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const max = (xs: number[]) => Math.max(...xs);
 const figures: Record<string, number | string> = {};
 
-// deterministic choices (mulberry32)
-let state = 0x5eed;
-const rand = () => { state = (state + 0x6d2b79f5) | 0; let x = Math.imul(state ^ (state >>> 15), 1 | state); x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x; return ((x ^ (x >>> 14)) >>> 0) / 4294967296; };
+// deterministic choices
+const rand = mulberry32(0x5eed);
 
 const dataDir = await mkdtemp(join(tmpdir(), 'bench-episodes-'));
 const baseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

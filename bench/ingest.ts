@@ -27,6 +27,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { CollectorClient, type OutgoingColumns } from '../src/collector/collector-client.js';
 import { printSplit, splitProfiles } from './cpu-split.js';
+import { mulberry32 } from './seeded-random.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
@@ -41,14 +42,9 @@ const absMs = () => performance.timeOrigin + performance.now();
 const clientIds = new Map<CollectorClient, string>();
 const T0 = 1_700_000_000_000_000_000n;
 
-function rng(seed: number): () => number {
-  let x = seed >>> 0;
-  return () => { x = (x + 0x6d2b79f5) >>> 0; let z = x; z = Math.imul(z ^ (z >>> 15), z | 1); z ^= z + Math.imul(z ^ (z >>> 7), z | 61); return ((z ^ (z >>> 14)) >>> 0) / 4294967296; };
-}
-
 /** batchesPerStream batches of BATCH points for each stream: 1 s cadence, ms jitter, a 0.01-resolution random walk. */
 function generate(streams: number, batchesPerStream: number, startNs: bigint): OutgoingColumns[][] {
-  const r = rng(42);
+  const r = mulberry32(42);
   return Array.from({ length: streams }, () => {
     let level = 100 * r();
     return Array.from({ length: batchesPerStream }, (_, b) => {

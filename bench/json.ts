@@ -15,19 +15,9 @@ import { EnumMemberText } from '../src/workers/enum-member-text.js';
 import { allocColumns } from '../src/storage/point-runs.js';
 import { MAX_CHUNK_POINTS } from '../src/storage/encoding/chunk.js';
 import type { PointColumns } from '../src/storage/encoding/chunk-types.js';
+import { mulberry32 } from './seeded-random.js';
 
 const SEED = 20240611;
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A model-listing style body: objects with uuids, names, paths, numbers, flags, small arrays. */
 function apiBody(targetBytes: number): string {

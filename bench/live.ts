@@ -29,6 +29,7 @@ import pg from 'pg';
 import { SERVICE_NODE_FLAGS } from './service-flags.js';
 import { CollectorClient, type OutgoingColumns } from '../src/collector/collector-client.js';
 import { openWs, type WsClient } from '../test/helpers/live-clients.js';
+import { mulberry32 } from './seeded-random.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
@@ -37,17 +38,13 @@ const POINTS = opt('points', 6_000_000), BATCH = opt('batch', 1000), SESSIONS = 
 const JSON_OUT = args.includes('--json');
 const PER_ASSET = 10;
 
-function rng(seed: number): () => number {
-  let x = seed >>> 0;
-  return () => { x = (x + 0x6d2b79f5) >>> 0; let z = x; z = Math.imul(z ^ (z >>> 15), z | 1); z ^= z + Math.imul(z ^ (z >>> 7), z | 61); return ((z ^ (z >>> 14)) >>> 0) / 4294967296; };
-}
 const freePort = () => new Promise<number>((resolve) => { const s = createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); }); });
 const pct = (xs: number[], p: number) => { if (!xs.length) return NaN; const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
 /** Batches of BATCH points per stream: 1 ms cadence from startNs, a random walk. */
 function generate(streams: number, batchesPerStream: number, startNs: bigint): OutgoingColumns[][] {
-  const r = rng(42);
+  const r = mulberry32(42);
   return Array.from({ length: streams }, () => {
     let level = 100 * r();
     return Array.from({ length: batchesPerStream }, (_, b) => {

@@ -21,6 +21,7 @@ import { startService } from '../src/service.js';
 import { parseJson, stringifyJson } from '../src/json/json.js';
 import type { PointBatch } from '../src/storage/series-store.js';
 import { browserMissing, buildPortal, inPage, launchBrowser } from '../test/portal/browser.js';
+import { mulberry32 } from './seeded-random.js';
 
 interface DatasetSeries { name: string; type: 'float64'; points(): Iterable<[bigint, number, number]> }
 
@@ -33,12 +34,6 @@ const TRENDS = 8, TRACES = 4, HOURS = 8;
 const SEC = 1_000_000_000n;
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
 const round = (x: number) => Math.round(x * 10) / 10;
-
-/** A seeded generator (mulberry32), so every run zooms to the same windows. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => { a = (a + 0x6d2b79f5) >>> 0; let t = a; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
-}
 
 async function main(): Promise<void> {
   const missing = browserMissing();
@@ -148,7 +143,7 @@ async function main(): Promise<void> {
     await page.goto(`${url}/trend?attribute=${bigAttr}&start=${bt[0]}&end=${bt[k - 1] + 1n}`);
     await page.waitForSelector('body[data-display-drawn="true"]', { timeout: 60_000 });
     out.big_trend_points_scanned = Number(await page.getAttribute('[data-widget-id="trend"]', 'data-points-scanned'));
-    const rand = seeded(1);
+    const rand = mulberry32(1);
     const zooms: number[] = [];
     for (let z = 0; z < ZOOMS; z++) {
       // every other zoom goes back out to the whole range, the rest into 1/2 .. 1/1000 of it

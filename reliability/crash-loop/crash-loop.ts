@@ -15,6 +15,7 @@ import { expectedValue, qualityOf, timeOf, type PlannedStream } from './point-pl
 import { verifyStored, type StreamCheck } from './verify-stored.js';
 import { ModelProbe } from './model-probe.js';
 import { readPointRest } from './rest-probe.js';
+import { mulberry32 } from '../../bench/seeded-random.js';
 
 export interface CrashLoopOptions {
   durationMs: number;
@@ -63,18 +64,6 @@ export interface CrashLoopReport {
   perStream: StreamCheck[];
 }
 
-/** mulberry32: the kill schedule is reproducible from --seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Per collector: four live streams of every plain type and two history streams on the backfill lane. */
 export function planStreams(collector: number, nowMs: number): PlannedStream[] {
   const liveT0 = BigInt(nowMs - 3_600_000) * 1_000_000n;
@@ -93,7 +82,7 @@ export function planStreams(collector: number, nowMs: number): PlannedStream[] {
 
 export async function runCrashLoop(partial: Partial<CrashLoopOptions> = {}): Promise<CrashLoopReport> {
   const o = { ...CRASH_LOOP_DEFAULTS, ...partial };
-  const rand = prng(o.seed);
+  const rand = mulberry32(o.seed);
   const workDir = await mkdtemp(join(tmpdir(), 'historian-crash-loop-'));
   const dataDir = join(workDir, 'data');
   const stateDir = join(workDir, 'collectors');
