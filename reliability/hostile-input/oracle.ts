@@ -46,7 +46,8 @@ export class ContractOracle {
     } catch (e) {
       return { kind: 'invalid', why: e instanceof Error ? e.message.slice(0, 200) : String(e) };
     }
-    const key = headers.get('idempotency-key');
+    // uWS drops a header value's trailing bytes >= 0x80 before the service sees it (documented in src/http/request-limits.ts)
+    const key = headers.get('idempotency-key')?.replace(/[\u0080-\uffff]+$/, '');
     if (route.idempotency) {
       if (key === undefined && route.idempotency === 'required') return { kind: 'invalid', why: 'idempotency key required' };
       if (key !== undefined && (key.length > 255 || !IDEMPOTENCY_KEY.test(key))) return { kind: 'invalid', why: 'bad idempotency key' };

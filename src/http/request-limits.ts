@@ -7,6 +7,11 @@
 //     buffered up to 4 KiB; past that the connection is closed with no answer;
 //   - a head that arrives in one read is parsed whole up to about 100 KiB (one receive);
 //     a 200 KiB path or header was reset.
+//   - bytes of 0x80 and above at the END of a header value are dropped (trimmed as if they
+//     were white space): `Idempotency-Key: cl\xE9` and `Idempotency-Key: clé` both reach us
+//     as "cl"; such bytes inside a value arrive (as U+FFFD from forEach). So a key that ends
+//     in non-ASCII is not refused but shortened: keys are visible ASCII by contract, and two
+//     keys that differ only in such a tail share one stored answer.
 // None of these can be answered from JavaScript. Below them, a URL longer than
 // MAX_URL_BYTES is 414 and headers over MAX_HEADER_BYTES are 431, so a client that can be
 // answered learns the limit.
