@@ -16,8 +16,6 @@
 //               theirs: query_range of min/max/avg_over_time at step 1h)
 // Ratios are ours / theirs: below 1 means fewer bytes or less time for us. When the binary is
 // not installed the run stops with a message saying how to get it.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, mkdir } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -26,13 +24,13 @@ import { join } from 'node:path';
 import { datasetSeries, numeric } from '../../shared/datasets/industrial.mjs';
 import { CollectorClient } from '../src/collector/collector-client.js';
 import { SeriesStore } from '../src/storage/series-store.js';
-import { ServiceChild, freePort, sleep } from '../reliability/crash-loop/service-child.js';
+import { ServiceChild, sleep } from '../reliability/crash-loop/service-child.js';
+import { startVm, vmMissing, type VmServer } from './victoria-metrics.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
 const SERIES = opt('series', 200), POINTS = opt('points', 20_000), REPEAT = Math.max(1, opt('repeat', 5));
 const JSON_OUT = args.includes('--json');
-const VM_BIN = process.env.VICTORIA_METRICS_BIN ?? '/usr/bin/victoria-metrics';
 const log = (s: string) => { if (!JSON_OUT) process.stderr.write(`${s}\n`); };
 
 interface DatasetSeries { name: string; points(): Iterable<[bigint, unknown, number]> }
@@ -111,18 +109,6 @@ async function oursTrend(url: string, id: string, startNs: bigint, endNs: bigint
 
 // ---------- VictoriaMetrics ----------
 
-async function startVm(dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(VM_BIN, [`-storageDataPath=${dir}`, `-httpListenAddr=127.0.0.1:${port}`, '-retentionPeriod=100y', '-loggerLevel=ERROR', '-search.maxPointsPerTimeseries=10000000', '-search.maxExportDuration=1000h'], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    try { if ((await fetch(`${url}/health`)).status === 200) return { url, child }; } catch { /* not up yet */ }
-    await sleep(100);
-  }
-  child.kill('SIGKILL');
-  throw new Error('victoria-metrics did not answer /health in 30 s');
-}
-
 async function ingestVm(url: string, data: Loaded[]): Promise<number> {
   const chunk = 10_000;
   const bodies: string[] = [];
@@ -172,15 +158,16 @@ async function timed(fn: () => Promise<number>): Promise<{ ms: number; n: number
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(VM_BIN)) {
-    process.stdout.write(`SKIPPED: VictoriaMetrics is not installed (${VM_BIN}); apt-get install -y victoria-metrics, or set VICTORIA_METRICS_BIN\n`);
+  const missing = vmMissing();
+  if (missing !== null) {
+    process.stdout.write(`SKIPPED: ${missing}\n`);
     return;
   }
   const work = await mkdtemp(join(tmpdir(), 'historian-compare-'));
   const ourData = join(work, 'ours'), vmData = join(work, 'vm');
   await mkdir(ourData); await mkdir(vmData);
   const ours = await ServiceChild.create({ dataDir: ourData, logFile: join(work, 'service.log'), env: { SERVICE_LOG_LEVEL: 'warn', SERVICE_WORKERS: '2' } });
-  let vm: { url: string; child: ChildProcess } | null = null;
+  let vm: VmServer | null = null;
   try {
     log(`generating ${SERIES} series x ${POINTS} points`);
     const data = load();
@@ -250,7 +237,7 @@ async function main(): Promise<void> {
     process.stdout.write(`peers side by side: ${SERIES} series x ${POINTS} points, medians of ${REPEAT}, queries interleaved\n`);
     for (const r of rows) process.stdout.write(`  ${r.map((c, i) => c.padEnd(w[i])).join('  ')}\n`);
   } finally {
-    vm?.child.kill('SIGTERM');
+    await vm?.stop();
     await ours.stop();
     await rm(work, { recursive: true, force: true });
   }
