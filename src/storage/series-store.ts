@@ -36,6 +36,8 @@ import { HeadCache, DEFAULT_HEAD_CACHE_POINTS } from './head-cache.js';
 import { measureDisk, type DiskUsage } from './disk-usage.js';
 
 export type { PointBatch, RefusalReason, Refusal } from './write-batch.js';
+/** A durable write's batches and their results, index by index (SeriesStore.onWritten). */
+export type WriteListener = (batches: readonly PointBatch[], results: readonly BatchResult[]) => void;
 export type { BatchResult, Writer } from './write-apply.js';
 export type { SeriesMeta, DeclaredGap, LossyRange, EnumSetRef } from './series-meta.js';
 export type { LifecyclePolicy } from './lifecycle-policy.js';
@@ -124,6 +126,7 @@ interface Pending {
 }
 
 export class SeriesStore {
+  private readonly writeListeners = new Set<WriteListener>();
   private queue: Pending[] = [];
   private timer: NodeJS.Timeout | null = null;
   private running = false;
@@ -207,12 +210,27 @@ export class SeriesStore {
       return Promise.reject(e);
     }
     const damaged = new Set<number>();
-    return this.enqueue((ctx) => {
+    const done = this.enqueue((ctx) => {
       const results = applyBatches(ctx, batches, who, damaged);
       let accepted = 0, refused = 0;
       for (const r of results) { accepted += r.accepted; refused += r.refused; }
       return { batches: results, accepted, refused };
     });
+    if (this.writeListeners.size === 0) return done;
+    return done.then((r) => {
+      for (const l of this.writeListeners) { try { l(batches, r.batches); } catch { /* a listener must not fail the write */ } }
+      return r;
+    });
+  }
+
+  /**
+   * Tells `listener` of every durable write through this instance (calculation outputs,
+   * backfill commits: the main thread's writes; the ingest worker's engine has its own
+   * commit feed), after the flush and before the writer resolves. Returns the unsubscribe.
+   */
+  onWritten(listener: WriteListener): () => void {
+    this.writeListeners.add(listener);
+    return () => { this.writeListeners.delete(listener); };
   }
 
   /** Seals heads whose last write is older than olderThanMs (0: every head). Returns points sealed. */
