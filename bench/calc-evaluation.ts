@@ -9,7 +9,7 @@
 // (the issue's goal for `a * b + c`: at least 50,000,000). A hand-written loop doing the
 // same alignment and arithmetic for `a * b + c` stands next to it as the baseline.
 import { fileURLToPath } from 'node:url';
-import { checkExpression, compileExpression, unionGrid, type ExpressionScope, type InputDescriptor, type PointColumns } from '../src/calc/expression/index.js';
+import { GridScratch, checkExpression, compileExpression, unionGrid, type ExpressionScope, type InputDescriptor, type PointColumns } from '../src/calc/expression/index.js';
 import { mulberry32 } from './seeded-random.js';
 
 /**
@@ -100,9 +100,11 @@ export async function runCalcEvaluationBench(opts: { points?: number; repeat?: n
   const compiled = (text: string) => {
     const plan = compileExpression(checkExpression(text, scope, { unitCheck: 'strict' }));
     let out: { count: number; values: Float64Array; quality: Uint32Array; reason: Uint8Array } | null = null;
+    // As a read-pool worker evaluates: the grid's buffers and the result arrays reused across evaluations.
+    const scratch = new GridScratch();
     return () => {
       const ordered = plan.inputs.map((i) => cols[['a', 'b', 'c'].indexOf(i.key)]);
-      const grid = unionGrid(ordered, start, end);
+      const grid = unionGrid(ordered, start, end, scratch);
       if (!out || out.values.length < grid.count) {
         out = { count: 0, values: new Float64Array(grid.count), quality: new Uint32Array(grid.count), reason: new Uint8Array(grid.count) };
       }
@@ -111,8 +113,9 @@ export async function runCalcEvaluationBench(opts: { points?: number; repeat?: n
     };
   };
   let baselineOut = new Float64Array(0);
+  const baselineScratch = new GridScratch();
   measure('baseline: hand-written a * b + c', 'a * b + c', () => {
-    const grid = unionGrid(cols, start, end);
+    const grid = unionGrid(cols, start, end, baselineScratch);
     if (baselineOut.length < grid.count) baselineOut = new Float64Array(grid.count);
     handWritten(cols, grid, baselineOut);
     return grid.count;

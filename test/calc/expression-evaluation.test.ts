@@ -5,7 +5,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import {
-  EVALUATION_REASONS, checkExpression, compileExpression, parseExpression, periodicGrid, printExpression, unionGrid,
+  EVALUATION_REASONS, GridScratch, checkExpression, compileExpression, parseExpression, periodicGrid, printExpression, unionGrid,
   type CheckOptions, type EvaluationGrid, type ExprNode, type PointColumns,
 } from '../../src/calc/expression/index.js';
 import { BASE, SEC, floats, gridAt, scope, typed } from './expression-fixture.js';
@@ -196,6 +196,59 @@ t.test('the union grid equals the sorted set of timestamps in range, for any num
     return g.count === want.size && got.every((x, i) => x === [...want].sort((p, q) => (p < q ? -1 : p > q ? 1 : 0))[i]);
   }), { seed: SEED, numRuns: 500 });
   t.pass('500 random input sets');
+});
+
+t.test('a union grid carries each input\'s step-hold index: its last point at or before every instant (property, reused scratch)', async (t) => {
+  const col = fc.tuple(fc.uniqueArray(fc.integer({ min: 0, max: 60 }), { maxLength: 30 }), fc.integer({ min: -50, max: 50 }))
+    .map(([seconds, shift]) => floats([...seconds].sort((x, y) => x - y).map((s) => [s, s] as [number, number]), BASE + BigInt(shift) * 1_000_003n));
+  // One scratch across every run, as a worker keeps it: grids of any size in it, one after another.
+  const scratch = new GridScratch();
+  fc.assert(fc.property(fc.array(col, { maxLength: 6 }), fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 40 }), fc.boolean(), (cols, from, span, reuse) => {
+    const start = BASE + BigInt(from) * BigInt(SEC);
+    const g = unionGrid(cols, start, start + BigInt(span) * BigInt(SEC), reuse ? scratch : undefined);
+    for (const [k, c] of cols.entries()) {
+      const idx = g.steps!.index[k];
+      if (g.steps!.columns[k] !== c) return false;
+      for (let i = 0; i < g.count; i++) {
+        const at = g.tsBase + BigInt(g.tsOffset[i]);
+        let want = -1;
+        for (let p = 0; p < c.count; p++) if (c.tsBase + BigInt(c.tsOffset[p]) <= at) want = p;
+        if (idx[i] !== want) throw new Error(`column ${k} at ${at - BASE} ns: index ${idx[i]}, want ${want}`);
+      }
+    }
+    return true;
+  }), { seed: SEED, numRuns: 500 });
+  t.pass('500 random input sets');
+});
+
+t.test('a * b + c over equal, offset and disjoint timestamps equals the reference, on union and periodic grids', async (t) => {
+  const checked = checkExpression('a * b + c', scope, off);
+  const plan = compileExpression(checked);
+  const parsed = parseExpression('a * b + c');
+  const seconds = (n: number, step: number, at: number) => Array.from({ length: n }, (_, i) => at + i * step);
+  const col = (s: number[], salt: number, base = BASE) => floats(s.map((x, i) => [x, ((i * 7 + salt) % 11) - 5, i % 5 === 0 ? 150 : 192] as [number, number, number]), base);
+  const shapes: Record<string, PointColumns[]> = {
+    // The same instants in all three (another base for one: the same absolute times).
+    equal: [col(seconds(1500, 1, 0), 1), col(seconds(1500, 1, 0), 2, BASE - 5n), col(seconds(1500, 1, 0), 3)],
+    // Interleaved phases, one input at half the rate, so most instants move one input only.
+    offset: [col(seconds(1500, 1, 0), 1), col(seconds(1500, 1, 0.333), 2), col(seconds(750, 2, 0.667), 3)],
+    // Disjoint ranges: c only after a and b end, b only after a ends (values held across the gap).
+    disjoint: [col(seconds(500, 1, 0), 1), col(seconds(500, 1, 500.5), 2), col(seconds(500, 1, 1001.25), 3)],
+  };
+  const scratch = new GridScratch();
+  for (const [name, [a, b, c]] of Object.entries(shapes)) {
+    const reference = new ReferenceInterpreter({ a, b, c });
+    const start = BASE - BigInt(SEC), end = BASE + 1600n * BigInt(SEC);
+    for (const grid of [unionGrid([a, b, c], start, end, scratch), periodicGrid(start, end, 700_000_000n, 0n)]) {
+      const out = plan.evaluate([a, b, c], grid);
+      let bad = 0;
+      for (let i = 0; i < grid.count; i += 5) {
+        const want = reference.evaluate(parsed, grid.tsBase + BigInt(grid.tsOffset[i]));
+        if (want.value !== out.values[i] || want.quality !== out.quality[i] || want.reason !== out.reason[i]) bad++;
+      }
+      t.equal(bad, 0, `${name}, ${grid.steps ? 'union' : 'periodic'} grid of ${grid.count} instants`);
+    }
+  }
 });
 
 // ---- the property: compiled plan = reference interpreter over random columns and expressions.

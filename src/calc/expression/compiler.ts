@@ -9,7 +9,7 @@ import { unionOffsets } from './grid.js';
 import { slotsOf, type PlanNode } from './plan-tree.js';
 import { CONSTANT_QUALITY, GOOD_QUALITY, NON_FINITE, reasonCode } from './reasons.js';
 import { WindowScratch, applyTimeFunction, type SteppedSeries } from './time-functions.js';
-import type { CheckedExpression, CompiledExpression, EvaluationGrid, EvaluationResult } from './types.js';
+import type { CheckedExpression, CompiledExpression, EvaluationGrid, EvaluationResult, GridSteps } from './types.js';
 
 function newRegister(): Register {
   return { v: new Float64Array(BLOCK), q: new Uint32Array(BLOCK), r: new Uint8Array(BLOCK), uq: -1, anyR: false };
@@ -111,10 +111,6 @@ export function buildProgram(root: PlanNode, slotCount: number): Program {
   return p;
 }
 
-/** Every timestamp of the given slots' columns at or before lastInstant, in the grid's frame, ascending, unique. */
-function mergeTimestamps(columns: readonly PointColumns[], slots: number[], tsBase: bigint, lastInstant: number): Float64Array {
-  return unionOffsets(slots.map((s) => columns[s]), tsBase, -Infinity, lastInstant);
-}
 
 /**
  * A function's argument as a stepped series up to lastInstant. A float64 input read as it
@@ -137,23 +133,28 @@ function steppedSeries(t: TimeNode, columns: readonly PointColumns[], tsBase: bi
       return { count, ts: col.tsOffset, shift, v: f, q: col.quality, r: t.noReasons };
     }
   }
-  const ts = mergeTimestamps(columns, t.sub.slots, tsBase, lastInstant);
+  // Every timestamp of the argument's inputs at or before lastInstant, in the grid's frame.
+  const { ts, steps } = unionOffsets(t.sub.slots.map((s) => columns[s]), tsBase, -Infinity, lastInstant);
   const series: SteppedSeries = { count: ts.length, ts, shift: 0, v: new Float64Array(ts.length), q: new Uint32Array(ts.length), r: new Uint8Array(ts.length) };
-  runProgram(t.sub, columns, tsBase, ts, ts.length, series, false);
+  runProgram(t.sub, columns, tsBase, ts, ts.length, steps, series, false);
   return series;
 }
 
 /** Runs a program at instants (offsets from tsBase) into out, keeping reason flags (not codes) and raw qualities. */
-function runProgram(p: Program, columns: readonly PointColumns[], tsBase: bigint, instants: Float64Array, count: number,
+function runProgram(p: Program, columns: readonly PointColumns[], tsBase: bigint, instants: Float64Array, count: number, steps: GridSteps | null,
   out: { v: Float64Array; q: Uint32Array; r: Uint8Array }, codes: boolean): void {
   const last = count > 0 ? instants[count - 1] : -Infinity;
   for (const t of p.timeNodes) {
     if (t.v.length < count) { t.v = new Float64Array(count); t.q = new Uint32Array(count); t.r = new Uint8Array(count); }
     applyTimeFunction(t.fn, t.windowNs, steppedSeries(t, columns, tsBase, last), instants, 0, count, t, t.scratch);
   }
-  const st: AlignState = { cursor: new Int32Array(columns.length).fill(-1), shift: new Float64Array(columns.length), uniformQ: new Float64Array(columns.length), columns };
+  const st: AlignState = { cursor: new Int32Array(columns.length).fill(-1), shift: new Float64Array(columns.length), uniformQ: new Float64Array(columns.length), columns,
+    steps: columns.map(() => null) };
   for (const s of p.slots) {
     const col = columns[s];
+    // A slot whose column built the grid gathers through the merge's indices.
+    const k = steps ? steps.columns.indexOf(col) : -1;
+    if (k >= 0) st.steps[s] = (steps as GridSteps).index[k];
     st.shift[s] = Number(col.tsBase - tsBase);
     const q = col.quality;
     let uq = col.count > 0 ? q[0] : 0;
@@ -211,7 +212,7 @@ class Compiled implements CompiledExpression {
     const n = grid.count;
     if (columns.length !== this.inputs.length) throw bug('columns', `${columns.length} column sets for ${this.inputs.length} inputs`);
     if (out.values.length < n || out.quality.length < n || out.reason.length < n) throw bug('out', `arrays shorter than the grid (${n})`);
-    runProgram(this.program, columns, grid.tsBase, grid.tsOffset, n, { v: out.values, q: out.quality, r: out.reason }, true);
+    runProgram(this.program, columns, grid.tsBase, grid.tsOffset, n, grid.steps ?? null, { v: out.values, q: out.quality, r: out.reason }, true);
     out.count = n;
     return out;
   }

@@ -5,7 +5,7 @@ export * from './types.js';
 export type { ExprNode, TextPosition } from './ast.js';
 export { parseExpression } from './parser.js';
 export { printExpression } from './print.js';
-export { unionGrid, periodicGrid, MAX_GRID_SPAN_NS } from './grid.js';
+export { unionGrid, periodicGrid, GridScratch, MAX_GRID_SPAN_NS } from './grid.js';
 export { findRuleCycle, cycleError } from './rule-cycle.js';
 export { checkExpression } from './checker.js';
 export { compileExpression } from './compiler.js';

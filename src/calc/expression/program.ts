@@ -93,13 +93,17 @@ export interface AlignState {
   /** Per slot: the one quality of all its points, or -1 when they differ (then Align writes qualities per instant). */
   uniformQ: Float64Array;
   columns: readonly PointColumns[];
+  /** Per slot: the grid's step-hold indices for its column (a union grid it helped build), or null. */
+  steps: Array<Int32Array | null>;
 }
 
 /**
- * Stepped alignment of one input over a block. Each cursor first takes the usual single step
- * as arithmetic (`j += cond ? 1 : 0`), then loops for the rare further ones: on a union grid
- * the step is taken about every third instant, unpredictably, and the plain while loop's
- * mispredicted branch cost about a quarter more CPU (three 1 s inputs, 2026-11-27).
+ * Stepped alignment of one input over a block. On a union grid the merge already wrote each
+ * input's step-hold index (grid.ts), and alignment is a gather. Elsewhere (periodic and edge
+ * grids, a function's argument) each cursor first takes the usual single step as arithmetic
+ * (`j += cond ? 1 : 0`), then loops for the rare further ones: on a union grid the step is
+ * taken about every third instant, unpredictably, and the plain while loop's mispredicted
+ * branch cost about a quarter more CPU (three 1 s inputs, 2026-11-27).
  */
 function align(p: Program, ins: Instruction, st: AlignState, instants: Float64Array, from: number, n: number): void {
   const slot = ins.slot;
@@ -108,16 +112,24 @@ function align(p: Program, ins: Instruction, st: AlignState, instants: Float64Ar
   const shift = st.shift[slot];
   const last = col.count - 1;
   const reg = p.registers[ins.dst];
-  const idx = p.aligned[slot];
+  const at = p.aligned[slot];
+  const steps = st.steps[slot];
   let j = st.cursor[slot];
   const quality = col.quality;
   const rv = reg.v, rq = reg.q;
   // Instants before the input's first point form a prefix of the block (instants ascend).
   let missing = 0;
-  // Any bit set in mixed marks a block whose qualities differ from the first instant's.
-  let mixed = 0;
-  let firstQ = 0;
-  if (col.type === 'float64' && ins.c !== 1) {
+  if (steps !== null) {
+    while (missing < n && steps[from + missing] < 0) missing++;
+    if (col.type === 'float64' && ins.c !== 1) {
+      const f = col.f64!;
+      for (let i = missing; i < n; i++) rv[i] = f[steps[from + i]];
+    } else {
+      // String comparisons read the index of every instant, −1 included.
+      for (let i = 0; i < n; i++) at[i] = steps[from + i];
+    }
+    if (n > 0) j = steps[from + n - 1];
+  } else if (col.type === 'float64' && ins.c !== 1) {
     const f = col.f64!;
     let i = 0;
     for (; i < n; i++) {
@@ -125,49 +137,53 @@ function align(p: Program, ins: Instruction, st: AlignState, instants: Float64Ar
       j += j < last && off[j + 1] <= t ? 1 : 0;
       while (j < last && off[j + 1] <= t) j++;
       if (j >= 0) break;
-      rv[i] = 0; rq[i] = 0; missing++;
+      missing++;
     }
-    const q0 = i < n ? quality[j] : 0;
-    if (st.uniformQ[slot] >= 0) {
-      // One quality for the whole column: values only.
-      for (; i < n; i++) {
-        const t = instants[from + i] - shift;
-        j += j < last && off[j + 1] <= t ? 1 : 0;
+    for (; i < n; i++) {
+      const t = instants[from + i] - shift;
+      j += j < last && off[j + 1] <= t ? 1 : 0;
       while (j < last && off[j + 1] <= t) j++;
-        rv[i] = f[j];
-      }
-      if (missing > 0) for (let k = missing; k < n; k++) rq[k] = q0;
-    } else {
-      for (; i < n; i++) {
-        const t = instants[from + i] - shift;
-        j += j < last && off[j + 1] <= t ? 1 : 0;
-      while (j < last && off[j + 1] <= t) j++;
-        const q = quality[j];
-        rv[i] = f[j]; rq[i] = q; mixed |= q ^ q0;
-      }
+      rv[i] = f[j];
+      at[i] = j;
     }
-    if (missing > 0 && missing < n) mixed = 1;
-    firstQ = missing > 0 ? 0 : q0;
   } else {
-    const at = idx;
     for (let i = 0; i < n; i++) {
       const t = instants[from + i] - shift;
       j += j < last && off[j + 1] <= t ? 1 : 0;
       while (j < last && off[j + 1] <= t) j++;
       at[i] = j;
-      if (j >= 0) rq[i] = quality[j]; else { rv[i] = 0; rq[i] = 0; missing++; }
+      if (j < 0) missing++;
     }
+  }
+  st.cursor[slot] = j;
+  for (let i = 0; i < missing; i++) { rv[i] = 0; rq[i] = 0; }
+  if (!(col.type === 'float64' && ins.c !== 1)) {
     if (col.type === 'float64') { const a = col.f64!; for (let i = missing; i < n; i++) rv[i] = a[at[i]]; }
     else if (col.type === 'int64') { const a = col.i64!; for (let i = missing; i < n; i++) rv[i] = Number(a[at[i]]); }
     else if (col.type === 'boolean') { const a = col.u8!; for (let i = missing; i < n; i++) rv[i] = a[at[i]] !== 0 ? 1 : 0; }
     else if (col.type === 'enum') { const a = col.ord!; for (let i = missing; i < n; i++) rv[i] = a[at[i]]; }
   }
-  st.cursor[slot] = j;
-  if (!(col.type === 'float64' && ins.c !== 1)) {
-    firstQ = n > 0 ? rq[0] : 0;
-    for (let i = 1; i < n; i++) mixed |= rq[i] ^ firstQ;
+  // Qualities: one for the whole column (the usual case) needs no per-instant column unless
+  // the block starts before the input's first point.
+  const uq = st.uniformQ[slot];
+  if (uq >= 0 && missing === 0) {
+    reg.uq = n > 0 ? uq : 0;
+  } else if (uq >= 0 && missing === n) {
+    reg.uq = 0;
+  } else {
+    let mixed = 0;
+    if (uq >= 0) {
+      for (let i = missing; i < n; i++) rq[i] = uq;
+      mixed = missing > 0 ? 1 : 0;
+    } else {
+      const idx = steps !== null && (col.type === 'float64' && ins.c !== 1) ? null : at;
+      const q0 = missing > 0 ? 0 : quality[idx ? idx[0] : (steps as Int32Array)[from]];
+      if (idx) for (let i = missing; i < n; i++) { const q = quality[idx[i]]; rq[i] = q; mixed |= q ^ q0; }
+      else { const s = steps as Int32Array; for (let i = missing; i < n; i++) { const q = quality[s[from + i]]; rq[i] = q; mixed |= q ^ q0; } }
+      if (missing > 0 && missing < n) mixed = 1;
+    }
+    reg.uq = mixed === 0 ? (n > 0 ? rq[0] : 0) : -1;
   }
-  reg.uq = mixed === 0 ? firstQ : -1;
   reg.anyR = missing > 0;
   if (missing > 0) { reg.r.fill(NO_VALUE, 0, missing); reg.r.fill(0, missing, n); }
 }

@@ -91,12 +91,23 @@ export interface CheckedExpression {
   readonly tree: unknown;
 }
 
+/**
+ * Step-hold indices a union grid was built with: for each of `columns` (matched by identity),
+ * index[k][i] is the position of its last point at or before instant i (−1: none yet).
+ */
+export interface GridSteps {
+  columns: readonly PointColumns[];
+  index: Int32Array[];
+}
+
 /** Instants at which an expression is evaluated: exact ns offsets from a base, ascending. */
 export interface EvaluationGrid {
   tsBase: bigint;
   /** Exact integer ns offsets from tsBase, strictly increasing, spanning under 2^53 ns. */
   tsOffset: Float64Array;
   count: number;
+  /** A union grid's step-hold indices: alignment gathers through them instead of searching. */
+  steps?: GridSteps | null;
 }
 
 /** Why an evaluated instant has no value (reason codes of EvaluationResult.reason). */
