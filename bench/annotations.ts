@@ -10,10 +10,9 @@
 //   node --expose-gc --import tsx bench/annotations.ts [--pglite] [--runs 201] [--upload-mb 100] [--json]
 // Uses DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) and a fresh database
 // dropped at the end; --pglite runs on the embedded model instead.
-import pg from 'pg';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, open } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { open } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
@@ -26,6 +25,7 @@ import { stringifyJson } from '../src/json/json.js';
 import { queryAnnotations } from '../src/annotations/annotation-query.js';
 import type { Queryable } from '../src/model/db.js';
 import { mulberry32 } from './seeded-random.js';
+import { benchDatabase } from './bench-database.js';
 
 const args = process.argv.slice(2);
 const JSON_OUT = args.includes('--json');
@@ -48,19 +48,7 @@ const figures: Record<string, number | string> = {};
 // deterministic choices
 const rand = mulberry32(0x5eed);
 
-const dataDir = await mkdtemp(join(tmpdir(), 'bench-annotations-'));
-const baseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-let admin: pg.Client | null = null;
-let databaseUrl: string | undefined;
-let dbName = '';
-if (!PGLITE) {
-  admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  dbName = `bench_annotations_${process.pid}_${randomBytes(3).toString('hex')}`;
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const u = new URL(baseUrl); u.pathname = `/${dbName}`;
-  databaseUrl = u.toString();
-}
+const { databaseUrl, dataDir, drop } = await benchDatabase('annotations', { pglite: PGLITE });
 
 async function seed(): Promise<void> {
   const db = await openDb({ url: databaseUrl, pgliteDir: join(dataDir, 'model') });
@@ -139,8 +127,7 @@ async function upload(url: string, mb: number): Promise<{ ms: number; baselineMb
 try {
   await seed();
 } catch (e) {
-  await rm(dataDir, { recursive: true, force: true });
-  if (admin) { await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined); await admin.end(); }
+  await drop();
   throw e;
 }
 const config = loadConfig({
@@ -192,8 +179,7 @@ try {
   figures.upload_rss_growth_mb = +up.peakGrowthMb.toFixed(1);
 } finally {
   await service.stop(2_000);
-  await rm(dataDir, { recursive: true, force: true });
-  if (admin) { await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined); await admin.end(); }
+  await drop();
 }
 figures.model = PGLITE ? 'pglite' : 'postgres';
 figures.annotations = TOTAL;

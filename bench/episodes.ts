@@ -8,14 +8,10 @@
 //   3. trigger: from the instant a live condition has held for min_duration_ms to its
 //      episode committed (a collector sends the points over gRPC; 20 cycles).
 // Each figure is the median (p50) of its runs; max beside it.
-//   node --import tsx bench/episodes.ts [--pglite] [--runs 41] [--phases query,overlay,trigger] [--json]   (npm run bench:episodes)
+//   node --import tsx bench/episodes.ts [--pglite] [--runs 41] [--phases query,overlay,trigger] [--reuse-db NAME] [--json]   (npm run bench:episodes)
 // Uses DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) and a fresh database
 // dropped at the end; --pglite runs on the embedded model instead.
-import pg from 'pg';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/config.js';
 import { startService } from '../src/service.js';
@@ -25,6 +21,7 @@ import { nowNs } from '../src/clock.js';
 import { stringifyJson } from '../src/json/json.js';
 import { CollectorClient } from '../src/collector/collector-client.js';
 import { mulberry32 } from './seeded-random.js';
+import { benchDatabase } from './bench-database.js';
 
 const args = process.argv.slice(2);
 const JSON_OUT = args.includes('--json');
@@ -48,24 +45,19 @@ const figures: Record<string, number | string> = {};
 // deterministic choices
 const rand = mulberry32(0x5eed);
 
-const dataDir = await mkdtemp(join(tmpdir(), 'bench-episodes-'));
-const baseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-let admin: pg.Client | null = null;
-let databaseUrl: string | undefined;
-let dbName = '';
-if (!PGLITE) {
-  admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  dbName = `bench_episodes_${process.pid}_${randomBytes(3).toString('hex')}`;
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const u = new URL(baseUrl); u.pathname = `/${dbName}`;
-  databaseUrl = u.toString();
-}
+/** --reuse-db NAME: seed that database once and keep it between runs (the seed takes minutes). */
+const REUSE = (() => { const i = args.indexOf('--reuse-db'); return i >= 0 ? args[i + 1] : undefined; })();
+if (REUSE && [...PHASES].some((p) => p !== 'query')) throw new Error('--reuse-db goes with --phases query (the other phases create named templates once)');
+const { databaseUrl, dataDir, reused, drop } = await benchDatabase('episodes', { pglite: PGLITE, reuse: REUSE });
 
 async function seed(): Promise<{ templateId: string }> {
   const db = await openDb({ url: databaseUrl, pgliteDir: join(dataDir, 'model') });
   try {
     await migrate(db);
+    if (reused) {
+      const { rows } = await db.query<{ id: string }>(`SELECT template_id AS id FROM episode_template_version WHERE template_id = ${id('tpl', '0')}`);
+      if (rows[0]) { log('reusing the seeded database'); return { templateId: rows[0].id }; }
+    }
     const t0 = process.hrtime.bigint();
     const tpl = await db.transaction(async (q) => {
       const { rows } = await q.query<{ tx_id: bigint }>("INSERT INTO model_tx (committed_ns, principal, reason) VALUES ($1, 'bench', 'episodes bulk build') RETURNING tx_id", [nowNs()]);
@@ -222,9 +214,5 @@ try {
   }
 } finally {
   await service.stop(2_000);
-  await rm(dataDir, { recursive: true, force: true });
-  if (admin) {
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-  }
+  await drop();
 }
