@@ -15,9 +15,13 @@ import { randomBytes } from 'node:crypto';
 import type { ServiceContext } from '../../service-context.js';
 import { onModelCommit } from '../../model/tx-log.js';
 import type { CommitSource, LiveColumns, LiveGroup } from './commit-source.js';
-import { pointsText } from './live-format.js';
+import { pointsText, type PointFilter } from './live-format.js';
 import type { LiveSubscription } from './live-subscription.js';
 import type { ValueType } from '../../storage/encoding/chunk-types.js';
+import type { BatchResult, PointBatch } from '../../storage/series-store.js';
+
+/** Formats a series' columns for one (value type, filter), shared by every subscription asking the same; key names the pair. */
+export type Format = (c: LiveColumns, type: ValueType | null, enumSet: string | null, filter: PointFilter, key: string) => { text: string; count: number };
 
 declare module '../../service-context.js' {
   interface ServiceParts {
@@ -66,13 +70,19 @@ export class LiveHub {
   private syncing: Promise<void> | null = null;
   private syncAgain = false;
   private readonly unsubscribeFeed: () => void;
+  private readonly unsubscribeStore: () => void;
   private readonly unsubscribeModel: () => void;
+  /** Groups received and not yet handed to subscriptions (see dispatch()). */
+  private pending: Array<{ seq: number; bySeries: Map<string, LiveColumns[]> }> = [];
+  private dispatchQueued = false;
   private readonly sweep: NodeJS.Timeout;
   private reresolve: NodeJS.Timeout | null = null;
   private closed = false;
 
   constructor(readonly service: ServiceContext, private readonly source: CommitSource) {
     this.unsubscribeFeed = source.onCommits((g) => this.onGroup(g));
+    const store = service.parts.storage;
+    this.unsubscribeStore = store ? store.onWritten((batches, results) => this.onStoreWrite(batches, results)) : () => undefined;
     this.unsubscribeModel = onModelCommit(() => this.onModelCommit());
     this.sweep = setInterval(() => this.sweepLingering(), SWEEP_MS);
     this.sweep.unref();
@@ -110,6 +120,8 @@ export class LiveHub {
   }
 
   attach(sub: LiveSubscription, series: Iterable<string>): void {
+    // Groups received before the subscription's snapshot or resume go out first, without it.
+    this.dispatch();
     this.subs.add(sub);
     for (const s of series) this.route(sub, s, true);
   }
@@ -161,42 +173,95 @@ export class LiveHub {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribeFeed();
+    this.unsubscribeStore();
     this.unsubscribeModel();
     clearInterval(this.sweep);
     if (this.reresolve) clearTimeout(this.reresolve);
     for (const s of [...this.subs]) s.close('shutting-down', 'the service is shutting down');
   }
 
+  /** Whether commits of the series are wanted (by a subscription, or lingering for a resume). */
+  private wants(series: string): boolean {
+    return this.retained.has(series) || this.lingering.has(series) || this.watchedFrom.has(series);
+  }
+
   private onGroup(g: LiveGroup): void {
-    const seq = ++this.seq;
     const bySeries = new Map<string, LiveColumns[]>();
     let points = 0;
     for (const c of g.columns) {
       // the feed carries every client's series (calculations, episode triggers): keep ours only
-      if (!this.retained.has(c.series) && !this.lingering.has(c.series) && !this.watchedFrom.has(c.series)) continue;
+      if (!this.wants(c.series)) continue;
       const list = bySeries.get(c.series);
       if (list) list.push(c); else bySeries.set(c.series, [c]);
       points += c.times.length;
     }
+    if (bySeries.size === 0) return;
+    const seq = ++this.seq;
     this.remember({ seq, receivedMs: Date.now(), bySeries, points });
-    // Subscriptions of the same series share the formatted points (1,000 subscribers of one series: one format).
-    const shared = new Map<LiveColumns, Map<string, string>>();
-    const format = (c: LiveColumns, type: ValueType | null, enumSet: string | null): string => {
-      let byType = shared.get(c);
-      if (!byType) { byType = new Map(); shared.set(c, byType); }
-      const key = `${type}/${enumSet}`;
-      let text = byType.get(key);
-      if (text === undefined) { text = pointsText(c, type, enumSet, null).text; byType.set(key, text); }
-      return text;
+    this.pending.push({ seq, bySeries });
+    if (!this.dispatchQueued) {
+      this.dispatchQueued = true;
+      setImmediate(() => this.dispatch());
+    }
+  }
+
+  /** A durable write of the main thread's engine: the points of wanted series, minus refusals, as one group. */
+  private onStoreWrite(batches: readonly PointBatch[], results: readonly BatchResult[]): void {
+    if (this.closed) return;
+    const columns: LiveColumns[] = [];
+    for (let i = 0; i < batches.length; i++) {
+      const b = batches[i];
+      const series = String(b.series).toLowerCase();
+      if (!this.wants(series)) continue;
+      const c = columnsOf(series, b, results[i]?.refusals ?? []);
+      if (c.times.length > 0) columns.push(c);
+    }
+    if (columns.length > 0) this.onGroup({ seq: 0, durableMs: Date.now(), columns });
+  }
+
+  /**
+   * Hands the groups received since the last dispatch to their subscriptions: one `points`
+   * event per subscription, with the id of the last group. Runs once per event-loop turn,
+   * and at once before a subscription attaches or changes its series.
+   */
+  dispatch(): void {
+    this.dispatchQueued = false;
+    if (this.pending.length === 0) return;
+    const groups = this.pending;
+    this.pending = [];
+    const formatted = new Map<LiveColumns, Map<string, { text: string; count: number }>>();
+    const format: Format = (c, type, enumSet, filter, key) => {
+      let byKey = formatted.get(c);
+      if (!byKey) { byKey = new Map(); formatted.set(c, byKey); }
+      let out = byKey.get(key);
+      if (out === undefined) { out = pointsText(c, type, enumSet, filter); byKey.set(key, out); }
+      return out;
     };
     const touched = new Set<LiveSubscription>();
-    for (const [series, cols] of bySeries) {
-      const subs = this.bySeries.get(series);
-      if (!subs) continue;
-      for (const sub of subs) { sub.take(series, cols, format); touched.add(sub); }
+    /** Subscriptions with the same share key send the body their first one builds. */
+    const leaders = new Map<string, LiveSubscription>();
+    const followers = new Map<LiveSubscription, LiveSubscription>();
+    for (const g of groups) {
+      for (const [series, cols] of g.bySeries) {
+        const subs = this.bySeries.get(series);
+        if (!subs) continue;
+        for (const sub of subs) {
+          if (!touched.has(sub)) {
+            touched.add(sub);
+            const key = sub.shareKey();
+            if (key !== null) {
+              const leader = leaders.get(key);
+              if (leader) followers.set(sub, leader); else leaders.set(key, sub);
+            }
+          }
+          if (!followers.has(sub)) sub.take(series, cols, format);
+        }
+      }
     }
-    const id = `${this.boot}-${seq}`;
-    for (const sub of touched) sub.flush(id, g.durableMs);
+    const id = `${this.boot}-${groups[groups.length - 1].seq}`;
+    const bodies = new Map<LiveSubscription, string | null>();
+    for (const sub of touched) if (!followers.has(sub)) bodies.set(sub, sub.flush(id));
+    for (const [sub, leader] of followers) sub.send(id, bodies.get(leader) ?? null);
   }
 
   private remember(e: RingEntry): void {
@@ -245,4 +310,21 @@ export class LiveHub {
     })().finally(() => { this.syncing = null; });
     return this.syncing;
   }
+}
+
+/** Fresh columns of a main-thread write's batch (the caller keeps its arrays), refused points left out. */
+function columnsOf(series: string, b: PointBatch, refusals: ReadonlyArray<{ index: number }>): LiveColumns {
+  const refused = refusals.length === 0 ? null : new Set(refusals.map((r) => r.index));
+  const n = b.times.length;
+  const keep: number[] = [];
+  for (let i = 0; i < n; i++) if (refused === null || !refused.has(i)) keep.push(i);
+  const times = new BigInt64Array(keep.length), quality = new Uint32Array(keep.length);
+  const values: unknown[] = new Array(keep.length);
+  for (let j = 0; j < keep.length; j++) {
+    const i = keep[j];
+    times[j] = b.times[i];
+    quality[j] = b.quality[i];
+    values[j] = b.values[i];
+  }
+  return { series, times, values, quality };
 }

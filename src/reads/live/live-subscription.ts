@@ -3,17 +3,21 @@
 // sends their latest values, then every committed point of those series as the hub
 // hands it over, one `points` event per group commit. After a model commit it resolves
 // again and reports what changed (`resolved`: attributes added, rebound to another
-// series, removed), each added or rebound attribute with its latest value. Transports
+// series, removed), each added or rebound attribute with its latest value. As in the
+// resolved reads, a subscription may ask values in another unit of the same quantity kind
+// (`units`) and leave out bad or bad-and-uncertain points (`exclude_quality`). Transports
 // (SSE, the WebSocket) implement LiveOutput; docs/live-updates.md is the protocol.
 import type { ServiceContext } from '../../service-context.js';
 import { ServiceError } from '../../errors.js';
 import { nowNs } from '../../clock.js';
-import { readMeta, readSnapshot } from '../../storage/series-store.js';
+import { pointBefore, readMeta, readSnapshot, readSnapshotAt, seriesKey, type ReadView, type SnapshotPoint } from '../../storage/series-store.js';
 import type { ValueType } from '../../storage/encoding/chunk-types.js';
+import { ValueConverter, minQuality } from '../../workers/resolved-points.js';
 import { resolveRead, type Can, type ResolveRequest } from '../read-resolution.js';
+import { unitPlans, type ReadUnitsRequest } from '../read-units.js';
 import type { LiveColumns } from './commit-source.js';
-import { pointsText } from './live-format.js';
-import { RESUME_WINDOW_MS, type LiveHub } from './live-hub.js';
+import { pointsText, type PointFilter } from './live-format.js';
+import { RESUME_WINDOW_MS, type Format, type LiveHub } from './live-hub.js';
 
 /** Attributes one subscription may follow (a larger scope is refused with 400 naming this limit). */
 export const MAX_LIVE_ATTRIBUTES = 10_000;
@@ -46,21 +50,29 @@ export interface LiveOutput {
   readonly closed: boolean;
 }
 
+/** What a subscription asks besides its `resolve` (the resolved reads' members of the same names). */
+export interface LiveOptions {
+  units?: ReadUnitsRequest;
+  exclude_quality?: 'bad' | 'bad_and_uncertain';
+}
+
 interface Target {
   attributeId: string;
   path: string;
   series: string | null;
   valueType: ValueType | null;
   enumSetId: string | null;
-  /** `{"attribute_id":…,"path":…,"series":…,` ready to prefix a member. */
+  /** The quality floor and unit conversion of its points. */
+  filter: PointFilter;
+  /** Names (value type, enum set, filter): columns formatted under one key are shared. */
+  formatKey: string;
+  /** `{"attribute_id":…,"path":…,"unit_id":…,"series":…,` ready to prefix a member. */
   head: string;
   /** The initial value sent: a committed point equal to it is not sent again. */
   dedupe: { ts: bigint; text: string } | null;
 }
 
 const NOT_BEGUN: LiveOutput = { event: () => undefined, backlogBytes: () => 0, end: () => undefined, closed: true };
-
-type Format = (c: LiveColumns, type: ValueType | null, enumSet: string | null) => string;
 
 /** Rejects what a live subscription cannot honour (it follows the current model and the newest data). */
 export function checkLiveResolve(req: ResolveRequest, field = 'resolve'): void {
@@ -71,6 +83,8 @@ export function checkLiveResolve(req: ResolveRequest, field = 'resolve'): void {
 export class LiveSubscription {
   private targets: Target[] = [];
   private bySeries = new Map<string, Target[]>();
+  /** Identifies what this subscription's `points` bodies hold (its targets and filters); see shareKey(). */
+  private installedKey = '';
   private pending: string[] = [];
   private attached = false;
   private closed = false;
@@ -87,6 +101,7 @@ export class LiveSubscription {
     private readonly access: LiveAccess,
     private readonly req: ResolveRequest,
     private readonly onClosed: () => void = () => undefined,
+    private readonly options: LiveOptions = {},
   ) {
     this.service = hub.service;
   }
@@ -137,8 +152,8 @@ export class LiveSubscription {
       out.event('resumed', null, `{"after":${JSON.stringify(resumeAfter)},"model_tx":${modelTx},"attributes":[${list}]}`);
       const wanted = new Set(this.bySeries.keys());
       for (const g of this.hub.replay(after, wanted)) {
-        for (const c of g.columns) this.take(c.series, [c], (col, type, enumSet) => pointsText(col, type, enumSet, null).text);
-        this.flush(`${this.hub.boot}-${g.seq}`, 0);
+        for (const c of g.columns) this.take(c.series, [c], (col, type, enumSet, filter) => pointsText(col, type, enumSet, filter));
+        this.flush(`${this.hub.boot}-${g.seq}`);
       }
       this.checkBacklog();
       return;
@@ -151,37 +166,53 @@ export class LiveSubscription {
     this.checkBacklog();
   }
 
+  /**
+   * The key of the `points` bodies this subscription would build: equal keys, equal bodies
+   * (the same targets, series and filters); null while an initial value still awaits its
+   * first later point (dedupe), which makes its body its own.
+   */
+  shareKey(): string | null {
+    for (const t of this.targets) if (t.dedupe !== null) return null;
+    return this.installedKey;
+  }
+
   /** Called by the hub for each group: the columns of one series this subscription follows. */
   take(series: string, cols: LiveColumns[], format: Format): void {
     const targets = this.bySeries.get(series);
     if (!targets) return;
     for (const t of targets) {
       for (const c of cols) {
-        let text: string;
+        let r: { text: string; count: number };
         const d = t.dedupe;
         if (d !== null) {
+          // The initial value sent may come again in the first group after it: leave it out once.
           let skip = -1, later = false;
           for (let i = 0; i < c.times.length; i++) {
             if (c.times[i] === d.ts && skip < 0) skip = i;
             if (c.times[i] > d.ts) later = true;
           }
-          if (skip >= 0 && pointsText({ ...c, times: c.times.subarray(skip, skip + 1), values: c.values.slice(skip, skip + 1) as LiveColumns['values'], quality: c.quality.subarray(skip, skip + 1) }, t.valueType, t.enumSetId, null).text === `[${d.text}]`) {
-            const r = pointsText(c, t.valueType, t.enumSetId, (i) => i !== skip);
-            text = r.text;
-            if (r.count === 0) { if (later) t.dedupe = null; continue; }
-          } else text = format(c, t.valueType, t.enumSetId);
+          if (skip >= 0 && pointsText(slice(c, skip), t.valueType, t.enumSetId, t.filter).text === `[${d.text}]`) {
+            r = pointsText(c, t.valueType, t.enumSetId, t.filter, skip);
+          } else r = format(c, t.valueType, t.enumSetId, t.filter, t.formatKey);
           if (later) t.dedupe = null;
-        } else text = format(c, t.valueType, t.enumSetId);
-        this.pending.push(`${t.head}"points":${text}}`);
+        } else r = format(c, t.valueType, t.enumSetId, t.filter, t.formatKey);
+        if (r.count > 0) this.pending.push(`${t.head}"points":${r.text}}`);
       }
     }
   }
 
-  /** Sends what take() gathered for the group `id` as one `points` event. */
-  flush(id: string, _durableMs: number): void {
-    if (this.pending.length === 0) return;
+  /** Sends what take() gathered as one `points` event with id `id`; returns the body (null when nothing was gathered). */
+  flush(id: string): string | null {
+    if (this.pending.length === 0) return null;
     const body = `{"attributes":[${this.pending.join(',')}]}`;
     this.pending = [];
+    this.send(id, body);
+    return body;
+  }
+
+  /** Sends a `points` body (built by this subscription or by one with the same share key). */
+  send(id: string, body: string | null): void {
+    if (body === null || this.closed) return;
     if (this.out.closed) { this.close(null, ''); return; }
     this.out.event('points', id, body);
     this.checkBacklog();
@@ -216,6 +247,11 @@ export class LiveSubscription {
         this.close('unauthenticated', e.message);
         return;
       }
+      if (e instanceof ServiceError && e.code === 'invalid-request') {
+        // An attribute that entered the scope cannot be given in the requested unit: say so and stop.
+        this.close('units-incompatible', e.message);
+        return;
+      }
       throw e;
     }
     const newSeries = seriesOf(next.targets);
@@ -231,6 +267,8 @@ export class LiveSubscription {
     }
     const keep = new Set(next.targets.map((t) => t.attributeId));
     for (const o of this.targets) if (!keep.has(o.attributeId)) removed.push(o);
+    // Points of groups received under the old resolution go out before the change.
+    this.hub.dispatch();
     const oldSeries = [...this.bySeries.keys()];
     for (const s of oldSeries) this.hub.route(this, s, false);
     this.install(next.targets);
@@ -279,6 +317,7 @@ export class LiveSubscription {
 
   private install(targets: Target[]): void {
     this.targets = targets;
+    this.installedKey = targets.map((t) => `${t.attributeId}:${t.series}:${t.formatKey}`).join(',');
     this.bySeries = new Map();
     for (const t of targets) {
       if (t.series === null) continue;
@@ -295,12 +334,26 @@ export class LiveSubscription {
       throw new ServiceError('read-too-large', `resolve: the subscription resolves to ${r.attributes.length} attributes, more than the limit of ${MAX_LIVE_ATTRIBUTES} for one live subscription; narrow select or scope`,
         { limit: MAX_LIVE_ATTRIBUTES, field: 'resolve' });
     }
+    const plans = await unitPlans(this.service, r.attributes, this.options.units);
+    const floor = minQuality(this.options.exclude_quality ?? null);
+    const converters = new Map<string, ValueConverter>();
     const targets = r.attributes.map((a): Target => {
       const seg = a.segments.length > 0 ? a.segments[a.segments.length - 1] : null;
       const series = seg?.seriesId ?? null;
+      const plan = plans.get(a.attributeId);
+      let convert: ValueConverter | null = null;
+      let convKey = '';
+      if (plan && !plan.identity) {
+        convKey = `${plan.factor}|${plan.offset}`;
+        convert = converters.get(convKey) ?? new ValueConverter(plan);
+        converters.set(convKey, convert);
+      }
+      const valueType = seg?.valueType ?? null;
+      const unitId = plan?.to ?? a.unitId;
       return {
-        attributeId: a.attributeId, path: a.path, series, valueType: seg?.valueType ?? null, enumSetId: a.enumSetId,
-        head: `{"attribute_id":"${a.attributeId}","path":${JSON.stringify(a.path)},"series":${series === null ? 'null' : `"${series}"`},`,
+        attributeId: a.attributeId, path: a.path, series, valueType, enumSetId: a.enumSetId,
+        filter: { minQuality: floor, convert }, formatKey: `${valueType}/${a.enumSetId}/${floor}/${convKey}`,
+        head: `{"attribute_id":"${a.attributeId}","path":${JSON.stringify(a.path)},"unit_id":${unitId === null ? 'null' : `"${unitId}"`},"series":${series === null ? 'null' : `"${series}"`},`,
         dedupe: null,
       };
     });
@@ -311,14 +364,45 @@ export class LiveSubscription {
   private snapshots(targets: Target[]): string[] {
     if (targets.length === 0) return [];
     return this.service.parts.storage.read((view) => targets.map((t) => {
-      const p = t.series !== null && readMeta(view, t.series) ? readSnapshot(view, t.series) : null;
-      if (p === null) { t.dedupe = null; return `${t.head}"snapshot":null}`; }
-      const one = pointsText({ series: t.series as string, times: BigInt64Array.of(p.ts), values: [p.value], quality: Uint32Array.of(p.quality) }, t.valueType, t.enumSetId, null).text;
-      const text = one.slice(1, -1);
-      t.dedupe = { ts: p.ts, text };
-      return `${t.head}"snapshot":${text}}`;
+      const text = latestText(view, t);
+      t.dedupe = text === null ? null : text;
+      return `${t.head}"snapshot":${text === null ? 'null' : text.text}}`;
     }));
   }
+}
+
+/** One point's columns. */
+function slice(c: LiveColumns, i: number): LiveColumns {
+  return { series: c.series, times: c.times.subarray(i, i + 1), values: c.values.slice(i, i + 1) as LiveColumns['values'], quality: c.quality.subarray(i, i + 1) };
+}
+
+/** How far back an initial value looks past points the quality filter drops (as the resolved snapshot). */
+const PRIOR_WALK = 64;
+
+/**
+ * The target's latest point its filter keeps, as JSON text: the series head's, else (its
+ * quality is below the floor) the latest kept one before it, looking back past at most
+ * PRIOR_WALK dropped points (as POST /v1/read/snapshot does).
+ */
+function latestText(view: ReadView, t: Target): { ts: bigint; text: string } | null {
+  if (t.series === null) return null;
+  const meta = readMeta(view, t.series);
+  if (!meta) return null;
+  let p: SnapshotPoint | null = readSnapshot(view, t.series, true);
+  if (p !== null && p.quality < t.filter.minQuality) {
+    const key = seriesKey(t.series);
+    let at = p.ts;
+    p = null;
+    for (let step = 0; step <= PRIOR_WALK; step++) {
+      const e = pointBefore(view, key, at);
+      if (e === null) break;
+      if (e.quality >= t.filter.minQuality) { p = readSnapshotAt(view, t.series, e.ts); break; }
+      at = e.ts;
+    }
+  }
+  if (p === null) return null;
+  const one = pointsText({ series: t.series, times: BigInt64Array.of(p.ts), values: [p.value], quality: Uint32Array.of(p.quality) }, t.valueType ?? meta.type, t.enumSetId, t.filter).text;
+  return { ts: p.ts, text: one.slice(1, -1) };
 }
 
 function seriesOf(targets: Iterable<Target>): string[] {

@@ -11,20 +11,27 @@ import { ServiceError } from '../../../errors.js';
 import { parseJson } from '../../../json/json.js';
 import { assertSameOrigin } from '../../../auth/csrf.js';
 import type { ResolveRequest } from '../../../reads/read-resolution.js';
-import { LiveSubscription, checkLiveResolve, type LiveAccess, type LiveEvent, type LiveOutput } from '../../../reads/live/live-subscription.js';
+import { LiveSubscription, checkLiveResolve, type LiveAccess, type LiveEvent, type LiveOptions, type LiveOutput } from '../../../reads/live/live-subscription.js';
 import type { LiveHub } from '../../../reads/live/live-hub.js';
-import { ReadResolve } from './schemas.js';
+import { ExcludeQuality, ReadResolve, ReadUnits } from './schemas.js';
 
 const closed = { additionalProperties: false } as const;
 const AREA = 'Reads';
 
-export const SubscribeBody = Type.Object({ resolve: ReadResolve }, closed);
+/** What a subscription may ask besides `resolve`: the resolved reads' unit and quality options. */
+const liveOptionMembers = {
+  units: Type.Optional(ReadUnits),
+  exclude_quality: Type.Optional(ExcludeQuality),
+};
+
+export const SubscribeBody = Type.Object({ resolve: ReadResolve, ...liveOptionMembers }, closed);
 
 /** A client's messages on /v1/stream, checked by their `type` so errors name the member at fault. */
 const SubscribeMessageSchema = Type.Object({
   type: Type.Literal('subscribe'),
   id: Type.String({ minLength: 1, maxLength: 128 }),
   resolve: ReadResolve,
+  ...liveOptionMembers,
   resume_after: Type.Optional(Type.String({ maxLength: 64 })),
 }, closed);
 const UnsubscribeMessageSchema = Type.Object({ type: Type.Literal('unsubscribe'), id: Type.String({ minLength: 1, maxLength: 128 }) }, closed);
@@ -133,7 +140,8 @@ function streamSession(ctx: HandlerContext, hub: LiveHub, link: WebSocketLink): 
     if (subs.size >= MAX_SUBSCRIPTIONS_PER_SOCKET) throw new ServiceError('read-too-large', `at most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions per socket`, { limit: MAX_SUBSCRIPTIONS_PER_SOCKET, field: 'message' });
     const req = m.resolve as ResolveRequest;
     checkLiveResolve(req, 'message.resolve');
-    const sub = new LiveSubscription(hub, accessOf(ctx), req, () => { if (subs.get(m.id) === sub) subs.delete(m.id); });
+    const options: LiveOptions = { units: m.units, exclude_quality: m.exclude_quality };
+    const sub = new LiveSubscription(hub, accessOf(ctx), req, () => { if (subs.get(m.id) === sub) subs.delete(m.id); }, options);
     subs.set(m.id, sub);
     try {
       await sub.prepare();
@@ -187,6 +195,7 @@ export function liveRoutes(): AnyRoute[] {
       operationId: 'subscribeRead', method: 'post', path: '/v1/read/subscribe', area: AREA,
       summary: 'Live resolved updates over Server-Sent Events: the latest value per attribute, then every committed point; rebinds and scope changes followed',
       description: 'Events `snapshot`, `points`, `resolved`, `resumed`, `reset`, `heartbeat` and a final `closing`; ids `<boot>-<seq>`. '
+        + '`units` and `exclude_quality` as in the resolved reads (values in another unit of the same quantity kind; bad or bad-and-uncertain points left out). '
         + 'Send `Last-Event-ID` to resume within the resume window (60 s, bounded). A client that leaves more than 1 MiB unread gets `closing` '
         + '(code slow-consumer) and the stream ends. `as_of_ns` and `range` are refused: a subscription follows the current model from now. See docs/live-updates.md.',
       access: { kind: 'capability', capability: 'read', scope: 'each-result' },
@@ -198,7 +207,7 @@ export function liveRoutes(): AnyRoute[] {
         const req = ctx.body.resolve as ResolveRequest;
         checkLiveResolve(req);
         const lastId = ctx.headers.get('last-event-id') ?? null;
-        const sub = new LiveSubscription(hub, accessOf(ctx), req);
+        const sub = new LiveSubscription(hub, accessOf(ctx), req, undefined, { units: ctx.body.units, exclude_quality: ctx.body.exclude_quality });
         await sub.prepare();
         let begun = false;
         const signal = ctx.signal;
@@ -218,7 +227,7 @@ export function liveRoutes(): AnyRoute[] {
       operationId: 'openStream', method: 'get', path: '/v1/stream', area: AREA,
       summary: 'Live resolved updates over a WebSocket: many subscriptions on one connection, under ids the client chooses',
       description: 'Upgrade with a session cookie or a bearer token (authenticated once, at the upgrade; a cookie-authenticated upgrade from another site is refused). '
-        + 'Client messages: `{"type":"subscribe","id","resolve","resume_after"?}` and `{"type":"unsubscribe","id"}`. '
+        + 'Client messages: `{"type":"subscribe","id","resolve","units"?,"exclude_quality"?,"resume_after"?}` and `{"type":"unsubscribe","id"}`. '
         + 'Server messages carry `type` and the subscription `id`: `snapshot`, `points`, `resolved`, `resumed`, `reset`, `closing`, `error` (a bad message or a refused subscription; the socket stays open), `unsubscribed`; '
         + 'and `heartbeat` for the connection. A client that leaves more than 1 MiB unread gets `closing` (code slow-consumer) on each subscription and close code 1008. See docs/live-updates.md.',
       access: { kind: 'capability', capability: 'read', scope: 'each-result' },
