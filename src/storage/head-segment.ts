@@ -1,9 +1,10 @@
 // Head segments: the write-ahead copies of the points commits appended to a series' open
 // head (table `head-segments`, key uuid16 + seq; head-record.ts keeps the records that list
-// them). A segment is either a raw segment (byte 0 = 0x80; written for every type but
-// string): the head's columns nearly as they sit in memory, and a CRC32; or an encoded chunk
-// (byte 0 = 1, 2, 0x30.. or 0x40..: the chunk codec; string heads, and every segment written
-// before raw segments existed). FORMAT.md "Head segments".
+// them). A segment is a packed segment (byte 0 = 0x81; written for every type but string
+// since 2026-11-28: varints, head-packed.ts); a raw segment (byte 0 = 0x80; written from
+// 2026-11-21 to 2026-11-28, still read): the head's columns nearly as they sit in memory, and
+// a CRC32; or an encoded chunk (byte 0 = 1, 2, 0x30.. or 0x40..: the chunk codec; string
+// heads, and every segment written before raw segments existed). FORMAT.md "Head segments".
 //
 // Raw segment, little-endian (time of point i = tsBase + offset i):
 //     byte 0       0x80 (raw segment version 1)
@@ -36,6 +37,7 @@ import { TYPE_CODES, typeCode } from './encoding/chunk-header.js';
 import { decodeColumns } from './chunk-access.js';
 import { uuidOf } from './keys.js';
 import { allocColumns, timeAt, valueAt, type PointValue } from './point-runs.js';
+import { PACKED_SEGMENT, decodePackedSegment, encodePackedSegment, sameValues, valueColumn } from './head-packed.js';
 
 export const RAW_SEGMENT = 0x80;
 const RAW_HEADER = 16;
@@ -46,16 +48,6 @@ const HOST_LE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 function bytesOf(a: ArrayBufferView, from: number, n: number, width: number): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset + from * width, n * width);
-}
-
-function valueColumn(c: PointColumns): ArrayBufferView {
-  switch (c.type) {
-    case 'float64': return c.f64!;
-    case 'int64': return c.i64!;
-    case 'boolean': return c.u8!;
-    case 'enum': return c.ord!;
-    case 'string': throw new Error('BUG: string heads have no raw column');
-  }
 }
 
 /**
@@ -70,16 +62,25 @@ function scratchOf(n: number): Buffer {
 }
 
 /**
- * Points [from, from+n) of the head's columns as one segment: a raw segment (one copy of the
- * value column, times as 32-bit steps when every step fits, one quality when all are equal,
- * a CRC32), or the chunk codec for strings (their values need encoding anyway). A raw
- * segment lives in a buffer the next call reuses: store it before building another.
+ * Points [from, from+n) of the head's columns as one segment: a packed segment
+ * (head-packed.ts), or the chunk codec for strings (their values need encoding anyway). A
+ * packed segment lives in a buffer the next call reuses: store it before building another.
  */
 export function encodeSegment(c: PointColumns, from: number, n: number): Buffer {
   if (c.type === 'string' || !HOST_LE) {
     const bytes = encodeChunk(slicePointColumns(c, from, n));
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
+  return encodePackedSegment(c, from, n);
+}
+
+/**
+ * The raw segment layout the writer stored from 2026-11-21 to 2026-11-28 (top of this file):
+ * stores written then still hold such segments, and the tests write them to check they read.
+ * A raw segment lives in a buffer the next call reuses: store it before building another.
+ */
+export function encodeRawSegment(c: PointColumns, from: number, n: number): Buffer {
+  if (c.type === 'string' || !HOST_LE) throw new Error('BUG: raw segments hold no strings and are written on little-endian hosts only');
   const off = c.tsOffset, q = c.quality, end = from + n;
   // the largest step and the largest power of ten dividing every step (steps are exact
   // integers, so round(s / p) * p === s exactly when p divides s; a float % is a libm call)
@@ -127,21 +128,6 @@ function timeBytes(form: number): number {
   return form === TIME_STEPS16 ? 2 : form === TIME_DELTAS ? 4 : 8;
 }
 
-/** Whether values [from, from+n) of a column of w-byte values all have the same bits (-0 is not 0). */
-function sameValues(col: ArrayBufferView, from: number, n: number, w: number): boolean {
-  if (w === 1) {
-    const a = new Uint8Array(col.buffer, col.byteOffset + from, n), a0 = a[0];
-    for (let i = 1; i < n; i++) if (a[i] !== a0) return false;
-    return true;
-  }
-  // typed arrays of 4- and 8-byte values start 4-byte aligned: compare them as 32-bit words
-  const words = w >> 2, a = new Int32Array(col.buffer, col.byteOffset + from * w, n * words);
-  for (let i = words; i < n * words; i += words) {
-    for (let k = 0; k < words; k++) if (a[i + k] !== a[k]) return false;
-  }
-  return true;
-}
-
 function corruptSegment(series: Buffer, why: string, bytes: Uint8Array): never {
   throw new ServiceError('chunk-corrupt', `series ${uuidOf(series)} head segment: ${why}`, {
     series: uuidOf(series), chunk_start_ns: null, byte_length: bytes.byteLength,
@@ -177,7 +163,7 @@ function rawLayout(series: Buffer, bytes: Buffer): RawLayout {
  */
 export function lastPointOfSegment(series: Buffer, bytes: Buffer): { ts: bigint; value: PointValue; quality: number } {
   if (bytes[0] !== RAW_SEGMENT) {
-    const c = decodeColumns(series, null, bytes);
+    const c = decodeSegment(series, bytes);
     const i = c.count - 1;
     return { ts: timeAt(c, i), value: valueAt(c, i), quality: c.quality[i] };
   }
@@ -224,5 +210,10 @@ function decodeRawSegment(series: Buffer, bytes: Buffer): PointColumns {
 
 /** A stored segment's points, raw or encoded. */
 export function decodeSegment(series: Buffer, bytes: Buffer): PointColumns {
+  if (bytes[0] === PACKED_SEGMENT) {
+    if (!HOST_LE) corruptSegment(series, 'packed segments are read on little-endian hosts only', bytes);
+    const c = decodePackedSegment(bytes);
+    return typeof c === 'string' ? corruptSegment(series, c, bytes) : c;
+  }
   return bytes[0] === RAW_SEGMENT ? decodeRawSegment(series, bytes) : decodeColumns(series, null, bytes);
 }

@@ -1,0 +1,213 @@
+// Packed head segments (byte 0 = 0x81, since 2026-11-28): what the writer stores for every
+// commit's new head points of any type but string (head-segment.ts keeps the older raw form
+// and the encoded-chunk form readable). Why packed: with 16 KiB pages a series' chunk holds
+// ~13,000 points, so a bulk load of 10,000 points a series sat whole in head segments; at
+// 10-12 B a point (raw) they took ten times the pages the sealed chunks need, and LMDB never
+// gives a high-water mark back (data.mdb stayed 10x its live pages until a repack). One pass
+// of varints takes a 1 s decimal tag to ~2 B a point without the chunk codec's size search.
+//
+// Layout, little-endian (time of point i = tsBase + offset i, offset 0 = 0):
+//     byte 0       0x81
+//     byte 1       value type (chunk codes: 0 float64, 1 int64, 2 boolean, 4 enum)
+//     byte 2       flags: bit 0 = one quality for all points, bit 1 = one value for all
+//                  points, bit 2 = float64 values as decimals (value = x / 10^k)
+//     byte 3       e (bits 0-3: times in units of 10^e ns, 0..9), k (bits 4-7: 0..9, with bit 2)
+//     bytes 4-7    count n >= 1, uint32
+//     bytes 8-15   tsBase = time of point 0, int64 ns
+//     16 ..        times: n-1 unsigned varints (7 bits a byte, low first) of zigzag(step i -
+//                  step i-1), steps in units of 10^e, step 0 = 0 (a steady cadence: 1 byte)
+//     ..           values: bit 1: one value, raw (8 B float64/int64, 4 B enum, 1 B boolean);
+//                  bit 2: n varints of zigzag(x i - x i-1), x -1 = 0, |x| <= 2^50;
+//                  else n raw values
+//     ..           qualities: one uint32 (bit 0) or n uint32
+//     last 4       CRC32 (zlib) of every byte before it
+import { crc32 } from 'node:zlib';
+import type { PointColumns } from './encoding/chunk-types.js';
+import { valueBytes } from './encoding/point-columns.js';
+import { TYPE_CODES, typeCode } from './encoding/chunk-header.js';
+import { allocColumns } from './point-runs.js';
+
+export const PACKED_SEGMENT = 0x81;
+const HEADER = 16;
+const ONE_QUALITY = 1, ONE_VALUE = 2, DECIMAL = 4;
+const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+/** Largest |x| of a decimal value: deltas stay below 2^51 and their zigzag below 2^53 (exact). */
+const MAX_DECIMAL = 2 ** 50;
+
+export function valueColumn(c: PointColumns): ArrayBufferView {
+  switch (c.type) {
+    case 'float64': return c.f64!;
+    case 'int64': return c.i64!;
+    case 'boolean': return c.u8!;
+    case 'enum': return c.ord!;
+    case 'string': throw new Error('BUG: string heads have no raw column');
+  }
+}
+
+function bytesOf(a: ArrayBufferView, from: number, n: number, width: number): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset + from * width, n * width);
+}
+
+/** One buffer reused by every segment the writer builds (lmdb-js copies a value inside putSync). */
+let scratch = Buffer.alloc(0);
+function scratchOf(n: number): Buffer {
+  if (scratch.length < n) scratch = Buffer.from(new ArrayBuffer(Math.max(n, 2 * scratch.length, 65536)));
+  return scratch;
+}
+
+/** Writes v (an integer 0 <= v < 2^53) as a varint at p; returns the next position. */
+function putVarint(b: Uint8Array, p: number, v: number): number {
+  // & keeps the low bits of any integer below 2^53 (ToInt32 is modulo 2^32)
+  while (v > 0x7fffffff) { b[p++] = (v & 0x7f) | 0x80; v = Math.floor(v / 128); }
+  while (v >= 0x80) { b[p++] = (v & 0x7f) | 0x80; v >>>= 7; }
+  b[p++] = v;
+  return p;
+}
+
+const zigzag = (d: number): number => (d >= 0 ? 2 * d : -2 * d - 1);
+const unzigzag = (z: number): number => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
+
+/** The smallest k (0..9) at which every value of f[from, end) is x / 10^k exactly, -1 when none. */
+function decimalDigits(f: Float64Array, from: number, end: number): number {
+  let k = 0, p = 1;
+  for (let i = from; i < end; i++) {
+    const v = f[i];
+    if (v === 0 && 1 / v < 0) return -1; // -0 would read back as 0
+    for (;;) {
+      const x = Math.round(v * p);
+      if (x / p === v && Math.abs(x) <= MAX_DECIMAL) break;
+      if (k === 9) return -1;
+      p = POW10[++k];
+    }
+  }
+  // a value checked at a smaller k may exceed MAX_DECIMAL at the final one (or, beyond it,
+  // not round to its own x): every value again, as the encoder will write it
+  for (let i = from; i < end; i++) {
+    const x = Math.round(f[i] * p);
+    if (x / p !== f[i] || Math.abs(x) > MAX_DECIMAL) return -1;
+  }
+  return k;
+}
+
+/** Whether values [from, from+n) of a column of w-byte values all have the same bits (-0 is not 0). */
+export function sameValues(col: ArrayBufferView, from: number, n: number, w: number): boolean {
+  if (w === 1) {
+    const a = new Uint8Array(col.buffer, col.byteOffset + from, n), a0 = a[0];
+    for (let i = 1; i < n; i++) if (a[i] !== a0) return false;
+    return true;
+  }
+  // typed arrays of 4- and 8-byte values start 4-byte aligned: compare them as 32-bit words
+  const words = w >> 2, a = new Int32Array(col.buffer, col.byteOffset + from * w, n * words);
+  for (let i = words; i < n * words; i += words) {
+    for (let k = 0; k < words; k++) if (a[i + k] !== a[k]) return false;
+  }
+  return true;
+}
+
+/**
+ * Points [from, from+n) of a head's columns (not string) as one packed segment. The bytes
+ * live in a buffer the next call reuses: store them before building another.
+ */
+export function encodePackedSegment(c: PointColumns, from: number, n: number): Buffer {
+  const off = c.tsOffset, q = c.quality, end = from + n;
+  // the largest power of ten dividing every step (steps are exact integers, so
+  // round(s / p) * p === s exactly when p divides s; a float % is a libm call)
+  let e = 9, p = POW10[9], inv = 1 / p;
+  for (let i = from + 1; i < end && e > 0; i++) {
+    const s = off[i] - off[i - 1];
+    while (e > 0 && Math.round(s * inv) * p !== s) { e--; p = POW10[e]; inv = 1 / p; }
+  }
+  const unit = POW10[e];
+  let oneQuality = true;
+  const q0 = q[from];
+  for (let i = from + 1; i < end; i++) if (q[i] !== q0) { oneQuality = false; break; }
+  const w = valueBytes(c.type), col = valueColumn(c);
+  const oneValue = sameValues(col, from, n, w);
+  const k = !oneValue && c.type === 'float64' ? decimalDigits(c.f64!, from, end) : -1;
+  // bound: 8 bytes a varint (< 2^53), raw values, qualities, header and CRC
+  const b = scratchOf(HEADER + 8 * n + Math.max(w, 8) * n + 4 * n + 4);
+  b[0] = PACKED_SEGMENT; b[1] = typeCode(c.type);
+  b[2] = (oneQuality ? ONE_QUALITY : 0) | (oneValue ? ONE_VALUE : 0) | (k >= 0 ? DECIMAL : 0);
+  b[3] = e | ((k >= 0 ? k : 0) << 4);
+  b.writeUInt32LE(n, 4);
+  b.writeBigInt64LE(c.tsBase + BigInt(off[from]), 8);
+  let at = HEADER, prevStep = 0;
+  for (let i = from + 1; i < end; i++) {
+    const step = (off[i] - off[i - 1]) / unit;
+    at = putVarint(b, at, zigzag(step - prevStep));
+    prevStep = step;
+  }
+  if (oneValue) {
+    b.set(bytesOf(col, from, 1, w), at); at += w;
+  } else if (k >= 0) {
+    const f = c.f64!, pk = POW10[k];
+    let prev = 0;
+    for (let i = from; i < end; i++) {
+      const x = Math.round(f[i] * pk);
+      at = putVarint(b, at, zigzag(x - prev));
+      prev = x;
+    }
+  } else {
+    b.set(bytesOf(col, from, n, w), at); at += w * n;
+  }
+  if (oneQuality) { b.writeUInt32LE(q0, at); at += 4; } else { b.set(bytesOf(q, from, n, 4), at); at += 4 * n; }
+  b.writeUInt32LE(crc32(b.subarray(0, at)), at);
+  return b.subarray(0, at + 4);
+}
+
+/** Why a packed segment cannot be read (null: it can): the caller refuses it as corrupt. */
+function packedDamage(bytes: Buffer): string | null {
+  if (bytes.length < HEADER + 4) return 'shorter than its header';
+  const crcAt = bytes.length - 4;
+  if (crc32(bytes.subarray(0, crcAt)) !== bytes.readUInt32LE(crcAt)) return 'checksum mismatch';
+  const type = TYPE_CODES[bytes[1]], n = bytes.readUInt32LE(4);
+  // every point takes at least one byte after the header (a varint or a raw value)
+  if (type === undefined || type === 'string' || bytes[2] > 7 || (bytes[3] & 15) > 9 || (bytes[3] >> 4) > 9 || n === 0 || n > bytes.length) return `type ${bytes[1]}, flags ${bytes[2]}, form ${bytes[3]}, ${n} points in ${bytes.length} bytes`;
+  if ((bytes[2] & DECIMAL) !== 0 && (type !== 'float64' || (bytes[2] & ONE_VALUE) !== 0)) return `flags ${bytes[2]} for ${type}`;
+  return null;
+}
+
+/**
+ * A packed segment's columns (fresh arrays), or the reason it cannot be read: a CRC or
+ * layout mismatch, varints running past their section.
+ */
+export function decodePackedSegment(bytes: Buffer): PointColumns | string {
+  const damage = packedDamage(bytes);
+  if (damage !== null) return damage;
+  const type = TYPE_CODES[bytes[1]], flags = bytes[2], n = bytes.readUInt32LE(4);
+  const unit = POW10[bytes[3] & 15], crcAt = bytes.length - 4;
+  const c = allocColumns(type, n, bytes.readBigInt64LE(8));
+  const off = c.tsOffset;
+  let at = HEADER, step = 0, t = 0;
+  off[0] = 0;
+  for (let i = 1; i < n; i++) {
+    let z = 0, mul = 1, byte: number;
+    do { byte = bytes[at++]; z += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80 && at < crcAt);
+    step += unzigzag(z);
+    t += step * unit;
+    off[i] = t;
+  }
+  const w = valueBytes(type), values = bytesOf(valueColumn(c), 0, n, w);
+  if ((flags & ONE_VALUE) !== 0) {
+    if (at + w > crcAt) return 'values past the end';
+    values.set(bytes.subarray(at, at + w)); at += w;
+    for (let filled = w; filled < n * w; filled *= 2) values.copyWithin(filled, 0, Math.min(filled, n * w - filled));
+  } else if ((flags & DECIMAL) !== 0) {
+    const f = c.f64!, pk = POW10[bytes[3] >> 4];
+    let x = 0;
+    for (let i = 0; i < n; i++) {
+      let z = 0, mul = 1, byte: number;
+      do { byte = bytes[at++]; z += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80 && at < crcAt);
+      x += unzigzag(z);
+      f[i] = x / pk;
+    }
+  } else {
+    if (at + w * n > crcAt) return 'values past the end';
+    values.set(bytes.subarray(at, at + w * n)); at += w * n;
+  }
+  const qBytes = (flags & ONE_QUALITY) !== 0 ? 4 : 4 * n;
+  if (at + qBytes !== crcAt) return `sections end at ${at + qBytes}, the checksum is at ${crcAt}`;
+  if ((flags & ONE_QUALITY) !== 0) c.quality.fill(bytes.readUInt32LE(at), 0, n); else bytesOf(c.quality, 0, n, 4).set(bytes.subarray(at, crcAt));
+  c.count = n;
+  return c;
+}
