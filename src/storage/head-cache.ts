@@ -90,6 +90,13 @@ export class HeadCache {
 
   get size(): number { return this.heads.size; }
 
+  /** Series ids of the cached heads holding at least minPoints open points (a copy: sealing reorders the cache). */
+  idsWithOpen(minPoints: number): string[] {
+    const ids: string[] = [];
+    for (const [id, h] of this.heads) if (h.count >= minPoints) ids.push(id);
+    return ids;
+  }
+
   /** Capacity of the cached heads in points, as last counted (after the last transaction). */
   get points(): number { return this.total; }
 

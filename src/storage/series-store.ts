@@ -87,7 +87,26 @@ export interface SeriesStoreOptions {
    * (seal-offload.ts). For a writer that appends at a high rate: the ingest worker.
    */
   sealThread?: boolean;
+  /**
+   * Seals the open heads this writer holds once no write has come for this long (ms; 0 or
+   * absent: never). A bulk load then ends in sealed chunks within seconds, not at the next
+   * idle-head job (heads idle 10 minutes), and its head segments' pages are free for reuse.
+   */
+  quietSealMs?: number;
+  /** Heads with fewer open points are left to the idle-head job (QUIET_SEAL_MIN_POINTS). */
+  quietSealMinPoints?: number;
 }
+
+/**
+ * A quiet seal leaves heads below this many points open: a site whose collectors pause
+ * between small sends would otherwise seal, and at the next seal take back and re-encode,
+ * a short chunk per tag and pause (seal.ts, partial tails). Bulk loads leave heads of
+ * thousands of points.
+ */
+export const QUIET_SEAL_MIN_POINTS = 1024;
+
+/** Points one quiet-seal transaction seals at most, so a write arriving meanwhile waits ~0.1 s, not the whole seal. */
+const QUIET_SEAL_SLICE_POINTS = 500_000;
 
 /** When a write transaction's phases ended: absolute ms (performance.timeOrigin + now). */
 export interface TransactionTiming {
@@ -140,6 +159,14 @@ export class SeriesStore {
   private readonly decodedMetas = new Map<string, { raw: Buffer; meta: SeriesMeta }>();
   private readonly onTransaction: ((t: TransactionTiming) => void) | null;
   private readonly offload: SealOffload | null;
+  private readonly quietSealMs: number;
+  private readonly quietSealMinPoints: number;
+  /** Date.now() of the last write() call, and the timer that seals once writes stop. */
+  private lastWriteCallMs = 0;
+  private quietTimer: NodeJS.Timeout | null = null;
+  private closing = false;
+  /** Quiet seals run and the points they sealed (diagnostics, tests). */
+  quietSeals = { runs: 0, points: 0 };
 
   private constructor(readonly env: SeriesEnv, options: SeriesStoreOptions) {
     this.onTransaction = options.onTransaction ?? null;
@@ -148,6 +175,8 @@ export class SeriesStore {
     this.budget = { ...sealBudgetFor(env.pageSize), ...options.seal };
     this.groupWindowMs = options.groupWindowMs ?? 2;
     this.heads = new HeadCache(options.headCachePoints ?? DEFAULT_HEAD_CACHE_POINTS);
+    this.quietSealMs = options.quietSealMs ?? 0;
+    this.quietSealMinPoints = options.quietSealMinPoints ?? QUIET_SEAL_MIN_POINTS;
   }
 
   static open(dir: string, options: SeriesStoreOptions = {}): SeriesStore {
@@ -210,6 +239,7 @@ export class SeriesStore {
       return Promise.reject(e);
     }
     const damaged = new Set<number>();
+    this.noteWrite();
     const done = this.enqueue((ctx) => {
       const results = applyBatches(ctx, batches, who, damaged);
       let accepted = 0, refused = 0;
@@ -252,6 +282,58 @@ export class SeriesStore {
       ctx.storeTails();
       return { series, points };
     });
+  }
+
+  /** A write came: (re)starts the wait for quiet. */
+  private noteWrite(): void {
+    if (this.quietSealMs <= 0) return;
+    this.lastWriteCallMs = Date.now();
+    if (this.quietTimer === null && !this.closing) this.armQuietTimer(this.quietSealMs);
+  }
+
+  private armQuietTimer(ms: number): void {
+    this.quietTimer = setTimeout(() => { this.quietTimer = null; void this.onQuietTimer(); }, ms);
+    this.quietTimer.unref();
+  }
+
+  private async onQuietTimer(): Promise<void> {
+    if (this.closing) return;
+    const waited = Date.now() - this.lastWriteCallMs;
+    if (waited < this.quietSealMs) { this.armQuietTimer(this.quietSealMs - waited); return; }
+    try {
+      await this.sealQuiet();
+    } catch {
+      // a failed seal leaves the heads open and durable in their segments: the idle-head
+      // job or the next quiet period seals them
+    }
+  }
+
+  /**
+   * Seals the heads this writer holds with at least quietSealMinPoints open points, in
+   * transactions of about QUIET_SEAL_SLICE_POINTS, and stops as soon as a write arrives
+   * (its heads are then sealed at the next quiet period). Returns points sealed.
+   */
+  async sealQuiet(): Promise<number> {
+    const startedAt = this.lastWriteCallMs;
+    let ids = this.heads.idsWithOpen(this.quietSealMinPoints);
+    let sealed = 0;
+    while (ids.length > 0 && !this.closing && this.lastWriteCallMs === startedAt) {
+      const slice = ids;
+      const r = await this.enqueue((ctx) => {
+        let points = 0, i = 0;
+        for (; i < slice.length && points < QUIET_SEAL_SLICE_POINTS; i++) {
+          const meta = ctx.meta(slice[i]);
+          if (meta !== null) points += sealHeadNow(ctx, seriesKey(slice[i]), meta);
+        }
+        ctx.storeTails();
+        return { points, next: i };
+      });
+      sealed += r.points;
+      ids = slice.slice(r.next);
+    }
+    this.quietSeals.runs++;
+    this.quietSeals.points += sealed;
+    return sealed;
   }
 
   /** Sets the finalised watermark; it only moves forward (a smaller value is ignored). */
@@ -329,6 +411,8 @@ export class SeriesStore {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    if (this.quietTimer !== null) { clearTimeout(this.quietTimer); this.quietTimer = null; }
     while (this.queue.length > 0 || this.running || this.timer || this.syncing > 0) await new Promise((r) => setTimeout(r, 1));
     await this.offload?.close();
     await this.env.close();
