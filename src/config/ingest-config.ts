@@ -28,6 +28,8 @@ export interface IngestTuning {
   /** Batches with a time further ahead of the server clock are refused (bad-timestamps). */
   maxFutureNs: bigint;
   maxMessageBytes: number;
+  /** The ingest engine seals its open heads once no batch has come for this long (ms; 0: only the idle-head job). */
+  quietSealMs: number;
 }
 
 export interface IngestConfig {
@@ -49,6 +51,7 @@ export const INGEST_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: 'SERVICE_INGEST_GROUP_TARGET_MS', default: '20', meaning: 'engine time a group commit should take; groups are sized from the measured time per point (what a live batch can wait behind)' },
   { name: 'SERVICE_INGEST_MIN_FREE_BYTES', default: '1073741824', meaning: 'below this many free bytes in the data directory, batches are refused (retryable)' },
   { name: 'SERVICE_INGEST_IDLE_TIMEOUT_MS', default: '60000', meaning: 'a session silent this long is closed' },
+  { name: 'SERVICE_INGEST_QUIET_SEAL_MS', default: '3000', meaning: 'once no collector batch has come for this long, open heads of 1,024 points or more are sealed into chunks (0: only heads idle for 10 minutes are)' },
   { name: 'SERVICE_INGEST_MAX_FUTURE_MS', default: '86400000', meaning: 'batches with a time further ahead of the server clock are refused (bad-timestamps)' },
 ];
 
@@ -80,6 +83,7 @@ export function loadIngestConfig(env: Env, fail: (message: string) => Error): In
     maxFutureNs: BigInt(int(env, 'SERVICE_INGEST_MAX_FUTURE_MS', 86_400_000, 0, 10 * 365 * 86_400_000, fail)) * 1_000_000n,
     // Room for a full batch of strings; a bigger message is refused by grpc-js before decoding.
     maxMessageBytes: Math.max(4 * 1024 * 1024, maxBatchPoints * 64),
+    quietSealMs: int(env, 'SERVICE_INGEST_QUIET_SEAL_MS', 3000, 0, 3_600_000, fail),
   };
   const cert = env.SERVICE_GRPC_TLS_CERT || undefined;
   const key = env.SERVICE_GRPC_TLS_KEY || undefined;

@@ -96,10 +96,13 @@ export async function warmUpEngine(): Promise<number> {
 export class EngineIngestStore implements IngestStore {
   private constructor(private readonly engine: SeriesStore) {}
 
-  /** groupWindowMs 0: the commit pipeline already gathers a group before it writes. */
-  static open(seriesDir: string): EngineIngestStore {
+  /**
+   * groupWindowMs 0: the commit pipeline already gathers a group before it writes.
+   * quietSealMs: heads are sealed once batches stop for that long (SERVICE_INGEST_QUIET_SEAL_MS).
+   */
+  static open(seriesDir: string, quietSealMs = 0): EngineIngestStore {
     const onTransaction = groupTrace ? (t: object) => groupTrace?.record({ k: 'txn', ...t }) : undefined;
-    return new EngineIngestStore(SeriesStore.open(seriesDir, { groupWindowMs: 0, onTransaction, sealThread: process.env.HISTORIAN_SEAL_THREAD !== '0' }));
+    return new EngineIngestStore(SeriesStore.open(seriesDir, { groupWindowMs: 0, onTransaction, sealThread: process.env.HISTORIAN_SEAL_THREAD !== '0', quietSealMs }));
   }
 
   async write(batches: PointBatch[], principal: string): Promise<StoredBatchResult[]> {

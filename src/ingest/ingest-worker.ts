@@ -12,7 +12,7 @@ async function run(): Promise<void> {
   if (!parentPort) throw new Error('BUG: ingest-worker must run in a worker_thread');
   const data = workerData as IngestWorkerData;
   const rpc = new PortRpc(parentPort);
-  const store = EngineIngestStore.open(data.seriesDir);
+  const store = EngineIngestStore.open(data.seriesDir, data.tuning.quietSealMs);
   const main: MainSide = {
     authenticate: (arg) => rpc.call<AuthenticateResult>('authenticate', arg),
     openSession: (arg) => rpc.call<OpenSessionResult>('openSession', arg),
