@@ -104,4 +104,20 @@ t.test('calculation rules', async (t) => {
     t.equal(dup.status, 400, 'a second rule writing the same output');
     await p.api('POST', `/v1/model/calc/rules/${a.rule_id}/retire`, {});
   });
+
+  t.test('two concurrent saves cannot together make a cycle', async (t) => {
+    // Each rule alone is fine; together Mean reads Head and Head reads Mean. The graph check
+    // runs in the writing transaction under one lock, so the second to commit sees the first.
+    for (let round = 0; round < 3; round++) {
+      const [x, y] = await Promise.all([
+        p.call('POST', '/v1/model/calc/rules', templateRule(p, `mean ${round}`, 'Mean', 'Head')),
+        p.call('POST', '/v1/model/calc/rules', templateRule(p, `head ${round}`, 'Head', 'Mean + 1 bar')),
+      ]);
+      t.same([x.status, y.status].sort(), [201, 400], `round ${round}: one is saved, the other refused`);
+      const refused = x.status === 400 ? x : y;
+      t.equal((refused.json as Envelope).code, 'calc-cycle', 'as a cycle');
+      const saved = (x.status === 201 ? x : y).json as { rule_id: string };
+      await p.api('POST', `/v1/model/calc/rules/${saved.rule_id}/retire`, {});
+    }
+  });
 });

@@ -3,10 +3,13 @@
 // checker, that no other rule writes the same output, and that it forms no cycle with the
 // current rules (an output feeding its own input, directly or through other rules).
 //
-// The check reads the current model outside the writing transaction (the asset tree and
-// attribute caches live beside it); a concurrent model change between check and commit is
-// caught by the engine, which refuses to plan a target whose references no longer resolve
-// and reports it in the rule's status.
+// Expressions are checked against the current model before the writing transaction (the
+// asset tree and attribute caches live beside it); a concurrent model change between check
+// and commit is caught by the engine, which refuses to plan a target whose references no
+// longer resolve and reports it in the rule's status. The output and cycle checks run
+// before it too, and the writing transaction verifies under one advisory lock that the rules
+// it saw are still the current ones (verifyRuleGraphIn), so two rule saves that each look
+// fine alone cannot commit a cycle or two writers of one output.
 import type { Queryable } from '../../model/db.js';
 import type { ServiceContext } from '../../service-context.js';
 import { invalid, ServiceError } from '../../errors.js';
@@ -28,6 +31,8 @@ export interface CheckedRule {
   edge: CheckedExpression | null;
   /** Every reference text the rule's expressions read. */
   inputRefs: string[];
+  /** The current rules the output and cycle check saw (verifyRuleGraphIn; '' when not checked). */
+  graphStamp: string;
 }
 
 /** Where a rule runs, read from the current model. */
@@ -147,8 +152,35 @@ export async function checkRule(service: ServiceContext, q: Queryable, d: RuleDe
   const when = d.when ? checkExpression(d.when, scope, { unitCheck, field: 'when', expect: 'bool' }) : null;
   const edge = trigger.kind === 'edge' ? checkExpression(trigger.expr, scope, { unitCheck, field: 'trigger.expr', expect: 'bool' }) : null;
   const inputRefs = [...scope.asked];
-  if (opts.cycles) await checkOutputAndCycles(service, q, d, ruleId, place, inputRefs);
-  return { trigger, expression, when, edge, inputRefs };
+  const graphStamp = opts.cycles ? await checkOutputAndCycles(service, q, d, ruleId, place, inputRefs) : '';
+  return { trigger, expression, when, edge, inputRefs, graphStamp };
+}
+
+/** The advisory lock every rule write takes before it commits (an arbitrary constant). */
+const RULE_GRAPH_LOCK = 2_704_270_427;
+
+/** The current rules as the graph check saw them: each rule's id and version transaction. */
+function graphStamp(rules: ReadonlyArray<{ rule: { rule_id: string; tx_id: bigint } }>): string {
+  return rules.map((r) => `${r.rule.rule_id}@${r.rule.tx_id}`).sort().join(',');
+}
+
+/** The graph check's rules changed before the write could commit: the caller checks again. */
+export class RuleGraphMoved extends Error {
+  constructor() { super('another rule was saved meanwhile'); this.name = 'RuleGraphMoved'; }
+}
+
+/**
+ * Inside a rule write's transaction: waits for any other rule write to commit (every rule
+ * write takes the lock), then makes sure the current rules are still the ones the output
+ * and cycle check saw. If another save committed meanwhile, RuleGraphMoved rolls the write
+ * back and the caller checks again against the new rules; so two saves that each look fine
+ * alone cannot commit a cycle or two writers of one output together. The check itself runs
+ * before the transaction because it reads the model's caches, which on PGlite (one
+ * connection) would wait for the transaction.
+ */
+export async function verifyRuleGraphIn(q: Queryable, stamp: string): Promise<void> {
+  await q.query('SELECT pg_advisory_xact_lock($1)', [RULE_GRAPH_LOCK]);
+  if (graphStamp(await rulesWithInputs(q)) !== stamp) throw new RuleGraphMoved();
 }
 
 /** Attribute keys for cycle checks: the attribute's path, readable in the error. */
@@ -171,8 +203,10 @@ function edgesOf(ruleId: string, place: RulePlace, inputRefs: readonly string[],
   }
 }
 
-async function checkOutputAndCycles(service: ServiceContext, q: Queryable, d: RuleDefinition, ruleId: string | null, place: RulePlace, inputRefs: string[]): Promise<void> {
-  const others = (await rulesWithInputs(q)).filter((r) => r.rule.rule_id !== ruleId);
+/** Checks the output and cycles against the current rules; returns their stamp. */
+async function checkOutputAndCycles(service: ServiceContext, q: Queryable, d: RuleDefinition, ruleId: string | null, place: RulePlace, inputRefs: string[]): Promise<string> {
+  const current = await rulesWithInputs(q);
+  const others = current.filter((r) => r.rule.rule_id !== ruleId);
   const outputId = isTemplateScope(d.scope) ? d.scope.output_attr_def_id : d.scope.output_attribute_id;
   const clash = others.find((r) => (isTemplateScope(r.rule.scope) ? r.rule.scope.output_attr_def_id : r.rule.scope.output_attribute_id) === outputId);
   if (clash) throw new ServiceError('invalid-request', `scope: rule ${clash.rule.rule_id} ("${clash.rule.name}") already writes that output; one rule per output`, { errors: [{ field: 'scope', problem: 'output already written by another rule' }], rule_id: clash.rule.rule_id });
@@ -199,4 +233,5 @@ async function checkOutputAndCycles(service: ServiceContext, q: Queryable, d: Ru
   }
   const cycle = findRuleCycle(edges);
   if (cycle) throw cycleError(cycle);
+  return graphStamp(current);
 }

@@ -7,7 +7,7 @@ import { readTxFor } from '../../../model/versions/history.js';
 import { modelTransaction } from '../../../model/tx-log.js';
 import { nowNs } from '../../../clock.js';
 import { ruleAt, rulesAt, ruleVersions, createRuleIn, replaceRuleIn, retireRuleIn } from '../../../calc/rules/rule-store.js';
-import { checkRule } from '../../../calc/rules/rule-check.js';
+import { checkRule, verifyRuleGraphIn, RuleGraphMoved, type CheckedRule } from '../../../calc/rules/rule-check.js';
 import { resetProgress } from '../../../calc/engine/progress-store.js';
 import type { RuleDefinition, StoredRule } from '../../../calc/rules/rule-definition.js';
 import { modelOf, who } from '../model/context.js';
@@ -18,6 +18,22 @@ async function ruleOf(ctx: HandlerContext, id: string, asOfNs?: number | bigint)
   const rule = await ruleAt(db, await readTxFor(db, asOfNs), id);
   if (!rule) throw new ServiceError('not-found', `calculation rule ${id} not found`);
   return rule;
+}
+
+/** Saves that lose the race to another rule save are checked again this many times at most. */
+const GRAPH_ATTEMPTS = 5;
+
+/** Checks a rule, then writes it; the write verifies the rules checked against are still current, or the check runs again. */
+async function checkedWrite<T>(ctx: HandlerContext, d: RuleDefinition, ruleId: string | null, write: (checked: CheckedRule) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const checked = await checkRule(ctx.service, modelOf(ctx).db, d, ruleId);
+    try {
+      return await write(checked);
+    } catch (e) {
+      if (!(e instanceof RuleGraphMoved)) throw e;
+      if (attempt >= GRAPH_ATTEMPTS) throw new ServiceError('conflict', 'other calculation rules kept changing while this one was checked; try again');
+    }
+  }
 }
 
 export function ruleRoutes(): AnyRoute[] {
@@ -40,12 +56,14 @@ export function ruleRoutes(): AnyRoute[] {
       access: { kind: 'capability', capability: 'calc-author', scope: 'anywhere' },
       body: RuleBody,
       response: { status: 201, schema: RuleRef },
-      errors: [400, 401, 403, 503],
+      errors: [400, 401, 403, 409, 503],
       handler: async (ctx) => {
         const d = ctx.body as RuleDefinition;
         const model = modelOf(ctx);
-        const checked = await checkRule(ctx.service, model.db, d, null);
-        const c = await modelTransaction(model.db, who(ctx, d.reason), (q, txId, events) => createRuleIn(q, txId, events, d, checked.inputRefs, nowNs()));
+        const c = await checkedWrite(ctx, d, null, (checked) => modelTransaction(model.db, who(ctx, d.reason), async (q, txId, events) => {
+          await verifyRuleGraphIn(q, checked.graphStamp);
+          return createRuleIn(q, txId, events, d, checked.inputRefs, nowNs());
+        }));
         return { status: 201, body: { rule_id: c.result, version: 1 } };
       },
     }),
@@ -64,18 +82,18 @@ export function ruleRoutes(): AnyRoute[] {
       access: { kind: 'capability', capability: 'calc-author', scope: 'anywhere' },
       params: IdParams, query: RecomputeQuery, body: RuleBody,
       response: { status: 200, schema: RuleRef },
-      errors: [400, 401, 403, 404, 503],
+      errors: [400, 401, 403, 404, 409, 503],
       handler: async (ctx) => {
         const d = ctx.body as RuleDefinition;
         const model = modelOf(ctx);
         if (!(await ruleAt(model.db, null, ctx.params.id))) throw new ServiceError('not-found', `calculation rule ${ctx.params.id} not found`);
-        const checked = await checkRule(ctx.service, model.db, d, ctx.params.id);
-        const c = await modelTransaction(model.db, who(ctx, d.reason), async (q, txId, events) => {
+        const c = await checkedWrite(ctx, d, ctx.params.id, (checked) => modelTransaction(model.db, who(ctx, d.reason), async (q, txId, events) => {
+          await verifyRuleGraphIn(q, checked.graphStamp);
           const version = await replaceRuleIn(q, txId, events, ctx.params.id, d, checked.inputRefs, ctx.query.recompute, nowNs());
           // history: every output is evaluated again with the new version, from the inputs' first point.
           if (ctx.query.recompute === 'history') await resetProgress(q, ctx.params.id);
           return version;
-        });
+        }));
         return { body: { rule_id: ctx.params.id, version: c.result } };
       },
     }),
