@@ -8,7 +8,8 @@
 // second half of the points). A second process (this file with --client) then reads over
 // loopback HTTP, timing each request to the full body at the client; each figure is the
 // median of --repeat runs (the machine is shared: figures are pessimistic).
-//   node --import tsx bench/reads.ts [--series 1000] [--points 10000] [--big-points 10000000] [--repeat 15] [--json]
+//   node --import tsx bench/reads.ts [--series 1000] [--points 10000] [--big-points 10000000] [--repeat 15] [--rows snapshot,raw_one] [--json]
+// --rows: only the reads whose names contain one of the comma-separated words (e.g. snapshot, raw_one, raw_hour, summary, render).
 // (npm run bench:reads)
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,12 +30,13 @@ interface Columns { id: string; times: BigInt64Array; values: PointBatch['values
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : dflt; };
 const JSON_OUT = args.includes('--json');
+const ROWS = args.includes('--rows') ? args[args.indexOf('--rows') + 1].split(',').filter((w) => w !== '') : [];
 const log = (s: string) => { if (!JSON_OUT) process.stderr.write(s + '\n'); };
 const ENUM_SET = '00000000-0000-4000-8000-00000000e001';
 const HOUR = 3_600_000_000_000n, SEC = 1_000_000_000n, DAY = 24n * HOUR;
 
 interface Plan {
-  url: string; repeat: number;
+  url: string; repeat: number; rows: string[];
   fleet: string; oneAttribute: string; big: string; bigSeries: string;
   fleetStart: string; fleetEnd: string; hourStart: string; hourEnd: string; bigStart: string; bigEnd: string;
   fleetAttributes: number; numericAttributes: number;
@@ -63,6 +65,7 @@ async function client(plan: Plan): Promise<Record<string, unknown>> {
   /** One warm-up, then `n` timed runs: the median ms, and the last body. */
   // a failing read is recorded (`<name>_error`) and the others still run; its body is then empty
   const timed = async (name: string, n: number, run: () => Promise<{ ms: number; bytes: number; body: Uint8Array }>) => {
+    if (plan.rows.length > 0 && !plan.rows.some((w) => name.includes(w))) return Buffer.from('[]');
     try {
       let last = await run();
       const ms: number[] = [];
@@ -242,7 +245,7 @@ async function main() {
     // the hour straddles the swap
     const hourStart = mid - HOUR / 2n, hourEnd = hourStart + HOUR;
     const plan: Plan = {
-      url, repeat: REPEAT, fleet: '/Plant/Fleet', oneAttribute, big: bigAttr, bigSeries: bigSeries.id,
+      url, repeat: REPEAT, rows: ROWS, fleet: '/Plant/Fleet', oneAttribute, big: bigAttr, bigSeries: bigSeries.id,
       fleetStart: String(fleetStart), fleetEnd: String(fleetEnd), hourStart: String(hourStart), hourEnd: String(hourEnd),
       // UTC days: day intervals on midnights, as a plant asks for them (interior hours all come from rollups)
       bigStart: String(day0), bigEnd: String(day0 + DAY * ((bigCols.times[bigCols.times.length - 1] - day0) / DAY + 1n)),

@@ -7,6 +7,7 @@ import { nowNs } from '../clock.js';
 import type { BodyFormat } from '../workers/task-protocol.js';
 import type { ExcludeQuality, PlanAttribute, ResolvedTaskBase } from '../workers/resolved-points.js';
 import type { ReadResolution } from './read-resolution.js';
+import type { EnumMemberNames } from '../series/enum-members.js';
 import { answeredUnit, type UnitPlan } from './read-units.js';
 
 /** Default and largest `max_points` of a point read (the largest is the series raw route's MAX_RAW_LIMIT). */
@@ -17,6 +18,8 @@ export interface ReadTaskOptions {
   excludeQuality?: ExcludeQuality;
   format: BodyFormat;
   maxPoints?: number;
+  /** Member names by enum set (memberNamesOf): enum rows carry `member`. */
+  members?: Record<string, EnumMemberNames>;
 }
 
 export function planAttributes(r: ReadResolution, units: Map<string, UnitPlan>): PlanAttribute[] {
@@ -41,5 +44,6 @@ export function readTaskBase(r: ReadResolution, units: Map<string, UnitPlan>, o:
     attributes: planAttributes(r, units),
     windowStartNs: String(r.window.startNs), windowEndNs: String(r.window.endNs), modelAsOfNs: String(r.modelAsOfNs),
     nowNs: String(nowNs()), excludeQuality: o.excludeQuality ?? null, format: o.format, maxPoints: o.maxPoints ?? DEFAULT_MAX_POINTS,
+    ...(o.members === undefined ? {} : { members: o.members }),
   };
 }

@@ -13,6 +13,8 @@ import type { BodySink } from '../body-sink.js';
 import { stringifyJson } from '../json/json.js';
 import { mpArrayHeader, mpBool, mpFloat64, mpInt64Big, mpMapHeader, mpNil, mpString } from './msgpack-bytes.js';
 import type { BodyFormat } from './task-protocol.js';
+import type { EnumMemberNames } from './enum-member-text.js';
+import type { SeriesMeta } from '../storage/series-store.js';
 
 export type ReadContinuity = 'continuous' | 'stepped' | 'event';
 export type ExcludeQuality = 'bad' | 'bad_and_uncertain' | null;
@@ -52,7 +54,22 @@ export interface ResolvedTaskBase {
   maxPoints: number;
   /** Write the items only, without the enclosing array: the HTTP thread joins the bodies of a sliced read (split-tasks.ts). */
   fragment?: boolean;
+  /** Member names by enum set id ({set: {ordinal: name}}) of the enum series read, from the registry (workers have no model database). */
+  members?: Record<string, EnumMemberNames>;
 }
+
+/** An enum series' set and the names of its members: enum values are shaped {enum_set, ordinal, member}. */
+export interface EnumRef { id: string | null; names: EnumMemberNames }
+const NO_NAMES: EnumMemberNames = {};
+
+/** The enum set of a series as its values are shaped (the task's member names; none known: member null). */
+export function enumRefOf(members: Record<string, EnumMemberNames> | undefined, meta: SeriesMeta | undefined): EnumRef {
+  const id = meta?.enumSet?.id ?? null;
+  return { id, names: (id !== null && members?.[id]) || NO_NAMES };
+}
+
+/** An enum value as the rows carry it: the set, the ordinal and the member's name (null when the set does not name it). */
+export const enumValue = (e: EnumRef, ordinal: unknown) => ({ enum_set: e.id, ordinal, member: e.names[String(ordinal)] ?? null });
 
 /** OPC DA quality classes (ARCHITECTURE.md): good >= 192, uncertain 64..191, bad < 64. */
 export const GOOD = 192;
@@ -86,26 +103,22 @@ export class ValueConverter {
 export const converterOf = (a: PlanAttribute): ValueConverter | null => (a.convert === null ? null : new ValueConverter(a.convert));
 
 /** A point's value as the body carries it: int64 as bigint, enum as {enum_set, ordinal}; converted values are numbers. */
-export function outValue(cols: PointColumns, i: number, enumSet: string | null, conv: ValueConverter | null): unknown {
+export function outValue(cols: PointColumns, i: number, enumSet: EnumRef, conv: ValueConverter | null): unknown {
   if (conv !== null && (cols.type === 'float64' || cols.type === 'int64')) return conv.apply(cols.type === 'float64' ? cols.f64![i] : Number(cols.i64![i]));
   const v = valueAt(cols, i);
-  return cols.type === 'enum' ? { enum_set: enumSet, ordinal: v } : v;
+  return cols.type === 'enum' ? enumValue(enumSet, v) : v;
 }
 
 /** A point value as the engine hands it (valueAt), shaped for the body like outValue. */
-export function shapeValue(v: PointValue, type: ValueType, enumSet: string | null, conv: ValueConverter | null): unknown {
+export function shapeValue(v: PointValue, type: ValueType, enumSet: EnumRef, conv: ValueConverter | null): unknown {
   if (conv !== null && (type === 'float64' || type === 'int64')) return conv.apply(Number(v));
-  return type === 'enum' ? { enum_set: enumSet, ordinal: v } : v;
-}
-
-export function enumSetOf(view: ReadView, series: string): string | null {
-  return readMeta(view, series)?.enumSet?.id ?? null;
+  return type === 'enum' ? enumValue(enumSet, v) : v;
 }
 
 export interface ExactPoint { ts: bigint; value: unknown; quality: number; numeric: number }
 
 /** The stored point at exactly `ts` (value in out form), or null. */
-export function pointAt(view: ReadView, key: Buffer, ts: bigint, enumSet: string | null, conv: ValueConverter | null, head?: PointColumns | null): ExactPoint | null {
+export function pointAt(view: ReadView, key: Buffer, ts: bigint, enumSet: EnumRef, conv: ValueConverter | null, head?: PointColumns | null): ExactPoint | null {
   let out: ExactPoint | null = null;
   scanRange(view, key, ts, ts + 1n, (cols, i0) => {
     const numeric = cols.type === 'float64' ? cols.f64![i0] : cols.type === 'int64' ? Number(cols.i64![i0]) : cols.type === 'boolean' ? cols.u8![i0] : cols.type === 'enum' ? cols.ord![i0] : NaN;
@@ -119,7 +132,7 @@ export function pointAt(view: ReadView, key: Buffer, ts: bigint, enumSet: string
  * The latest point with time < t and >= floor whose quality the read keeps, looking back
  * past at most PRIOR_WALK dropped points; null when none.
  */
-export function priorPoint(view: ReadView, key: Buffer, t: bigint, floor: bigint, keep: number, enumSet: string | null, conv: ValueConverter | null, memo?: DecodedChunks, head?: PointColumns | null): ExactPoint | null {
+export function priorPoint(view: ReadView, key: Buffer, t: bigint, floor: bigint, keep: number, enumSet: EnumRef, conv: ValueConverter | null, memo?: DecodedChunks, head?: PointColumns | null): ExactPoint | null {
   let at = t;
   for (let step = 0; step <= PRIOR_WALK; step++) {
     const p = pointBefore(view, key, at, head, memo);

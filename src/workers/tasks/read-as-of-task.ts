@@ -14,10 +14,11 @@
 // `contains_unknown_arrival` says so: a point that arrived after K without ever being
 // edited cannot be told apart from one that was there.
 // Body: [{attribute_id, path, unit_id, segments: [{series, start_ns, end_ns, points}], provenance}]
+import type { EnumMemberNames } from '../enum-member-text.js';
 import { readMeta, readRawAudit, scanRange, MAX_RAW_LIMIT, type ReadView } from '../../storage/series-store.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type ReadAsOfTask, type TaskOutcome } from '../task-protocol.js';
-import { converterOf, keyOf, minQuality, outValue, ProvenanceTally, tooLarge, writeItems, type ValueConverter } from '../resolved-points.js';
+import { converterOf, enumRefOf, enumValue, keyOf, minQuality, outValue, ProvenanceTally, tooLarge, writeItems, type ValueConverter } from '../resolved-points.js';
 
 export function readAsOfTask(t: ReadAsOfTask): TaskOutcome {
   return runTask(t.format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, (view, sink) => {
@@ -31,7 +32,7 @@ export function readAsOfTask(t: ReadAsOfTask): TaskOutcome {
       const tally = new ProvenanceTally(keep, now);
       const unknown = { any: false };
       const segments = a.segments.map((seg) => {
-        const points = segmentAsOf(view, seg.series, BigInt(seg.startNs), BigInt(seg.endNs), knownAt, keep, converterOf(a), tally, unknown, budget);
+        const points = segmentAsOf(view, seg.series, BigInt(seg.startNs), BigInt(seg.endNs), knownAt, keep, converterOf(a), tally, unknown, budget, t.members);
         visited += points.length;
         return { series: seg.series, start_ns: BigInt(seg.startNs), end_ns: BigInt(seg.endNs), points };
       });
@@ -46,17 +47,17 @@ export function readAsOfTask(t: ReadAsOfTask): TaskOutcome {
 interface Version { value: unknown; quality: number; knownArrival: boolean }
 
 function segmentAsOf(view: ReadView, series: string, startNs: bigint, endNs: bigint, knownAt: bigint, keep: number,
-  conv: ValueConverter | null, tally: ProvenanceTally, unknown: { any: boolean }, budget: { left: number; limit: number }) {
+  conv: ValueConverter | null, tally: ProvenanceTally, unknown: { any: boolean }, budget: { left: number; limit: number }, members?: Record<string, EnumMemberNames>) {
   const meta = readMeta(view, series);
   const points: Array<{ ts_ns: bigint; value: unknown; quality: number }> = [];
   if (meta === undefined || meta.createdNs > knownAt) return points;
-  const enumSet = meta.enumSet?.id ?? null;
+  const enumSet = enumRefOf(members, meta);
   // the audit of the segment, by point time: the versions each point had before its current one
   const audit = new Map<bigint, Array<{ supersededAt: bigint; value: unknown; quality: number }>>();
   for (const e of readRawAudit(view, series, { startNs, endNs, limit: MAX_RAW_LIMIT })) {
     let list = audit.get(e.ts);
     if (!list) { list = []; audit.set(e.ts, list); }
-    const v = conv !== null && typeof e.value === 'number' ? conv.apply(e.value) : conv !== null && typeof e.value === 'bigint' ? conv.apply(Number(e.value)) : meta.type === 'enum' ? { enum_set: enumSet, ordinal: e.value } : e.value;
+    const v = conv !== null && typeof e.value === 'number' ? conv.apply(e.value) : conv !== null && typeof e.value === 'bigint' ? conv.apply(Number(e.value)) : meta.type === 'enum' ? enumValue(enumSet, e.value) : e.value;
     list.push({ supersededAt: e.supersededAtNs, value: v, quality: e.quality });
   }
   for (const list of audit.values()) list.sort((x, y) => (x.supersededAt < y.supersededAt ? -1 : x.supersededAt > y.supersededAt ? 1 : 0));

@@ -13,12 +13,13 @@
 // instant (chunk headers tell, without decoding) is not scanned: each instant seeks its
 // two neighbours instead.
 // Body: [{attribute_id, path, unit_id, points: [{ts_ns, value?, quality?, interpolated?, no_value?, series?}], provenance}]
+import type { EnumMemberNames } from '../enum-member-text.js';
 import { listRange, pointAtOrAfter, readMeta, readOpenColumns, scanRange, type DecodedChunks, type ReadView } from '../../storage/series-store.js';
 import type { PointColumns } from '../../storage/encoding/chunk-types.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type ReadAtTask, type TaskOutcome } from '../task-protocol.js';
 import {
-  converterOf, keyOf, minQuality, outValue, pointAt, priorPoint, PRIOR_WALK, tooLarge, writeItems, type PlanAttribute, type PlanSegment, type ValueConverter,
+  converterOf, enumRefOf, keyOf, minQuality, outValue, pointAt, priorPoint, PRIOR_WALK, tooLarge, writeItems, type PlanAttribute, type PlanSegment, type ValueConverter,
 } from '../resolved-points.js';
 
 export const NO_VALUE = {
@@ -54,14 +55,14 @@ export function readAtTask(t: ReadAtTask): TaskOutcome {
         if (sparse(view, seg, j - i)) {
           // few instants over many points: seek the neighbours of each instant instead of scanning
           for (; i < j; i++) {
-            const known = neighbours(view, seg, instants[i], keep, conv);
+            const known = neighbours(view, seg, instants[i], keep, conv, t.members);
             visited += known.ts.length;
             if (known.suspect(now)) suspect = true;
             points[i] = valueAt(a, seg, known, known.ts.length > 0 && known.ts[0] <= instants[i] ? 0 : -1, instants[i]);
           }
           continue;
         }
-        const known = segmentPoints(view, seg, keep, conv, budget);
+        const known = segmentPoints(view, seg, keep, conv, budget, t.members);
         visited += known.ts.length;
         if (known.suspect(now)) suspect = true;
         for (let p = 0; i < j; i++) {
@@ -100,7 +101,7 @@ function gridOf(g: { startNs: string; intervalNs: string; count: number }): bigi
 type InstantOut = { ts_ns: bigint; value?: unknown; quality?: number; interpolated?: boolean; no_value?: string; series?: string };
 
 /** The kept points an instant of a segment may use, ascending: the one before the segment, its own, the one after. */
-interface KnownPoints {
+export interface KnownPoints {
   ts: bigint[];
   /** Numeric view (converted), for interpolation. */
   num: number[];
@@ -110,14 +111,14 @@ interface KnownPoints {
   suspect(now: bigint): boolean;
 }
 
-function segmentPoints(view: ReadView, seg: PlanSegment, keep: number, conv: ValueConverter | null, budget: { left: number; limit: number }): KnownPoints {
+export function segmentPoints(view: ReadView, seg: PlanSegment, keep: number, conv: ValueConverter | null, budget: { left: number; limit: number }, members?: Record<string, EnumMemberNames>): KnownPoints {
   const out: KnownPoints = { ts: [], num: [], val: [], q: [], suspect: () => false };
   const meta = readMeta(view, seg.series);
   if (meta === undefined) return out;
   const key = keyOf(seg.series);
   const head: PointColumns | null = readOpenColumns(view, key);
   const memo: DecodedChunks = new Map();
-  const enumSet = meta.enumSet?.id ?? null;
+  const enumSet = enumRefOf(members, meta);
   const start = BigInt(seg.startNs), end = BigInt(seg.endNs);
   const floor = BigInt(seg.boundFromNs), ceiling = seg.boundToNs === null ? null : BigInt(seg.boundToNs);
   const push = (ts: bigint, num: number, val: unknown, q: number) => { out.ts.push(ts); out.num.push(num); out.val.push(val); out.q.push(q); };
@@ -148,7 +149,7 @@ function segmentPoints(view: ReadView, seg: PlanSegment, keep: number, conv: Val
 const SEEK_RATIO = 64;
 
 /** Whether the segment holds so many points per instant (chunk headers, no decode) that each instant is sought. */
-function sparse(view: ReadView, seg: PlanSegment, instants: number): boolean {
+export function sparse(view: ReadView, seg: PlanSegment, instants: number): boolean {
   if (readMeta(view, seg.series) === undefined) return false;
   const key = keyOf(seg.series);
   const limit = SEEK_RATIO * instants;
@@ -157,13 +158,13 @@ function sparse(view: ReadView, seg: PlanSegment, instants: number): boolean {
 }
 
 /** The kept points around one instant: the one at or before it and the one after it (each under the segment's binding). */
-function neighbours(view: ReadView, seg: PlanSegment, at: bigint, keep: number, conv: ValueConverter | null): KnownPoints {
+export function neighbours(view: ReadView, seg: PlanSegment, at: bigint, keep: number, conv: ValueConverter | null, members?: Record<string, EnumMemberNames>): KnownPoints {
   const out: KnownPoints = { ts: [], num: [], val: [], q: [], suspect: () => false };
   const meta = readMeta(view, seg.series);
   if (meta === undefined) return out;
   const key = keyOf(seg.series);
   const head = readOpenColumns(view, key);
-  const enumSet = meta.enumSet?.id ?? null;
+  const enumSet = enumRefOf(members, meta);
   const floor = BigInt(seg.boundFromNs), ceiling = seg.boundToNs === null ? null : BigInt(seg.boundToNs);
   const before = priorPoint(view, key, at + 1n, floor, keep, enumSet, conv, undefined, head);
   if (before !== null) { out.ts.push(before.ts); out.num.push(before.numeric); out.val.push(before.value); out.q.push(before.quality); }

@@ -4,10 +4,11 @@
 // replaced it: the next audit entry of the same point, or the point as stored now (null
 // when the point is no longer stored, e.g. dropped by lifecycle).
 // Body: [{attribute_id, path, unit_id, entries: [{series, ts_ns, superseded_at_ns, principal, old: {value, quality}, new: {value, quality} | null}], provenance}]
+import type { EnumMemberNames } from '../enum-member-text.js';
 import { readMeta, readRawAudit, type ReadView } from '../../storage/series-store.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, type ReadAuditTask, type TaskOutcome } from '../task-protocol.js';
-import { converterOf, keyOf, pointAt, tooLarge, writeItems, type ValueConverter } from '../resolved-points.js';
+import { converterOf, enumRefOf, enumValue, keyOf, pointAt, tooLarge, writeItems, type ValueConverter } from '../resolved-points.js';
 
 export function readAuditTask(t: ReadAuditTask): TaskOutcome {
   return runTask(JSON_TYPE, (view, sink) => {
@@ -17,7 +18,7 @@ export function readAuditTask(t: ReadAuditTask): TaskOutcome {
       const conv = converterOf(a);
       const entries: unknown[] = [];
       for (const seg of a.segments) {
-        const got = segmentAudit(view, seg.series, BigInt(seg.startNs), BigInt(seg.endNs), conv, left + 1);
+        const got = segmentAudit(view, seg.series, BigInt(seg.startNs), BigInt(seg.endNs), conv, left + 1, t.members);
         if (got.length > left) throw tooLarge(t.maxPoints, 'entries', 'max_entries');
         left -= got.length;
         entries.push(...got);
@@ -32,11 +33,11 @@ export function readAuditTask(t: ReadAuditTask): TaskOutcome {
   });
 }
 
-function segmentAudit(view: ReadView, series: string, startNs: bigint, endNs: bigint, conv: ValueConverter | null, limit: number) {
+function segmentAudit(view: ReadView, series: string, startNs: bigint, endNs: bigint, conv: ValueConverter | null, limit: number, members?: Record<string, EnumMemberNames>) {
   const meta = readMeta(view, series);
   if (meta === undefined) return [];
-  const enumSet = meta.enumSet?.id ?? null;
-  const shape = (v: unknown) => (conv !== null && (typeof v === 'number' || typeof v === 'bigint') ? conv.apply(Number(v)) : meta.type === 'enum' ? { enum_set: enumSet, ordinal: v } : v);
+  const enumSet = enumRefOf(members, meta);
+  const shape = (v: unknown) => (conv !== null && (typeof v === 'number' || typeof v === 'bigint') ? conv.apply(Number(v)) : meta.type === 'enum' ? enumValue(enumSet, v) : v);
   const raw = readRawAudit(view, series, { startNs, endNs, limit });
   // oldest point time first, then by supersession (audit keys sort by time, then superseded_at)
   const out = [];

@@ -13,6 +13,7 @@
 import type { PointColumns, ValueType } from '../../storage/encoding/chunk-types.js';
 import { allocColumns, copyValue, listRange, MAX_CHUNK_POINTS, readMeta, readOpenColumns, scanChunks, scanRange, visitHead, type ReadView, type RunVisitor, type SeriesMeta } from '../../storage/series-store.js';
 import { ColumnPage } from '../raw-points-columns.js';
+import { EnumMemberText } from '../enum-member-text.js';
 import { JsonColumnPage, putCount, reserveCount } from '../raw-columns-json.js';
 import type { BodySink } from '../../body-sink.js';
 import { stringifyJson } from '../../json/json.js';
@@ -22,7 +23,7 @@ import { mpArray32Reserved, mpArrayHeader, mpKey, mpMapHeader, mpString } from '
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type ReadRawTask, type TaskOutcome } from '../task-protocol.js';
 import {
-  converterOf, keyOf, minQuality, mpAny, priorPoint, ProvenanceTally, tooLarge, type PlanAttribute, type PlanSegment, type ValueConverter,
+  converterOf, enumRefOf, keyOf, minQuality, mpAny, priorPoint, ProvenanceTally, tooLarge, type PlanAttribute, type PlanSegment, type ValueConverter,
 } from '../resolved-points.js';
 
 /** Per-worker decode and filtered-copy columns, one set per value type. */
@@ -96,6 +97,7 @@ function writeAttribute(view: ReadView, sink: BodySink, t: ReadRawTask, a: PlanA
     }
     const enumSet = meta?.enumSet?.id ?? '';
     const enumJson = JSON.stringify(enumSet);
+    const members = meta?.type === 'enum' ? memberText(t, enumSet) : null;
     let countAt = 0;
     if (msgpack) {
       mpMapHeader(sink, 4);
@@ -115,8 +117,8 @@ function writeAttribute(view: ReadView, sink: BodySink, t: ReadRawTask, a: PlanA
         if (budget.left < i1 - i0 && (fast || countKept(cols, i0, i1, keep) > budget.left)) throw tooLarge(t.maxPoints);
         const run = fast ? cols : keptCopy(cols, i0, i1, keep, conv);
         const j0 = fast ? i0 : 0, j1 = fast ? i1 : run.count;
-        if (msgpack) writeMsgpackPoints(sink, run, j0, j1, enumSet);
-        else writeJsonPoints(sink, run, j0, j1, n === 0, enumJson);
+        if (msgpack) writeMsgpackPoints(sink, run, j0, j1, enumSet, members);
+        else writeJsonPoints(sink, run, j0, j1, n === 0, enumJson, members);
         n += j1 - j0;
         budget.left -= j1 - j0;
         return true;
@@ -128,11 +130,23 @@ function writeAttribute(view: ReadView, sink: BodySink, t: ReadRawTask, a: PlanA
   }
   if (!msgpack) sink.ascii(']');
   if (t.includePrior) {
-    const prior = priorOf(view, a, a.segments[0], base.windowStartNs, keep, conv);
+    const prior = priorOf(view, t, a, a.segments[0], base.windowStartNs, keep, conv);
     if (msgpack) { sink.bytes(mpKey('prior')); mpAny(sink, prior); } else sink.utf8(`,"prior":${stringifyJson(prior)}`);
   }
   const provenance = tally.members(base);
   if (msgpack) { sink.bytes(mpKey('provenance')); mpAny(sink, provenance); } else sink.utf8(`,"provenance":${stringifyJson(provenance)}}`);
+}
+
+/** The rows' enum values with their member names, encoded once per ordinal; one writer per set and task. */
+let memberTexts: { task: ReadRawTask | null; bySet: Map<string, EnumMemberText> } = { task: null, bySet: new Map() };
+function memberText(t: ReadRawTask, enumSet: string): EnumMemberText {
+  if (memberTexts.task !== t) memberTexts = { task: t, bySet: new Map() };
+  let m = memberTexts.bySet.get(enumSet);
+  if (m === undefined) {
+    m = new EnumMemberText(enumSet, t.members?.[enumSet] ?? {}, t.format === 'msgpack' ? 'msgpack' : 'json');
+    memberTexts.bySet.set(enumSet, m);
+  }
+  return m;
 }
 
 function countKept(cols: PointColumns, i0: number, i1: number, keep: number): number {
@@ -142,13 +156,13 @@ function countKept(cols: PointColumns, i0: number, i1: number, keep: number): nu
 }
 
 /** The last point before the window under the binding that covers the window's start (null when none covers it or it has none). */
-function priorOf(view: ReadView, a: PlanAttribute, first: PlanSegment | undefined, windowStart: bigint, keep: number, conv: ValueConverter | null) {
+function priorOf(view: ReadView, t: ReadRawTask, a: PlanAttribute, first: PlanSegment | undefined, windowStart: bigint, keep: number, conv: ValueConverter | null) {
   if (first === undefined || BigInt(first.startNs) !== windowStart) return null;
   const floor = BigInt(first.boundFromNs);
   if (floor >= windowStart) return null;
   const meta = readMeta(view, first.series);
   if (meta === undefined) return null;
-  const p = priorPoint(view, keyOf(first.series), windowStart, floor, keep, meta.enumSet?.id ?? null, conv);
+  const p = priorPoint(view, keyOf(first.series), windowStart, floor, keep, enumRefOf(t.members, meta), conv);
   return p === null ? null : { series: first.series, ts_ns: p.ts, value: p.value, quality: p.quality };
 }
 

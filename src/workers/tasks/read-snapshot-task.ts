@@ -9,7 +9,7 @@
 import { INT64_MAX, readMeta, readSnapshot } from '../../storage/series-store.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type ReadSnapshotTask, type TaskOutcome } from '../task-protocol.js';
-import { converterOf, keyOf, minQuality, priorPoint, shapeValue, writeItems, type ExactPoint } from '../resolved-points.js';
+import { converterOf, enumRefOf, keyOf, minQuality, priorPoint, shapeValue, writeItems, type ExactPoint } from '../resolved-points.js';
 
 export function readSnapshotTask(t: ReadSnapshotTask): TaskOutcome {
   return runTask(t.format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, (view, sink) => {
@@ -26,7 +26,7 @@ export function readSnapshotTask(t: ReadSnapshotTask): TaskOutcome {
       let p: ExactPoint | null = null;
       const meta = seg === undefined ? undefined : readMeta(view, seg.series);
       if (seg !== undefined && meta !== undefined) {
-        const enumSet = meta.enumSet?.id ?? null;
+        const enumSet = enumRefOf(t.members, meta);
         const from = BigInt(seg.boundFromNs);
         let to = seg.boundToNs === null ? INT64_MAX : BigInt(seg.boundToNs);
         if (upTo !== null && upTo < to) to = upTo;

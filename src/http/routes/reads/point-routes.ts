@@ -10,6 +10,7 @@ import { attachToRead } from './read-attachments.js';
 import { invalid } from '../../../errors.js';
 import { nowNs } from '../../../clock.js';
 import { resolveRead, type ReadResolution, type ResolveRequest } from '../../../reads/read-resolution.js';
+import { memberNamesOf } from '../../../reads/read-members.js';
 import { unitPlans, type ReadUnitsRequest } from '../../../reads/read-units.js';
 import { readTaskBase, type ReadTaskOptions } from '../../../reads/read-plan.js';
 import { MSGPACK_TYPE, type BodyFormat } from '../../../workers/task-protocol.js';
@@ -40,7 +41,8 @@ interface CommonBody { resolve: unknown; units?: ReadUnitsRequest; exclude_quali
 async function planned(ctx: HandlerContext, body: CommonBody, w: { startNs: bigint; endNs: bigint } | { atNs: bigint }, req: ResolveRequest, o: Partial<ReadTaskOptions> = {}): Promise<{ r: ReadResolution; base: ResolvedTaskBase }> {
   const r = await resolveRead(ctx.service, (c, t) => ctx.can(c, t), req, w);
   const units = await unitPlans(ctx.service, r.attributes, body.units);
-  const base = readTaskBase(r, units, { excludeQuality: body.exclude_quality ?? null, format: o.format ?? 'json', maxPoints: o.maxPoints ?? body.max_points });
+  const members = await memberNamesOf(ctx.service, r);
+  const base = readTaskBase(r, units, { excludeQuality: body.exclude_quality ?? null, format: o.format ?? 'json', maxPoints: o.maxPoints ?? body.max_points, members });
   return { r, base };
 }
 
