@@ -10,9 +10,19 @@
 // list either); the 10M-point series 0.438 -> 0.436. Later inserts split the
 // packed pages they land in, so a live store drifts back towards the insert-order fill
 // where it keeps writing (series' newest chunks, current rollup days); history stays packed.
+// The copy also migrates rollup day blocks to their current form (a day row stored where
+// all 24 hours hold points, 2026-11-28): the rewrite of stores written before it.
 // Like compactCopy, swapping the copy in is a maintenance step with the service stopped.
 import { join } from 'node:path';
 import { openSeriesEnv, type SeriesEnv } from './series-env.js';
+import { readTime } from './keys.js';
+import { upgradeDayBlock } from './rollup-block.js';
+import { DAY_BLOCK_CODE, HOUR_NS } from './rollup-read.js';
+
+/** Rollup day blocks are written in the current form (version 3 where it applies, rollup-block.ts); other values as they are. */
+function currentForm(name: TableName, key: Buffer, value: Buffer): Buffer {
+  return name === 'rollups' && key.length === 25 && key[16] === DAY_BLOCK_CODE ? upgradeDayBlock(value, readTime(key, 17), HOUR_NS) : value;
+}
 
 /** Dirty bytes a write transaction of the copy may gather (a chunk is one page). */
 const TXN_BYTES = 40 * 2 ** 20;
@@ -40,7 +50,7 @@ export async function repackCopy(env: SeriesEnv, dir: string): Promise<string> {
             const r = it.next();
             if (r.done === true) { done = true; return; }
             // keys come in the table's order, so each lands at the end of its tree
-            out[name].putSync(r.value.key, r.value.value, { append: true });
+            out[name].putSync(r.value.key, currentForm(name, r.value.key, r.value.value), { append: true });
           }
         });
       }

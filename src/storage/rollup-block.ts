@@ -1,5 +1,6 @@
 // Rollup day blocks: one LMDB value per series and UTC day holding the day's hour rows (and
-// the day row when it is not derived), each row in a compact exact form. Byte layout:
+// the day row when it is not derived, or when all 24 hours hold points: version 3, so a
+// summary over days reads one row per day), each row in a compact exact form. Byte layout:
 // src/storage/encoding/FORMAT.md, "Rollup day blocks". Version 2 (2026-11-21) writes lastTs
 // and coveredNs from the bucket's end, lastQuality relative to good quality and the linear
 // area as its bit difference from the stepped one; version 1 blocks are still read (a
@@ -30,12 +31,19 @@ import { emptyRow, mergeRow, type RollupRow } from './rollup-row.js';
 
 const F_STATS = 1, F_LINEAR_SAME = 2, F_GOOD_ALL = 4, F_NS_F64 = 8, F_MAX_SAME = 16, F_GOOD_ZERO = 32, F_FIRST_SAME = 64, F_LAST_SAME = 128;
 export const HOURS_PER_DAY = 24;
-const BLOCK_V1 = 1, BLOCK_V2 = 2;
+const BLOCK_V1 = 1, BLOCK_V2 = 2, BLOCK_V3 = 3;
 const BLOCK_HAS_DAY = 1;
 /** The day row is derived at read time (encodeDayBlock), not stored. */
 const BLOCK_DAY_DERIVED = 2;
 /** v2: whole-ns coveredNs written as (span - coveredNs) / 10^e (every such row has coveredNs <= span). */
 const BLOCK_COVERED_FROM_END = 4;
+/**
+ * v3: the day row is stored, and it is the fold of the day's 24 hour rows (every hour holds
+ * points, so nothing is synthesized): readers that want the day take it without decoding
+ * the hours (readFoldedDay); decodeDayBlock still answers day null (derived), as for v2.
+ */
+const BLOCK_DAY_FOLDED = 8;
+const FULL_MASK = (1 << HOURS_PER_DAY) - 1;
 /** Good quality: v2 stores lastQuality XOR this, so the usual quality costs one byte. */
 const QUALITY_BIAS = 192;
 
@@ -305,21 +313,28 @@ export function isEmptyDayBlock(b: DayBlock): boolean {
 const blockWriter = new RowWriter();
 
 /**
- * u8 version (2; 1 still read) | u8 flags (bit 0: day row stored; bit 1: day row derived;
- * bit 2, v2: coveredNs from the bucket's end) | 3 bytes hour mask (bit h: hour h present,
+ * u8 version (2, or 3 when bit 3 is set; 1 still read) | u8 flags (bit 0: day row stored;
+ * bit 1: day row derived; bit 2, v2: coveredNs from the bucket's end; bit 3, v3 only: the
+ * derived day row is stored, every hour holding points) | 3 bytes hour mask (bit h: hour h present,
  * little-endian) | u8 e | u8 k (BlockScale) | day row (bucket = the day) | present hour rows
  * in hour order (each relative to its hour). A fresh Buffer.
  * A block without an explicit day row (b.day null) that has hours sets bit 1: its day row is
  * derived by the reader, the fold of the day's 24 hours, those holding no point synthesized
  * from the neighbouring rows (rollup-read.ts). Blocks written before buckets without points
  * stopped being stored set the same bit with every such hour stored: the same fold.
+ * withFold false: the version-2 form written before 2026-11-28 (the migration's tests store it).
  */
-export function encodeDayBlock(b: DayBlock, dayStart: bigint, hourNs: bigint): Buffer {
+export function encodeDayBlock(b: DayBlock, dayStart: bigint, hourNs: bigint, withFold = true): Buffer {
   const w = blockWriter;
   w.pos = 0;
   let mask = 0;
   for (let h = 0; h < HOURS_PER_DAY; h++) if (b.hours[h] !== null) mask |= 1 << h;
-  const day = b.day;
+  // a day whose 24 hours all hold points stores their fold (version 3): the day row a
+  // reader would derive, bit for bit, without decoding the hours
+  const fold = withFold && b.day === null && mask === FULL_MASK ? foldHours(b.hours) : null;
+  // (a count past 2^53 cannot be stored exactly: such a block stays version 2, derived)
+  const folded = fold !== null && Number.isSafeInteger(fold.count);
+  const day = folded ? fold : b.day;
   const rows = [day, ...b.hours];
   const bases = [dayStart, ...b.hours.map((_, h) => dayStart + BigInt(h) * hourNs)];
   const ends = [dayStart + BigInt(HOURS_PER_DAY) * hourNs, ...bases.slice(1).map((t) => t + hourNs)];
@@ -331,7 +346,8 @@ export function encodeDayBlock(b: DayBlock, dayStart: bigint, hourNs: bigint): B
   }
   const form: BlockForm = { v2: true, coveredFromEnd };
   const s = scaleOf(rows, bases, ends, form);
-  w.u8(BLOCK_V2); w.u8((day !== null ? BLOCK_HAS_DAY : mask !== 0 ? BLOCK_DAY_DERIVED : 0) | (coveredFromEnd ? BLOCK_COVERED_FROM_END : 0));
+  const flags = folded ? BLOCK_DAY_FOLDED | BLOCK_DAY_DERIVED : day !== null ? BLOCK_HAS_DAY : mask !== 0 ? BLOCK_DAY_DERIVED : 0;
+  w.u8(folded ? BLOCK_V3 : BLOCK_V2); w.u8(flags | (coveredFromEnd ? BLOCK_COVERED_FROM_END : 0));
   w.u8(mask & 255); w.u8((mask >>> 8) & 255); w.u8((mask >>> 16) & 255);
   w.u8(s.e); w.u8(s.k);
   for (let i = 0; i < rows.length; i++) {
@@ -341,17 +357,41 @@ export function encodeDayBlock(b: DayBlock, dayStart: bigint, hourNs: bigint): B
   return Buffer.from(w.buf.subarray(0, w.pos));
 }
 
-export function decodeDayBlock(bytes: Buffer, dayStart: bigint, hourNs: bigint): DayBlock {
-  const rd = new RowReader(bytes, 0);
+interface BlockHead { flags: number; mask: number; form: BlockForm; s: BlockScale }
+
+function readHead(rd: RowReader): BlockHead {
   const version = rd.u8();
-  if (version !== BLOCK_V1 && version !== BLOCK_V2) throw new Error(`rollup day block version ${version} is not known`);
+  if (version !== BLOCK_V1 && version !== BLOCK_V2 && version !== BLOCK_V3) throw new Error(`rollup day block version ${version} is not known`);
   const flags = rd.u8();
-  const form: BlockForm = { v2: version === BLOCK_V2, coveredFromEnd: version === BLOCK_V2 && (flags & BLOCK_COVERED_FROM_END) !== 0 };
+  const v2 = version !== BLOCK_V1;
+  const form: BlockForm = { v2, coveredFromEnd: v2 && (flags & BLOCK_COVERED_FROM_END) !== 0 };
   const mask = rd.u8() | (rd.u8() << 8) | (rd.u8() << 16);
   const s: BlockScale = { e: rd.u8(), k: rd.u8() };
   if ((s.e > 9 && s.e !== NO_SCALE) || (s.k > 9 && s.k !== NO_SCALE)) throw new Error(`rollup day block scale ${s.e}/${s.k} is not valid`);
+  if ((version === BLOCK_V3) !== ((flags & BLOCK_DAY_FOLDED) !== 0) || ((flags & BLOCK_DAY_FOLDED) && mask !== FULL_MASK)) {
+    throw new Error(`rollup day block version ${version} with flags ${flags} and hour mask ${mask.toString(16)} is not valid`);
+  }
+  return { flags, mask, form, s };
+}
+
+/**
+ * The day row of a version-3 block (the fold of its 24 hours, stored), reading nothing past
+ * it; null for a block without one (the day is then derived from the hours, rollup-read.ts).
+ */
+export function readFoldedDay(bytes: Buffer, dayStart: bigint, hourNs: bigint): RollupRow | null {
+  if (bytes.length === 0 || bytes[0] !== BLOCK_V3) return null;
+  const rd = new RowReader(bytes, 0);
+  const { form, s } = readHead(rd);
+  return readRow(rd, dayStart, dayStart + BigInt(HOURS_PER_DAY) * hourNs, s, form);
+}
+
+export function decodeDayBlock(bytes: Buffer, dayStart: bigint, hourNs: bigint): DayBlock {
+  const rd = new RowReader(bytes, 0);
+  const { flags, mask, form, s } = readHead(rd);
   const b = emptyDayBlock();
   if (flags & BLOCK_HAS_DAY) b.day = readRow(rd, dayStart, dayStart + BigInt(HOURS_PER_DAY) * hourNs, s, form);
+  // version 3: the stored fold is what the reader derives; skipped (day stays null: derived)
+  else if (flags & BLOCK_DAY_FOLDED) readRow(rd, dayStart, dayStart + BigInt(HOURS_PER_DAY) * hourNs, s, form);
   for (let h = 0; h < HOURS_PER_DAY; h++) {
     if (!(mask & (1 << h))) continue;
     const base = dayStart + BigInt(h) * hourNs;
@@ -360,4 +400,18 @@ export function decodeDayBlock(bytes: Buffer, dayStart: bigint, hourNs: bigint):
   if ((flags & BLOCK_DAY_DERIVED) && mask === 0) throw new Error('rollup day block derives a day row from no hours');
   if (rd.pos !== bytes.length) throw new Error(`rollup day block has ${bytes.length - rd.pos} unread bytes`);
   return b;
+}
+
+/**
+ * A stored block in the current form: a version-1 or -2 block whose 24 hours all hold
+ * points is written again as version 3 (its day row stored); any other block is returned
+ * as it is. The migration of stores written before 2026-11-28 (npm run storage:repack):
+ * their days are read correctly either way, a summary over them just decodes 24 hour rows
+ * per day until the day changes or the store is repacked.
+ */
+export function upgradeDayBlock(bytes: Buffer, dayStart: bigint, hourNs: bigint): Buffer {
+  if (bytes.length < 5 || bytes[0] === BLOCK_V3) return bytes;
+  const mask = bytes[2] | (bytes[3] << 8) | (bytes[4] << 16);
+  if (mask !== FULL_MASK || (bytes[1] & BLOCK_HAS_DAY) !== 0) return bytes;
+  return encodeDayBlock(decodeDayBlock(bytes, dayStart, hourNs), dayStart, hourNs);
 }

@@ -7,6 +7,7 @@
 // synthesized alike), unless a day row is stored explicitly (its hours were trimmed).
 import { INT64_MAX, INT64_MIN, rollupKey, readTime } from './keys.js';
 import { decodeDayBlock, decodeRow, emptyRow, GOOD_QUALITY, HOURS_PER_DAY, mergeRow, type RollupRow } from './rollup-row.js';
+import { readFoldedDay } from './rollup-block.js';
 import type { ReadView } from './series-env.js';
 
 export const HOUR_NS = 3_600_000_000_000n;
@@ -15,6 +16,8 @@ export const DAY_NS = 86_400_000_000_000n;
 export const LEGACY_HOUR_CODE = 1, LEGACY_DAY_CODE = 2, DAY_BLOCK_CODE = 3;
 
 export interface Bucket { start: bigint; row: RollupRow }
+/** A bucket of either width: a day (from a version-3 block's stored fold) or an hour. */
+export interface SpanBucket extends Bucket { ns: bigint }
 
 export function floorTo(t: bigint, step: bigint): bigint {
   const m = t % step;
@@ -199,5 +202,38 @@ export function gapHoursFrom(view: ReadView, series: Buffer, t: bigint): Bucket[
   if (!spans(before, after)) return [];
   const out: Bucket[] = [];
   for (let s = t; s < after!.start; s += HOUR_NS) out.push({ start: s, row: gapRow(before.row, after!.row, s, s + HOUR_NS) });
+  return out;
+}
+
+/**
+ * The buckets covering [from, to) (hour-aligned), in time order: the days wholly inside it
+ * that `dayFits` accepts and whose block stores its day row (version 3: all 24 hours hold
+ * points, so the row equals the fold dayBuckets derives), read without decoding their hours;
+ * hour buckets (stored and synthesized, as hourBuckets) everywhere else. A day of an older
+ * block, or one with hours without points, is answered by its hours: the same sums.
+ */
+export function coverBuckets(view: ReadView, series: Buffer, from: bigint, to: bigint, dayFits: (day: bigint) => boolean): SpanBucket[] {
+  const days: Bucket[] = [];
+  const firstDay = floorTo(from + DAY_NS - 1n, DAY_NS);
+  if (firstDay + DAY_NS <= to) {
+    for (const { key, value } of blockRange(view, series, firstDay, to, false)) {
+      const day = readTime(key, 17);
+      if (day + DAY_NS > to || !dayFits(day)) continue;
+      const row = readFoldedDay(value, day, HOUR_NS);
+      if (row !== null) days.push({ start: day, row });
+    }
+  }
+  const out: SpanBucket[] = [];
+  const hours = (a: bigint, b: bigint) => {
+    if (b <= a) return;
+    for (const h of hourBuckets(view, series, a, b, Number((b - a) / HOUR_NS) + 1)) out.push({ start: h.start, row: h.row, ns: HOUR_NS });
+  };
+  let at = from;
+  for (const d of days) {
+    hours(at, d.start);
+    out.push({ start: d.start, row: d.row, ns: DAY_NS });
+    at = d.start + DAY_NS;
+  }
+  hours(at, to);
   return out;
 }

@@ -23,11 +23,12 @@
 // ranges longer than the 104 days a single double offset would allow.
 import { invalid } from '../errors.js';
 import type { PointColumns, ValueType } from './encoding/chunk-types.js';
-import { seriesKey } from './keys.js';
+import { chunkKey, seriesKey } from './keys.js';
+import { floorChunk, headerOf } from './chunk-access.js';
 import { allocColumns, numericInto } from './point-runs.js';
 import { pointAtOrAfter, pointBefore, scanRange, type DecodedChunks, type EdgePoint } from './range-scan.js';
 import { checkRange, requireMeta } from './read-raw.js';
-import { floorTo, hourBuckets, HOUR_NS, type Bucket } from './rollup-read.js';
+import { coverBuckets, floorTo, HOUR_NS, type SpanBucket } from './rollup-read.js';
 import { GOOD_QUALITY } from './rollup-row.js';
 import type { Continuity } from './rollups.js';
 import type { ReadView } from './series-env.js';
@@ -37,6 +38,7 @@ const UNCERTAIN_QUALITY = 64;
 /** At most this many intervals per attribute in one summary. */
 export const MAX_SUMMARY_INTERVALS = 100_000;
 const REBASE_AT = 2 ** 51;
+const DAY_NS = 24n * HOUR_NS;
 
 export interface SummaryPiece { series: string; fromNs: bigint; toNs: bigint }
 
@@ -65,7 +67,11 @@ export interface SummaryColumns {
   area: Float64Array; covered: Float64Array;
   goodNs: Float64Array; uncertainNs: Float64Array; badNs: Float64Array;
   pointsRead: number;
+  /** Rollup rows used: hours, and days (each one stored row instead of 24). */
   rollupHours: number;
+  rollupDays: number;
+  /** Stored chunks holding points of the range that were never decoded: rollup rows answered for all their points. */
+  chunksPruned: number;
   /** ns of the range held by points the quality filter dropped. */
   filteredNs: number;
 }
@@ -118,7 +124,7 @@ class IntervalAccumulator {
     const f = () => new Float64Array(n);
     this.c = {
       n, count: f(), min: f().fill(NaN), max: f().fill(NaN), first: f().fill(NaN), last: f().fill(NaN), sumD: f(), sumD2: f(),
-      area: f(), covered: f(), goodNs: f(), uncertainNs: f(), badNs: f(), pointsRead: 0, rollupHours: 0, filteredNs: 0,
+      area: f(), covered: f(), goodNs: f(), uncertainNs: f(), badNs: f(), pointsRead: 0, rollupHours: 0, rollupDays: 0, chunksPruned: 0, filteredNs: 0,
     };
     this.stepped = continuity === 'stepped';
     this.base = B[0];
@@ -236,8 +242,8 @@ class IntervalAccumulator {
     if (hi > lo) this.c.filteredNs += hi - lo;
   }
 
-  /** A rollup hour at offset `off`, inside one interval; its last point becomes the previous point. */
-  rollupHour(off: number, b: Bucket): void {
+  /** A rollup bucket (hour or day) at offset `off`, inside one interval; its last point becomes the previous point. */
+  rollupBucket(off: number, b: SpanBucket): void {
     const c = this.c, r = b.row, k = this.intervalAt(off);
     if (r.count > 0) {
       if (c.count[k] === 0) { c.first[k] = r.first; c.min[k] = r.min; c.max[k] = r.max; }
@@ -253,7 +259,7 @@ class IntervalAccumulator {
     c.goodNs[k] += r.goodNs;
     // the non-good time is bad or uncertain, which rollups do not tell apart
     c.uncertainNs[k] = NaN; c.badNs[k] = NaN;
-    c.rollupHours++;
+    if (b.ns === HOUR_NS) c.rollupHours++; else c.rollupDays++;
   }
 }
 
@@ -321,25 +327,43 @@ function keptAtOrAfter(view: ReadView, series: Buffer, t: bigint, keep: number, 
 }
 
 /**
- * Runs of hour buckets usable from rollups inside [from, to): those strictly between the
- * piece's first and last point that lie inside one interval of the grid.
+ * Runs of rollup buckets usable inside [from, to): those strictly between the piece's first
+ * and last point that lie inside one interval of the grid. Whole days come from the day
+ * rows version-3 blocks store (one row instead of 24 hour rows to decode), hours elsewhere.
  */
-function rollupRuns(view: ReadView, series: Buffer, q: SummaryQuery, first: EdgePoint, last: EdgePoint): Bucket[][] {
+function rollupRuns(view: ReadView, series: Buffer, q: SummaryQuery, first: EdgePoint, last: EdgePoint): SpanBucket[][] {
   const b0 = floorTo(first.ts, HOUR_NS) + HOUR_NS, e0 = floorTo(last.ts, HOUR_NS);
   if (e0 <= b0) return [];
-  // an hour fits when no interval boundary lies strictly inside it
+  // a bucket fits when no interval boundary lies strictly inside it
   const B = q.boundaries;
-  const fits = (h: bigint) => { const k = intervalOfNs(B, h); return k >= 0 && k < B.length - 1 && B[k + 1] >= h + HOUR_NS; };
-  const hours = hourBuckets(view, series, b0, e0, Number((e0 - b0) / HOUR_NS) + 1);
-  const runs: Bucket[][] = [];
-  let run: Bucket[] = [];
+  const fits = (start: bigint, ns: bigint) => { const k = intervalOfNs(B, start); return k >= 0 && k < B.length - 1 && B[k + 1] >= start + ns; };
+  const buckets = coverBuckets(view, series, b0, e0, (day) => fits(day, DAY_NS));
+  const runs: SpanBucket[][] = [];
+  let run: SpanBucket[] = [];
   let expect = -1n;
-  for (const b of hours) {
-    if (!fits(b.start) || (run.length > 0 && b.start !== expect)) { if (run.length > 0) runs.push(run); run = []; }
-    if (fits(b.start)) { run.push(b); expect = b.start + HOUR_NS; }
+  for (const b of buckets) {
+    const ok = fits(b.start, b.ns);
+    if (!ok || (run.length > 0 && b.start !== expect)) { if (run.length > 0) runs.push(run); run = []; }
+    if (ok) { run.push(b); expect = b.start + b.ns; }
   }
   if (run.length > 0) runs.push(run);
   return runs;
+}
+
+/**
+ * The chunks lying wholly inside [rs, re), a span rollups answered, that no edge lookup
+ * decoded (the scans read only outside such spans): counted from the chunk keys, natively,
+ * without reading a chunk but the last one (its header says whether it reaches past re).
+ */
+function chunksSkipped(view: ReadView, series: Buffer, rs: bigint, re: bigint, memo: DecodedChunks): number {
+  let n = view.env.chunks.getKeysCount({ start: chunkKey(series, rs), end: chunkKey(series, re), transaction: view.txn });
+  if (n === 0) return 0;
+  const lastChunk = floorChunk(view, series, re - 1n);
+  if (lastChunk !== null && lastChunk.start >= rs && headerOf(series, lastChunk.start, lastChunk.bytes).lastTs >= re) n--;
+  for (const [start, cols] of memo) {
+    if (start >= rs && start < re && cols.count > 0 && cols.tsBase + BigInt(cols.tsOffset[cols.count - 1]) < re) n--;
+  }
+  return n;
 }
 
 /**
@@ -386,17 +410,20 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
     const last = pointBefore(view, series, to, undefined, memo);
     if (!first || first.ts >= to || !last || last.ts < from) continue;
     let at = from;
+    const spans: Array<[bigint, bigint]> = [];
     for (const run of rollupRuns(view, series, q, first, last)) {
-      const rs = run[0].start, re = run[run.length - 1].start + HOUR_NS;
+      const rs = run[0].start, re = run[run.length - 1].start + run[run.length - 1].ns;
       rawRegion(view, series, acc, at, rs, meta.type, memo);
       // the segment from the last raw point into the run: its part before the run
       const next = pointAtOrAfter(view, series, rs, undefined, memo)!;
       acc.segmentTo(acc.offsetOf(next.ts), isString ? NaN : next.v, acc.offsetOf(rs));
-      for (const b of run) acc.rollupHour(acc.offsetOf(b.start), b);
+      for (const b of run) acc.rollupBucket(acc.offsetOf(b.start), b);
       acc.countedUpTo(acc.offsetOf(re));
+      spans.push([rs, re]);
       at = re;
     }
     rawRegion(view, series, acc, at, to, meta.type, memo);
+    for (const [rs, re] of spans) acc.c.chunksPruned += chunksSkipped(view, series, rs, re, memo);
   }
   // the segment from the last point to the first point after the range, when the last piece reaches the end
   if (lastDone !== null && prevTo === endNs && acc.hasPrev()) {

@@ -85,7 +85,8 @@ export function readSummaryTask(t: ReadSummaryTask): TaskOutcome {
       if (keep > 0) provenance.percent_time_filtered = Math.round((1e8 * c.filteredNs) / Number(endNs - startNs)) / 1e6;
       if (lossy.length > 0) provenance.lossy_ranges = lossy;
       if (pieces.length > 0) provenance.tiers_touched = ['hot'];
-      if (c.rollupHours > 0) provenance.computed = `summary: ${c.rollupHours} hour rollups, ${c.pointsRead} raw points`;
+      if (pieces.length > 0) provenance.chunks_pruned = c.chunksPruned;
+      if (c.rollupHours + c.rollupDays > 0) provenance.computed = `summary: ${c.rollupDays} day rollups, ${c.rollupHours} hour rollups, ${c.pointsRead} raw points`;
       const head: Record<string, unknown> = { attribute_id: a.attributeId, path: a.path, unit_id: a.unitId };
       if (t.stats.includes('total')) head.total_unit_id = total === null || !timeWeighted ? null : total.unitId;
       if (msgpack) {
