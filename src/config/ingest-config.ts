@@ -51,7 +51,7 @@ export const INGEST_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: 'SERVICE_INGEST_GROUP_TARGET_MS', default: '20', meaning: 'engine time a group commit should take; groups are sized from the measured time per point (what a live batch can wait behind)' },
   { name: 'SERVICE_INGEST_MIN_FREE_BYTES', default: '1073741824', meaning: 'below this many free bytes in the data directory, batches are refused (retryable)' },
   { name: 'SERVICE_INGEST_IDLE_TIMEOUT_MS', default: '60000', meaning: 'a session silent this long is closed' },
-  { name: 'SERVICE_INGEST_QUIET_SEAL_MS', default: '3000', meaning: 'once no collector batch has come for this long, open heads of 1,024 points or more are sealed into chunks (0: only heads idle for 10 minutes are)' },
+  { name: 'SERVICE_INGEST_QUIET_SEAL_MS', default: '3000', meaning: 'once no collector batch has come for this long after 100,000 points or more, the open heads the ingest engine wrote are sealed into chunks (0: only heads idle for 10 minutes are)' },
   { name: 'SERVICE_INGEST_MAX_FUTURE_MS', default: '86400000', meaning: 'batches with a time further ahead of the server clock are refused (bad-timestamps)' },
 ];
 

@@ -6,7 +6,7 @@
 // aborted transaction is reloaded from its segments instead.
 import { randomInt } from 'node:crypto';
 import type { ValueType } from './encoding/chunk-types.js';
-import { loadStoredHead, readHeadRecord } from './head-record.js';
+import { decodeHeadRecord, loadStoredHead, readHeadRecord } from './head-record.js';
 import { OpenHead, type Generation } from './open-head.js';
 import type { ReadView } from './series-env.js';
 
@@ -90,11 +90,19 @@ export class HeadCache {
 
   get size(): number { return this.heads.size; }
 
-  /** Series ids of the cached heads holding at least minPoints open points (a copy: sealing reorders the cache). */
-  idsWithOpen(minPoints: number): string[] {
-    const ids: string[] = [];
-    for (const [id, h] of this.heads) if (h.count >= minPoints) ids.push(id);
-    return ids;
+  /**
+   * Keys of the series whose stored head record this writer wrote last (its generation)
+   * and holds open points, from the records on `view` (so heads the cache evicted are
+   * found too; another writer's heads are left to it).
+   */
+  ownHeadsWithOpen(view: ReadView): Buffer[] {
+    const keys: Buffer[] = [];
+    for (const { key, value } of view.env.heads.getRange({ transaction: view.txn })) {
+      if (value[0] !== 2) continue;
+      const r = decodeHeadRecord(value);
+      if (r.genWriter === this.writer && r.openPoints > 0) keys.push(Buffer.from(key));
+    }
+    return keys;
   }
 
   /** Capacity of the cached heads in points, as last counted (after the last transaction). */

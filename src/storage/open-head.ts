@@ -96,7 +96,10 @@ export class OpenHead {
 
   private ensureCapacity(n: number): void {
     if (n <= this.capacity) return;
-    this.resize(Math.max(n, this.capacity * 2, 4096));
+    // 1.5x, not 2x: a bulk load's heads of ~10,000 points sat in 16,384-point columns,
+    // ~330 KB a float64 series, and their capacity pushed the cache past its bound (evictions
+    // reload a head from its segments on its next write: lockstep collectors thrash an LRU)
+    this.resize(Math.max(n, Math.ceil(this.capacity * 1.5), 4096));
   }
 
   private resize(capacity: number): void {

@@ -93,17 +93,16 @@ export interface SeriesStoreOptions {
    * idle-head job (heads idle 10 minutes), and its head segments' pages are free for reuse.
    */
   quietSealMs?: number;
-  /** Heads with fewer open points are left to the idle-head job (QUIET_SEAL_MIN_POINTS). */
-  quietSealMinPoints?: number;
+  /** A quiet seal runs only after this many points were written since the last one (QUIET_SEAL_AFTER_POINTS). */
+  quietSealAfterPoints?: number;
 }
 
 /**
- * A quiet seal leaves heads below this many points open: a site whose collectors pause
- * between small sends would otherwise seal, and at the next seal take back and re-encode,
- * a short chunk per tag and pause (seal.ts, partial tails). Bulk loads leave heads of
- * thousands of points.
+ * A quiet seal follows a bulk of writes only: a site whose collectors pause between small
+ * sends would otherwise seal, and at the next seal take back and re-encode, a short chunk
+ * per tag and pause (seal.ts, partial tails). Its heads are left to the idle-head job.
  */
-export const QUIET_SEAL_MIN_POINTS = 1024;
+export const QUIET_SEAL_AFTER_POINTS = 100_000;
 
 /** Points one quiet-seal transaction seals at most, so a write arriving meanwhile waits ~0.1 s, not the whole seal. */
 const QUIET_SEAL_SLICE_POINTS = 500_000;
@@ -160,7 +159,9 @@ export class SeriesStore {
   private readonly onTransaction: ((t: TransactionTiming) => void) | null;
   private readonly offload: SealOffload | null;
   private readonly quietSealMs: number;
-  private readonly quietSealMinPoints: number;
+  private readonly quietSealAfterPoints: number;
+  /** Points write() was given since the last quiet seal began. */
+  private pointsSinceQuietSeal = 0;
   /** Date.now() of the last write() call, and the timer that seals once writes stop. */
   private lastWriteCallMs = 0;
   private quietTimer: NodeJS.Timeout | null = null;
@@ -176,7 +177,7 @@ export class SeriesStore {
     this.groupWindowMs = options.groupWindowMs ?? 2;
     this.heads = new HeadCache(options.headCachePoints ?? DEFAULT_HEAD_CACHE_POINTS);
     this.quietSealMs = options.quietSealMs ?? 0;
-    this.quietSealMinPoints = options.quietSealMinPoints ?? QUIET_SEAL_MIN_POINTS;
+    this.quietSealAfterPoints = options.quietSealAfterPoints ?? QUIET_SEAL_AFTER_POINTS;
   }
 
   static open(dir: string, options: SeriesStoreOptions = {}): SeriesStore {
@@ -239,7 +240,7 @@ export class SeriesStore {
       return Promise.reject(e);
     }
     const damaged = new Set<number>();
-    this.noteWrite();
+    this.noteWrite(batches);
     const done = this.enqueue((ctx) => {
       const results = applyBatches(ctx, batches, who, damaged);
       let accepted = 0, refused = 0;
@@ -285,9 +286,10 @@ export class SeriesStore {
   }
 
   /** A write came: (re)starts the wait for quiet. */
-  private noteWrite(): void {
+  private noteWrite(batches: readonly PointBatch[]): void {
     if (this.quietSealMs <= 0) return;
     this.lastWriteCallMs = Date.now();
+    for (const b of batches) this.pointsSinceQuietSeal += b.times.length;
     if (this.quietTimer === null && !this.closing) this.armQuietTimer(this.quietSealMs);
   }
 
@@ -300,6 +302,7 @@ export class SeriesStore {
     if (this.closing) return;
     const waited = Date.now() - this.lastWriteCallMs;
     if (waited < this.quietSealMs) { this.armQuietTimer(this.quietSealMs - waited); return; }
+    if (this.pointsSinceQuietSeal < this.quietSealAfterPoints) return;
     try {
       await this.sealQuiet();
     } catch {
@@ -309,27 +312,28 @@ export class SeriesStore {
   }
 
   /**
-   * Seals the heads this writer holds with at least quietSealMinPoints open points, in
-   * transactions of about QUIET_SEAL_SLICE_POINTS, and stops as soon as a write arrives
-   * (its heads are then sealed at the next quiet period). Returns points sealed.
+   * Seals every head this writer wrote last that has open points, in transactions of about
+   * QUIET_SEAL_SLICE_POINTS, and stops as soon as a write arrives (the next quiet period
+   * seals the rest). Returns points sealed.
    */
   async sealQuiet(): Promise<number> {
     const startedAt = this.lastWriteCallMs;
-    let ids = this.heads.idsWithOpen(this.quietSealMinPoints);
+    this.pointsSinceQuietSeal = 0;
+    let keys = this.read((view) => this.heads.ownHeadsWithOpen(view));
     let sealed = 0;
-    while (ids.length > 0 && !this.closing && this.lastWriteCallMs === startedAt) {
-      const slice = ids;
+    while (keys.length > 0 && !this.closing && this.lastWriteCallMs === startedAt) {
+      const slice = keys;
       const r = await this.enqueue((ctx) => {
         let points = 0, i = 0;
         for (; i < slice.length && points < QUIET_SEAL_SLICE_POINTS; i++) {
-          const meta = ctx.meta(slice[i]);
-          if (meta !== null) points += sealHeadNow(ctx, seriesKey(slice[i]), meta);
+          const meta = ctx.metaByKey(slice[i]);
+          if (meta !== null) points += sealHeadNow(ctx, slice[i], meta);
         }
         ctx.storeTails();
         return { points, next: i };
       });
       sealed += r.points;
-      ids = slice.slice(r.next);
+      keys = slice.slice(r.next);
     }
     this.quietSeals.runs++;
     this.quietSeals.points += sealed;
