@@ -21,6 +21,9 @@ const LAYERS: Array<[string, number]> = [
   // The storage engine: codecs below the engine.
   ['storage/encoding/', 10],
   ['storage/', 11],
+  // The executable part of calculations (plans, grids, window evaluation) over the engine,
+  // below the read pool whose workers run it; parse, check and compile stay in calc/.
+  ['calc-kernel/', 15],
   // The read pool's tasks run over the engine.
   ['workers/', 20],
   // Domain folders. The model is the base of the domain; the others build on it.

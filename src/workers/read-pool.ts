@@ -7,6 +7,7 @@ import { ServiceError } from '../errors.js';
 import type { TaskArgs, TaskName, TaskOutcome } from './task-protocol.js';
 import { releaseSlab, SlabDirectory } from './body-slabs.js';
 import { memoizeWorkerViews } from './piscina-worker-views.js';
+import type { CalcWindowResult, CalcWindowsTask } from './tasks/calc-windows-task.js';
 
 /** A finished response body: a view over a slab the worker lent (body-slabs.ts). */
 export interface ReadBody {
@@ -68,6 +69,17 @@ export class ReadPool {
     if (!out.ok) throw ServiceError.fromWire(out.error);
     const sab = this.slabs.resolve(out);
     return { bytes: new Uint8Array(sab, out.offset, out.length), contentType: out.contentType, points: out.points, release: () => releaseSlab(sab) };
+  }
+
+  /** Evaluates calculation windows in a worker; per window its outcome or its error (by code). 503 when the queue is full. */
+  async runCalcWindows(task: CalcWindowsTask): Promise<CalcWindowResult[]> {
+    try {
+      return (await this.pool.run(task, { name: 'calcWindows' })) as CalcWindowResult[];
+    } catch (e) {
+      const message = (e as Error).message ?? String(e);
+      if (/queue is at limit/i.test(message)) throw new ServiceError('capacity-exhausted', 'read capacity is exhausted; retry later');
+      throw new ServiceError('internal', `calculation task failed: ${message}`);
+    }
   }
 
   /** Tasks waiting for a worker (for /v1/jobs-style diagnostics and tests). */

@@ -17,3 +17,4 @@ export { readAsOfTask as readAsOf } from './tasks/read-as-of-task.js';
 export { readAuditTask as readAudit } from './tasks/read-audit-task.js';
 export { readSummaryTask as readSummary } from './tasks/read-summary-task.js';
 export { readRenderTask as readRender } from './tasks/read-render-task.js';
+export { calcWindowsTask as calcWindows } from './tasks/calc-windows-task.js';

@@ -25,6 +25,14 @@ function seriesEnv(): SeriesEnv {
   return env;
 }
 
+/** Runs fn over a fresh read snapshot (tasks whose result is plain data, not a body: calculation windows). */
+export function withLatestView<T>(fn: (view: ReadView) => T): T {
+  const e = seriesEnv();
+  // As in runTask: the shared read transaction is renewed by hand between tasks.
+  e.root.resetReadTxn();
+  return withReadView(e, fn);
+}
+
 /**
  * Runs a task body over a fresh read snapshot with the worker's sink, and packages the
  * result (or the error, by code) for the trip back. `write` returns the points visited.

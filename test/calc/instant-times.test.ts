@@ -2,7 +2,7 @@
 // base in the int64 range the engine sees and any exact offset below 2^53.
 import t from 'tap';
 import fc from 'fast-check';
-import { fillTimes } from '../../src/calc/engine/instant-times.js';
+import { fillTimes } from '../../src/calc-kernel/instant-times.js';
 
 const SEED = 27_2026;
 

@@ -4,13 +4,16 @@
 // running while previewing, awaiting-commit with its preview, running while writing,
 // then completed with a receipt, cancelled or failed.
 //
-// The range is cut into windows of one day per asset. Commit writes window after window
-// through the storage write path; after each durable window its position (asset index,
-// instant) is saved, so a restart resumes after the last saved window: a window written
-// but not yet saved is evaluated and written again, which stores identical values (no-ops),
-// so nothing is lost or doubled. A preview interrupted by a restart is marked failed (it is
-// cheap to ask again). Before each window the commit yields to the live engine while it
-// has due work (live ingest first); the time waited is `rate_limited_ms`.
+// The range is cut into windows of one day per asset, evaluated and diffed in the read
+// pool's workers, one window per worker at a time (both cores; a live evaluation queues
+// behind at most one backfill window per worker). Windows are consumed in order. Commit
+// writes their points through the storage write path in groups of about WRITE_GROUP_POINTS;
+// after each durable group its position (asset index, instant) is saved, so a restart
+// resumes after the last saved group: a window written but not yet saved is evaluated and
+// written again, which stores identical values (no-ops), so nothing is lost or doubled. A
+// preview interrupted by a restart is marked failed (it is cheap to ask again). Before each
+// group the commit yields to the live engine while it has due work (live ingest first); the
+// time waited is `rate_limited_ms`.
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../../service-context.js';
 import { ServiceError, invalid } from '../../errors.js';
@@ -19,7 +22,9 @@ import type { CalcEngine } from '../engine/calc-engine.js';
 import { planRule, ENGINE_PRINCIPAL, type RulePlan } from '../engine/rule-plan.js';
 import { recordLineage, newCursor, type LineageCursor } from '../engine/progress-store.js';
 import { ruleAt } from '../rules/rule-store.js';
-import { diffWindow } from './backfill-window.js';
+import type { WindowDiff } from '../../calc-kernel/window-diff.js';
+import type { PointBatch } from '../../storage/series-store.js';
+import { diffWindowInPool, type Target } from '../engine/window-eval.js';
 import { insertJob, jobById, jobsInState, moveJob, saveProgress, type BackfillJob, type BackfillPreview } from './backfill-store.js';
 import { operationCancelled, operationResumed } from './backfill-operation.js';
 
@@ -29,8 +34,15 @@ export const BACKFILL_WINDOW_NS = 86_400_000_000_000n;
 const MAX_BACKFILL_NS = 3_650n * BACKFILL_WINDOW_NS;
 /** Differences shown in a preview's sample. */
 const SAMPLE_SIZE = 20;
-/** Longest wait for the live engine before a window is written anyway (ms). */
+/** Longest wait for the live engine before a group is written anyway (ms). */
 const MAX_YIELD_MS = 1_000;
+/**
+ * Points written in one storage write (then the position is saved): a few days of a 1 s
+ * output. One write per day cost a durable commit, a progress row and a lineage row each.
+ */
+const WRITE_GROUP_POINTS = 500_000;
+
+interface Window { assetIndex: number; assetId: string; from: bigint; to: bigint }
 
 export interface BackfillRequest {
   rule_id: string;
@@ -40,8 +52,6 @@ export interface BackfillRequest {
   mode: 'fill-gaps' | 'recalculate';
   reason?: string;
 }
-
-const yieldThread = () => new Promise<void>((r) => setImmediate(r));
 
 export class BackfillRunner {
   /** Jobs being previewed or committed in this process, with their stop flags. */
@@ -96,8 +106,44 @@ export class BackfillRunner {
     this.running.set(jobId, entry);
   }
 
+  /**
+   * Diffs the windows in the read pool, as many at once as it has workers, and yields them in
+   * order with their diffs (the next ones already running while the caller uses one).
+   */
+  private async *diffed(windows: Iterable<Window>, targets: Map<string, Target>, mode: BackfillJob['mode'], sampleRoom: number,
+    flag: { stop: boolean }): AsyncGenerator<{ w: Window; t: Target; d: WindowDiff }> {
+    const pool = this.service.parts.readPool;
+    const queue: Array<{ w: Window; t: Target; d: Promise<WindowDiff> }> = [];
+    const it = windows[Symbol.iterator]();
+    const fill = () => {
+      while (queue.length < pool.threads) {
+        const next = it.next();
+        if (next.done) return;
+        const w = next.value;
+        const t = targets.get(w.assetId);
+        if (!t) throw new ServiceError('conflict', `the rule no longer runs on asset ${w.assetId}`);
+        const d = diffWindowInPool(pool, { target: t, from: w.from, to: w.to, kind: 'diff', mode, sampleRoom });
+        d.catch(() => undefined); // awaited in order below; a later window's failure must not go unhandled meanwhile
+        queue.push({ w, t, d });
+      }
+    };
+    try {
+      fill();
+      while (queue.length > 0) {
+        if (flag.stop || this.closed) return;
+        const head = queue.shift()!;
+        const d = await head.d;
+        fill();
+        yield { w: head.w, t: head.t, d };
+      }
+    } finally {
+      // Stopped early: let the windows still running finish before the job moves on.
+      await Promise.allSettled(queue.map((q) => q.d));
+    }
+  }
+
   /** Every (asset, window) of a job in order, from a saved position on. */
-  private *windows(job: BackfillJob, fromAsset = 0, after: bigint | null = null): Generator<{ assetIndex: number; assetId: string; from: bigint; to: bigint }> {
+  private *windows(job: BackfillJob, fromAsset = 0, after: bigint | null = null): Generator<Window> {
     for (let a = fromAsset; a < job.asset_ids.length; a++) {
       let from = a === fromAsset && after !== null ? after : job.start_ns;
       while (from < job.end_ns) {
@@ -111,20 +157,18 @@ export class BackfillRunner {
   private async preview(jobId: string, plan: RulePlan, flag: { stop: boolean }): Promise<void> {
     const job = (await jobById(this.service.db, jobId)) as BackfillJob;
     const targets = new Map(plan.targets.map((t) => [t.assetId, t]));
-    const storage = this.service.parts.storage;
     const p: BackfillPreview = { points_added: 0n, points_changed: 0n, points_unchanged: 0n, sample: [] };
     let done = 0n;
-    for (const w of this.windows(job)) {
+    for await (const { w, d } of this.diffed(this.windows(job), targets, job.mode, SAMPLE_SIZE, flag)) {
       if (flag.stop || this.closed) return;
-      const d = storage.read((view) => diffWindow(view, targets.get(w.assetId)!, w.from, w.to, job.mode, SAMPLE_SIZE - p.sample.length));
       p.points_added += BigInt(d.added);
       p.points_changed += BigInt(d.changed);
       p.points_unchanged += BigInt(d.unchanged);
-      for (const s of d.sample) p.sample.push({ asset_id: w.assetId, ts_ns: s.ts, old: s.old, new: s.new });
+      for (const s of d.sample) if (p.sample.length < SAMPLE_SIZE) p.sample.push({ asset_id: w.assetId, ts_ns: s.ts, old: s.old, new: s.new });
       done++;
       if (done % 16n === 0n) await this.service.operations.progress(job.operation_id, { completed: done, stage: 'preview' });
-      await yieldThread();
     }
+    if (flag.stop || this.closed) return;
     if (await moveJob(this.service.db, jobId, ['previewing'], 'preview', { preview: p })) {
       await this.service.operations.progress(job.operation_id, { completed: 0n, stage: 'preview ready' });
       await this.service.operations.awaitCommit(job.operation_id);
@@ -154,32 +198,47 @@ export class BackfillRunner {
   private async write(jobId: string, plan: RulePlan, flag: { stop: boolean }): Promise<void> {
     const job = (await jobById(this.service.db, jobId)) as BackfillJob;
     const targets = new Map(plan.targets.map((t) => [t.assetId, t]));
-    const storage = this.service.parts.storage;
     let windowsDone = job.windows_done, written = job.points_written, waited = job.rate_limited_ms;
     const cursors = new Map<string, LineageCursor>();
-    for (const w of this.windows(job, job.assets_done, job.resume_after_ns)) {
-      if (flag.stop || this.closed) return;
-      const t = targets.get(w.assetId);
-      if (!t) throw new ServiceError('conflict', `the rule no longer runs on asset ${w.assetId}`);
+    let group: { batches: PointBatch[]; points: number; windows: number; last: Window | null; spans: Map<string, { t: Target; from: bigint; to: bigint }> } =
+      { batches: [], points: 0, windows: 0, last: null, spans: new Map() };
+    // Writes the group, then saves the position after its last window; false when the operation was cancelled.
+    const flush = async (): Promise<boolean> => {
+      const g = group;
+      if (g.last === null) return true;
+      group = { batches: [], points: 0, windows: 0, last: null, spans: new Map() };
       // Live evaluations first: wait while the engine has due work.
       const waitStart = Date.now();
       while (this.engine.hasDueWork() && Date.now() - waitStart < MAX_YIELD_MS) await new Promise((r) => setTimeout(r, 5));
       waited += BigInt(Date.now() - waitStart);
-      const d = storage.read((view) => diffWindow(view, t, w.from, w.to, job.mode, 0));
-      if (d.batch) await storage.write([d.batch], { principal: ENGINE_PRINCIPAL });
-      written += BigInt(d.added + d.changed);
-      windowsDone++;
+      if (g.batches.length > 0) await this.service.parts.storage.write(g.batches, { principal: ENGINE_PRINCIPAL });
+      written += BigInt(g.points);
+      windowsDone += BigInt(g.windows);
+      const w = g.last;
       const next = w.to >= job.end_ns ? { assetsDone: w.assetIndex + 1, resumeAfterNs: null } : { assetsDone: w.assetIndex, resumeAfterNs: w.to };
       await saveProgress(this.service.db, jobId, { windowsDone, pointsWritten: written, rateLimitedMs: waited, ...next });
-      if (d.added + d.changed > 0) {
+      const spans = [...g.spans.values()].map(({ t, from, to }) => {
         let cursor = cursors.get(t.assetId);
         if (!cursor) { cursor = newCursor(); cursors.set(t.assetId, cursor); }
-        await recordLineage(this.service.db, [{ ruleId: t.rule.ruleId, assetId: t.assetId, ruleVersion: t.rule.version, outputSeries: t.outputSeries, startNs: w.from, endNs: w.to, cursor }]);
+        return { ruleId: t.rule.ruleId, assetId: t.assetId, ruleVersion: t.rule.version, outputSeries: t.outputSeries, startNs: from, endNs: to, cursor };
+      });
+      if (spans.length > 0) await recordLineage(this.service.db, spans);
+      return this.service.operations.progress(job.operation_id, { completed: windowsDone, stage: 'commit' });
+    };
+    for await (const { w, t, d } of this.diffed(this.windows(job, job.assets_done, job.resume_after_ns), targets, job.mode, 0, flag)) {
+      if (flag.stop || this.closed) return;
+      if (d.batch) group.batches.push(d.batch);
+      group.points += d.added + d.changed;
+      group.windows++;
+      group.last = w;
+      if (d.added + d.changed > 0) {
+        const span = group.spans.get(t.assetId);
+        if (span) span.to = w.to; else group.spans.set(t.assetId, { t, from: w.from, to: w.to });
       }
-      const goOn = await this.service.operations.progress(job.operation_id, { completed: windowsDone, stage: 'commit' });
-      if (!goOn) { await this.finishCancel(jobId); return; }
-      await yieldThread();
+      if (group.points >= WRITE_GROUP_POINTS && !(await flush())) { await this.finishCancel(jobId); return; }
     }
+    if (flag.stop || this.closed) return;
+    if (!(await flush())) { await this.finishCancel(jobId); return; }
     if (await moveJob(this.service.db, jobId, ['committing'], 'committed')) {
       await this.service.operations.complete(job.operation_id, {
         adapter: 'calc-backfill',

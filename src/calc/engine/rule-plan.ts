@@ -11,12 +11,12 @@ import type { ServiceContext } from '../../service-context.js';
 import type { ValueType } from '../../storage/encoding/chunk-types.js';
 import { modelTransaction } from '../../model/tx-log.js';
 import { bindIn } from '../../model/bindings/bindings.js';
-import { compileExpression } from '../expression/index.js';
+import { planOf } from '../expression/index.js';
 import type { CheckedExpression } from '../expression/types.js';
 import { checkRule, placeOf, type CheckedRule } from '../rules/rule-check.js';
 import { attributeFor, currentSeries } from '../rules/rule-scope.js';
 import type { StoredRule } from '../rules/rule-definition.js';
-import type { CompiledRule, Target } from './window-eval.js';
+import { compiledRuleOf, type CompiledRule, type Target } from './window-eval.js';
 
 export const ENGINE_PRINCIPAL = 'calculation-engine';
 
@@ -34,12 +34,13 @@ export function compileChecked(rule: StoredRule, c: CheckedRule): CompiledRule {
   const all: CheckedExpression[] = [c.expression, ...(c.when ? [c.when] : []), ...(c.edge ? [c.edge] : [])];
   let lookbackNs = 0n, lookbackPoints = 1;
   for (const e of all) { lookbackNs = maxBig(lookbackNs, e.lookbackNs); lookbackPoints = Math.max(lookbackPoints, e.lookbackPoints); }
-  return {
+  // The plain plan goes to the read pool's workers; the evaluators built here serve this thread.
+  return compiledRuleOf({
     ruleId: rule.rule_id, version: rule.version, trigger: c.trigger,
     provisional: rule.provisional === 'block' ? 'block' : 'emit',
-    expression: compileExpression(c.expression), when: c.when ? compileExpression(c.when) : null, edge: c.edge ? compileExpression(c.edge) : null,
+    expression: planOf(c.expression), when: c.when ? planOf(c.when) : null, edge: c.edge ? planOf(c.edge) : null,
     inputRefs: c.inputRefs, lookbackNs, lookbackPoints,
-  };
+  });
 }
 
 /** The value type of series the engine creates for an output. */
@@ -60,9 +61,11 @@ export async function planRule(service: ServiceContext, rule: StoredRule): Promi
   const checked = await checkRule(service, db, rule, rule.rule_id, { cycles: false });
   const compiled = compileChecked(rule, checked);
   const place = await placeOf(service, db, rule);
-  const problems = new Map<string, string>();
+  // Assets a template rule's path references do not resolve from (or fail the check from) do not run it; their status says why.
+  const problems = new Map<string, string>(checked.assetProblems);
   const unbound: Array<{ assetId: string; attributeId: string }> = [];
   for (const a of place.assets) {
+    if (problems.has(a.asset_id)) continue;
     const o = place.output(a);
     if (!o) { problems.set(a.asset_id, 'the asset has no output attribute'); continue; }
     if (currentSeries(o) === null) unbound.push({ assetId: a.asset_id, attributeId: o.effective.attribute_id });

@@ -6,23 +6,9 @@
 /** Evaluated instants kept per (rule, asset): ~250 B each, 10,000 targets ≈ 640 MB worst case, so kept small. */
 export const TRACE_PER_TARGET = 256;
 
-export interface TraceInput { reference: string; series: string | null; ts_ns: bigint | null; value: number | null; quality: number | null }
+import type { TraceEntry } from '../../calc-kernel/window-eval.js';
 
-export interface TraceEntry {
-  asset_id: string;
-  output_series: string;
-  window: { start_ns: bigint; end_ns: bigint };
-  eval_instant_ns: bigint;
-  rule_version: number;
-  trigger: string;
-  outcome: string;
-  value: number | boolean | null;
-  quality: number | null;
-  reason: string | null;
-  provisional: boolean;
-  computed_at_ns: bigint;
-  inputs: TraceInput[];
-}
+export type { TraceEntry, TraceInput } from '../../calc-kernel/window-eval.js';
 
 class Ring {
   private readonly items: Array<TraceEntry | undefined> = new Array(TRACE_PER_TARGET);

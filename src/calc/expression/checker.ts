@@ -5,7 +5,7 @@ import { ServiceError } from '../../errors.js';
 import { positionOf, type ExprNode } from './ast.js';
 import { callFunction } from './functions.js';
 import { parseExpression } from './parser.js';
-import type { BinaryFn, PlanNode } from './plan-tree.js';
+import type { BinaryFn, PlanNode } from '../../calc-kernel/plan-tree.js';
 import { BARE, DIMENSIONLESS, convertPlan, productKind, sameKind, unitMismatch, type Quantity } from './quantity.js';
 import type { CheckOptions, CheckedExpression, ExpressionScope, InputDescriptor, UnitDescriptor } from './types.js';
 

@@ -4,7 +4,7 @@
 import type { ExprNode } from './ast.js';
 import type { CheckContext, Typed } from './checker.js';
 import { join } from './checker.js';
-import { slotsOf, type PlanNode, type TimeFn, type UnaryFn } from './plan-tree.js';
+import { slotsOf, type PlanNode, type TimeFn, type UnaryFn } from '../../calc-kernel/plan-tree.js';
 import { DERIVED, DIMENSIONLESS, sameKind, type Quantity } from './quantity.js';
 
 type Call = ExprNode & { kind: 'call' };

@@ -8,7 +8,7 @@
 import { ServiceError } from '../../errors.js';
 import type { ExprNode } from './ast.js';
 import { positionOf } from './ast.js';
-import type { PlanNode } from './plan-tree.js';
+import type { PlanNode } from '../../calc-kernel/plan-tree.js';
 import type { QuantityKindRef, UnitCheck, UnitDescriptor } from './types.js';
 
 export interface Quantity {

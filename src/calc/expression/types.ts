@@ -2,9 +2,10 @@
 // ExpressionScope, answered by calc-rules or episodes from the database) and what the
 // checker and the compiler hand back. The language never reaches the database itself, so
 // it can be checked and evaluated in a worker, a test or a benchmark alike.
-import type { PointColumns } from '../../storage/encoding/chunk-types.js';
+import type { InputValueType, PlanEvaluation, ResultType } from '../../calc-kernel/evaluation.js';
 
-export type { PointColumns };
+export type { PointColumns, InputValueType, ResultType, GridSteps, EvaluationGrid, EvaluationReason, EvaluationResult, ExpressionPlan, PlanEvaluation } from '../../calc-kernel/evaluation.js';
+export { EVALUATION_REASONS } from '../../calc-kernel/evaluation.js';
 
 /** A quantity kind as the registries name it. */
 export interface QuantityKindRef { id: string; name: string }
@@ -21,8 +22,6 @@ export interface UnitDescriptor {
   offset: number;
 }
 
-/** The value types of stored series, as the model's attributes name them. */
-export type InputValueType = 'float64' | 'int64' | 'bool' | 'string' | 'enum';
 
 /** One attribute an expression reads (or the attribute a rule writes). */
 export interface InputDescriptor {
@@ -58,8 +57,6 @@ export interface ExpressionScope {
 export type UnitCheck = 'strict' | 'convert' | 'off';
 export const UNIT_CHECK_VALUES: readonly UnitCheck[] = ['strict', 'convert', 'off'];
 
-/** What an expression evaluates to. Strings and enums are compared, never produced. */
-export type ResultType = 'number' | 'bool';
 
 export interface CheckOptions {
   unitCheck: UnitCheck;
@@ -91,58 +88,10 @@ export interface CheckedExpression {
   readonly tree: unknown;
 }
 
-/**
- * Step-hold indices a union grid was built with: for each of `columns` (matched by identity),
- * index[k][i] is the position of its last point at or before instant i (−1: none yet).
- */
-export interface GridSteps {
-  columns: readonly PointColumns[];
-  index: Int32Array[];
-}
-
-/** Instants at which an expression is evaluated: exact ns offsets from a base, ascending. */
-export interface EvaluationGrid {
-  tsBase: bigint;
-  /** Exact integer ns offsets from tsBase, strictly increasing, spanning under 2^53 ns. */
-  tsOffset: Float64Array;
-  count: number;
-  /** A union grid's step-hold indices: alignment gathers through them instead of searching. */
-  steps?: GridSteps | null;
-}
-
-/** Why an evaluated instant has no value (reason codes of EvaluationResult.reason). */
-export const EVALUATION_REASONS = [
-  'none',
-  'no-input-value',
-  'division-by-zero',
-  'domain-error',
-  'non-finite',
-  'condition-false',
-  'lookback-exceeded',
-] as const;
-export type EvaluationReason = (typeof EVALUATION_REASONS)[number];
-
-/** One value per grid instant. values are never NaN or ±Infinity: an undefined result is 0 with quality 0 and a reason. */
-export interface EvaluationResult {
-  count: number;
-  /** Numbers, or 0/1 for a bool result. */
-  values: Float64Array;
-  /** OPC style: the worst (lowest) quality of the input points that contributed; 0 when undefined. */
-  quality: Uint32Array;
-  /** An index into EVALUATION_REASONS; 0 when the value is defined. */
-  reason: Uint8Array;
-}
-
-export interface CompiledExpression {
+/** A checked expression compiled for this thread; its plan (plain data) can be evaluated in a worker as well. */
+export interface CompiledExpression extends PlanEvaluation {
   readonly checked: CheckedExpression;
   readonly inputs: readonly InputDescriptor[];
-  readonly resultType: ResultType;
-  readonly lookbackNs: bigint;
-  readonly lookbackPoints: number;
-  /** Evaluates at every grid instant; columns[i] holds input i's points (checked.inputs order). Fresh arrays. */
-  evaluate(columns: readonly PointColumns[], grid: EvaluationGrid): EvaluationResult;
-  /** The same into caller-owned arrays of at least grid.count; returns out. */
-  evaluateInto(columns: readonly PointColumns[], grid: EvaluationGrid, out: EvaluationResult): EvaluationResult;
 }
 
 /** A rule as the cycle helper sees it: it writes outputKey and reads inputKeys. */

@@ -3,10 +3,11 @@
 // added (no stored point at the instant), changed (a different value or quality) and
 // unchanged; commit writes the added ones (fill-gaps) or the added and changed ones
 // (recalculate; the storage supersedes the old values and keeps them in its audit).
-import type { ReadView, PointBatch } from '../../storage/series-store.js';
-import type { PointColumns } from '../../storage/encoding/chunk-types.js';
-import { evaluateWindow, type Target } from '../engine/window-eval.js';
-import { readInput } from '../engine/input-read.js';
+import type { ReadView, PointBatch } from '../storage/series-store.js';
+import type { PointColumns } from '../storage/encoding/chunk-types.js';
+import { evaluateWindow, type Target } from './window-eval.js';
+import { readInput } from './input-read.js';
+import type { GridScratch } from './grid.js';
 
 export interface WindowDiff {
   added: number;
@@ -41,8 +42,8 @@ function pick(b: PointBatch, idx: Int32Array, n: number): PointBatch | null {
   return { series: b.series, times, values, quality };
 }
 
-export function diffWindow(view: ReadView, t: Target, from: bigint, to: bigint, mode: 'fill-gaps' | 'recalculate', sampleRoom: number): WindowDiff {
-  const o = evaluateWindow(view, t, from, to, { trace: false, triggerName: 'backfill', ignoreBlock: true });
+export function diffWindow(view: ReadView, t: Target, from: bigint, to: bigint, mode: 'fill-gaps' | 'recalculate', sampleRoom: number, scratch?: GridScratch): WindowDiff {
+  const o = evaluateWindow(view, t, from, to, { trace: false, triggerName: 'backfill', ignoreBlock: true, scratch });
   const out: WindowDiff = { added: 0, changed: 0, unchanged: 0, batch: null, sample: [] };
   const b = o.batch;
   if (!b) return out;

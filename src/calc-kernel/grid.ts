@@ -9,8 +9,8 @@
 // inputs at different phases (bench:calc-evaluation, 2026-11-28, load ~12) the merge with
 // indices took 9.8 ms against 6.7 ms without, while the searching alignment it replaces took
 // 20-28 ms for the three inputs and the gather 8.7 ms.
-import { ServiceError } from '../../errors.js';
-import type { EvaluationGrid, GridSteps, PointColumns } from './types.js';
+import { ServiceError } from '../errors.js';
+import type { EvaluationGrid, GridSteps, PointColumns } from './evaluation.js';
 
 /** 2^53: offsets from a grid's base stay exact integers below this (about 104 days of ns). */
 export const MAX_GRID_SPAN_NS = 2n ** 53n;

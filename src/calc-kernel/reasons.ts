@@ -1,7 +1,7 @@
 // Reasons travel through the evaluation as bit flags (an undefined operand makes its
 // result undefined: the flags OR together), and leave it as one code, the lowest set bit,
 // so the most basic cause wins: an input without a value before a division by zero.
-import { EVALUATION_REASONS, type EvaluationReason } from './types.js';
+import { EVALUATION_REASONS, type EvaluationReason } from './evaluation.js';
 
 const flag = (reason: EvaluationReason): number => 1 << (EVALUATION_REASONS.indexOf(reason) - 1);
 

@@ -3,7 +3,7 @@
 // instruction is a plain loop over typed arrays, so the per-instant work is a few loads
 // and stores and nothing is allocated per point. Each register carries a value, the worst
 // quality behind it and reason flags (reasons.ts).
-import type { PointColumns } from '../../storage/encoding/chunk-types.js';
+import type { PointColumns } from '../storage/encoding/chunk-types.js';
 import type { BinaryFn, PlanNode, TimeFn, UnaryFn } from './plan-tree.js';
 import { CONSTANT_QUALITY, DIVISION_BY_ZERO, DOMAIN_ERROR, NO_VALUE } from './reasons.js';
 import type { WindowScratch } from './time-functions.js';

@@ -1,0 +1,68 @@
+// Reads one input of an evaluation: the points of a series in [from, to) plus the
+// look-back the expression needs (the points in force before `from`), as one contiguous
+// column set in the storage's own shape (PointColumns), which the compiled expression
+// takes as is. Offsets are relative to the first point read, so a window must span under
+// 2^53 ns (about 104 days); callers slice longer ranges.
+import { allocColumns, pointBefore, scanRange, seriesKey, readMeta, readOpenColumns, type ReadView } from '../storage/series-store.js';
+import type { PointColumns } from '../storage/encoding/chunk-types.js';
+import type { ValueType } from '../storage/encoding/chunk-types.js';
+
+interface Run { cols: PointColumns; i0: number; i1: number }
+
+function copyRun(out: PointColumns, at: number, r: Run, base: bigint): void {
+  const shift = Number(r.cols.tsBase - base);
+  for (let i = r.i0, k = at; i < r.i1; i++, k++) {
+    out.tsOffset[k] = r.cols.tsOffset[i] + shift;
+    out.quality[k] = r.cols.quality[i];
+  }
+  const n = r.i1 - r.i0;
+  switch (out.type) {
+    case 'float64': out.f64!.set(r.cols.f64!.subarray(r.i0, r.i1), at); break;
+    case 'int64': out.i64!.set(r.cols.i64!.subarray(r.i0, r.i1), at); break;
+    case 'boolean': out.u8!.set(r.cols.u8!.subarray(r.i0, r.i1), at); break;
+    case 'enum': out.ord!.set(r.cols.ord!.subarray(r.i0, r.i1), at); break;
+    case 'string': for (let i = 0; i < n; i++) out.str![at + i] = r.cols.str![r.i0 + i]; break;
+  }
+}
+
+/** An empty column set of the type (a series with no points in the window). */
+export function emptyColumns(type: ValueType, base: bigint): PointColumns {
+  return allocColumns(type, 0, base);
+}
+
+/**
+ * The input's points in [from, to) and up to `lookbackPoints` points before `from`
+ * (the value in force at `from`, and more for prev/delta/rate). A series the engine no
+ * longer has (deleted meanwhile) reads as empty.
+ */
+export function readInput(view: ReadView, seriesId: string, from: bigint, to: bigint, lookbackPoints: number): PointColumns {
+  const meta = readMeta(view, seriesId);
+  if (!meta) return emptyColumns('float64', from);
+  const key = seriesKey(seriesId);
+  // The open head is decoded once for both walks (live windows read mostly from it).
+  const head = readOpenColumns(view, key);
+  const before: bigint[] = [];
+  let t = from;
+  for (let i = 0; i < lookbackPoints; i++) {
+    const p = pointBefore(view, key, t, head);
+    if (!p) break;
+    before.push(p.ts);
+    t = p.ts;
+  }
+  const start = before.length > 0 ? before[before.length - 1] : from;
+  const runs: Run[] = [];
+  let n = 0;
+  // The look-back points are re-read as a run from the earliest of them: one scan, exact values of every type.
+  scanRange(view, key, start, to, (cols, i0, i1) => {
+    // Chunk columns may be a reused scratch or a cached decode: keep views only for the copy below, done before the next read.
+    runs.push({ cols, i0, i1 });
+    n += i1 - i0;
+    return true;
+  }, undefined, head);
+  const base = runs.length > 0 ? runs[0].cols.tsBase + BigInt(runs[0].cols.tsOffset[runs[0].i0]) : from;
+  const out = allocColumns(meta.type, n, base);
+  let at = 0;
+  for (const r of runs) { copyRun(out, at, r, base); at += r.i1 - r.i0; }
+  out.count = n;
+  return out;
+}

@@ -1,0 +1,242 @@
+// Evaluates one target (a rule on one asset) over one window [from, to): reads its
+// inputs with their look-back, builds the trigger's grid (the inputs' union for event
+// triggers, the aligned grid for periodic ones, the truth changes of the condition for
+// edge triggers), runs the compiled expressions over columns, keeps the instants where
+// `when` holds, and shapes the output batch for the storage write path.
+//
+// Provisional values: an instant after any input's finalised watermark may still change
+// when late data arrives. `emit` writes it and reports it provisional; `block` stops the
+// window at the earliest watermark, so the rest is evaluated when the inputs are final.
+import { readMeta, type ReadView, type PointBatch } from '../storage/series-store.js';
+import type { PointColumns, ValueType } from '../storage/encoding/chunk-types.js';
+import { unionGrid, periodicGrid, type GridScratch } from './grid.js';
+import { EVALUATION_REASONS, columnTypeOf, type EvaluationGrid, type EvaluationResult, type ExpressionPlan, type PlanEvaluation } from './evaluation.js';
+import { PlanEvaluator } from './plan-evaluator.js';
+import { readInput, emptyColumns } from './input-read.js';
+import { nowNs } from '../clock.js';
+import { fillTimes } from './instant-times.js';
+
+/** The trigger in the engine's terms (the rules' EngineTrigger, after their checks). */
+export type WindowTrigger =
+  | { kind: 'event'; debounceMs: number }
+  | { kind: 'periodic'; intervalNs: bigint; alignNs: bigint }
+  | { kind: 'edge'; edge: 'rising' | 'falling' | 'both'; expr: string };
+
+/** A rule version's executable part as plain data: what a worker is sent to evaluate its windows. */
+export interface RulePlanData {
+  ruleId: string;
+  version: number;
+  trigger: WindowTrigger;
+  provisional: 'emit' | 'block';
+  expression: ExpressionPlan;
+  when: ExpressionPlan | null;
+  edge: ExpressionPlan | null;
+  /** Every reference the expressions read (the keys of their inputs). */
+  inputRefs: readonly string[];
+  lookbackNs: bigint;
+  lookbackPoints: number;
+}
+
+/** A rule version made runnable on this thread: its plans' evaluators beside the plain data. */
+export interface CompiledRule extends RulePlanData {
+  data: RulePlanData;
+  expression: ExpressionPlan & { evaluator: PlanEvaluation };
+  when: (ExpressionPlan & { evaluator: PlanEvaluation }) | null;
+  edge: (ExpressionPlan & { evaluator: PlanEvaluation }) | null;
+}
+
+/** Builds the evaluators of a rule version's plans (once per version and thread). */
+export function compiledRuleOf(data: RulePlanData, evaluatorOf: (p: ExpressionPlan) => PlanEvaluation = (p) => new PlanEvaluator(p)): CompiledRule {
+  const withEval = (p: ExpressionPlan | null) => (p === null ? null : { ...p, evaluator: evaluatorOf(p) });
+  return { ...data, data, expression: withEval(data.expression)!, when: withEval(data.when), edge: withEval(data.edge) };
+}
+
+export interface Target {
+  rule: CompiledRule;
+  assetId: string;
+  /** Reference text → the series bound to it on this asset (null: unbound, reads as no value). */
+  seriesByRef: ReadonlyMap<string, string | null>;
+  outputSeries: string;
+  outputType: ValueType;
+}
+
+export interface TraceInput { reference: string; series: string | null; ts_ns: bigint | null; value: number | null; quality: number | null }
+
+/** One evaluated instant as the trace route shows it. */
+export interface TraceEntry {
+  asset_id: string;
+  output_series: string;
+  window: { start_ns: bigint; end_ns: bigint };
+  eval_instant_ns: bigint;
+  rule_version: number;
+  trigger: string;
+  outcome: string;
+  value: number | boolean | null;
+  quality: number | null;
+  reason: string | null;
+  provisional: boolean;
+  computed_at_ns: bigint;
+  inputs: TraceInput[];
+}
+
+export interface WindowOutcome {
+  /** The points to write (null when none). */
+  batch: PointBatch | null;
+  /** The batch's times as exact offsets from the window's start (comparisons without BigInt). */
+  offsets: Float64Array;
+  /** Instants evaluated, and how many gave an undefined (bad) result. */
+  evaluated: number;
+  bad: number;
+  /** Through which instant the window is done (to - 1, or before the first held instant under `block`). */
+  doneThroughNs: bigint;
+  /** The earliest instant that is provisional (null: none). */
+  provisionalFromNs: bigint | null;
+  trace: TraceEntry[];
+}
+
+/**
+ * Undefined results that are not written: no input has a value yet (the very start of an
+ * input's history), or time_since's condition is false. Every other undefined result
+ * (division by zero, a domain error, a non-finite value) is written as a bad-quality point.
+ */
+const SILENT_REASONS = new Set([EVALUATION_REASONS.indexOf('no-input-value'), EVALUATION_REASONS.indexOf('condition-false')]);
+
+/** Evaluated instants of one window recorded in the trace ring at most (the newest ones). */
+const TRACE_PER_WINDOW = 64;
+
+/** The earliest finalised watermark of the target's inputs (null: an input has none, so nothing is final). */
+export function finalisedThrough(view: ReadView, t: Target): bigint | null {
+  let min: bigint | null = null;
+  let first = true;
+  for (const s of t.seriesByRef.values()) {
+    if (s === null) continue;
+    const f = readMeta(view, s)?.finalisedNs ?? null;
+    if (f === null) return null;
+    if (first || f < (min as bigint)) { min = f; first = false; }
+  }
+  return first ? null : min;
+}
+
+function subGrid(grid: EvaluationGrid, keep: (i: number) => boolean): EvaluationGrid {
+  const out = new Float64Array(grid.count);
+  let n = 0;
+  for (let i = 0; i < grid.count; i++) if (keep(i)) out[n++] = grid.tsOffset[i];
+  return { tsBase: grid.tsBase, tsOffset: out.subarray(0, n), count: n };
+}
+
+function columnsFor(e: ExpressionPlan, byRef: Map<string, PointColumns>, from: bigint): PointColumns[] {
+  return e.inputs.map((i) => byRef.get(i.key) ?? emptyColumns(columnTypeOf(i.valueType), from));
+}
+
+/** The instants where the edge condition changes truth as asked, inside [from, to). */
+function edgeGrid(t: Target, byRef: Map<string, PointColumns>, from: bigint, to: bigint): EvaluationGrid {
+  const edge = t.rule.edge!;
+  const cols = columnsFor(edge, byRef, from);
+  // Start at the earliest look-back point so the truth just before `from` is known.
+  let start = from;
+  for (const c of cols) if (c.count > 0 && c.tsBase < start) start = c.tsBase;
+  const grid = unionGrid(cols, start, to);
+  const truth = edge.evaluator.evaluate(cols, grid);
+  const kind = t.rule.trigger.kind === 'edge' ? t.rule.trigger.edge : 'both';
+  const fromOff = Number(from - start);
+  const keep = (i: number) => {
+    if (i === 0 || grid.tsOffset[i] < fromOff) return false;
+    const was = truth.quality[i - 1] > 0 && truth.values[i - 1] !== 0, is = truth.quality[i] > 0 && truth.values[i] !== 0;
+    return was !== is && (kind === 'both' || (kind === 'rising') === is);
+  };
+  const g = subGrid(grid, keep);
+  // Re-base on `from` (the evaluation takes the grid as offsets from its base).
+  const shift = Number(start - from);
+  const out = new Float64Array(g.count);
+  for (let i = 0; i < g.count; i++) out[i] = g.tsOffset[i] + shift;
+  return { tsBase: from, tsOffset: out, count: g.count };
+}
+
+function gridFor(t: Target, byRef: Map<string, PointColumns>, from: bigint, to: bigint, scratch?: GridScratch): EvaluationGrid {
+  const trig = t.rule.trigger;
+  if (trig.kind === 'periodic') return periodicGrid(from, to, trig.intervalNs, trig.alignNs);
+  if (trig.kind === 'edge') return edgeGrid(t, byRef, from, to);
+  return unionGrid(columnsFor(t.rule.expression, byRef, from), from, to, scratch);
+}
+
+function outputColumn(type: ValueType, r: EvaluationResult, keep: Int32Array, n: number): PointBatch['values'] {
+  switch (type) {
+    case 'boolean': { const v = new Uint8Array(n); for (let k = 0; k < n; k++) v[k] = r.values[keep[k]] !== 0 ? 1 : 0; return v; }
+    case 'int64': { const v = new BigInt64Array(n); for (let k = 0; k < n; k++) v[k] = BigInt(Math.round(r.values[keep[k]])); return v; }
+    case 'enum': { const v = new Int32Array(n); for (let k = 0; k < n; k++) v[k] = Math.round(r.values[keep[k]]); return v; }
+    default: { const v = new Float64Array(n); for (let k = 0; k < n; k++) v[k] = r.values[keep[k]]; return v; }
+  }
+}
+
+/** The value in force of a column at absolute time t (stepped), for the trace. */
+function inForce(c: PointColumns, t: bigint): { ts: bigint; value: number; quality: number } | null {
+  const off = Number(t - c.tsBase);
+  let lo = 0, hi = c.count;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (c.tsOffset[mid] <= off) lo = mid + 1; else hi = mid; }
+  const i = lo - 1;
+  if (i < 0) return null;
+  const value = c.f64 ? c.f64[i] : c.i64 ? Number(c.i64[i]) : c.u8 ? c.u8[i] : c.ord ? c.ord[i] : NaN;
+  return { ts: c.tsBase + BigInt(c.tsOffset[i]), value, quality: c.quality[i] };
+}
+
+/** Evaluates a target over [from, to); `to - from` must stay under 2^53 ns. */
+export function evaluateWindow(view: ReadView, t: Target, from: bigint, to: bigint,
+  opts: { trace: boolean; triggerName: string; ignoreBlock?: boolean; scratch?: GridScratch }): WindowOutcome {
+  const rule = t.rule;
+  const byRef = new Map<string, PointColumns>();
+  for (const ref of rule.inputRefs) {
+    const s = t.seriesByRef.get(ref) ?? null;
+    byRef.set(ref, s === null ? emptyColumns('float64', from - rule.lookbackNs) : readInput(view, s, from - rule.lookbackNs, to, rule.lookbackPoints));
+  }
+  const final = finalisedThrough(view, t);
+  let grid = gridFor(t, byRef, from, to, opts.scratch);
+  let doneThrough = to - 1n;
+  if (rule.provisional === 'block' && !opts.ignoreBlock) {
+    const limit = final === null ? from - 1n : final;
+    if (limit < to - 1n) {
+      const cut = Number(limit - from);
+      grid = subGrid(grid, (i) => grid.tsOffset[i] <= cut);
+      doneThrough = limit < from - 1n ? from - 1n : limit;
+    }
+  }
+  const result = rule.expression.evaluator.evaluate(columnsFor(rule.expression, byRef, from), grid);
+  const cond = rule.when ? rule.when.evaluator.evaluate(columnsFor(rule.when, byRef, from), grid) : null;
+  const keep = new Int32Array(grid.count);
+  let n = 0, bad = 0;
+  for (let i = 0; i < grid.count; i++) {
+    if (cond && !(cond.quality[i] > 0 && cond.values[i] !== 0)) continue;
+    if (result.quality[i] === 0 && SILENT_REASONS.has(result.reason[i])) continue;
+    keep[n++] = i;
+    if (result.quality[i] === 0 && result.reason[i] !== 0) bad++;
+  }
+  const times = new BigInt64Array(n);
+  const quality = new Uint32Array(n);
+  const offsets = new Float64Array(n);
+  for (let k = 0; k < n; k++) { offsets[k] = grid.tsOffset[keep[k]]; quality[k] = result.quality[keep[k]]; }
+  fillTimes(times, from, offsets, n);
+  const provisionalFromNs = final === null ? (n > 0 ? times[0] : null) : (n > 0 && times[n - 1] > final ? (final + 1n > times[0] ? final + 1n : times[0]) : null);
+  const trace: TraceEntry[] = [];
+  if (opts.trace && n > 0) {
+    const computed = nowNs();
+    for (let k = Math.max(0, n - TRACE_PER_WINDOW); k < n; k++) {
+      const i = keep[k];
+      const at = times[k];
+      const inputs: TraceInput[] = rule.inputRefs.map((ref) => {
+        const p = inForce(byRef.get(ref) as PointColumns, at);
+        return { reference: ref, series: t.seriesByRef.get(ref) ?? null, ts_ns: p?.ts ?? null, value: p?.value ?? null, quality: p?.quality ?? null };
+      });
+      const defined = !(result.quality[i] === 0 && result.reason[i] !== 0);
+      trace.push({
+        asset_id: t.assetId, output_series: t.outputSeries, window: { start_ns: from, end_ns: to }, eval_instant_ns: at, rule_version: rule.version,
+        trigger: opts.triggerName, outcome: defined ? 'written' : 'bad',
+        value: defined ? (rule.expression.resultType === 'bool' ? result.values[i] !== 0 : result.values[i]) : null,
+        quality: result.quality[i], reason: result.reason[i] === 0 ? null : EVALUATION_REASONS[result.reason[i]] ?? 'unknown',
+        provisional: final === null || at > final, computed_at_ns: computed, inputs,
+      });
+    }
+  }
+  return {
+    batch: n === 0 ? null : { series: t.outputSeries, times, values: outputColumn(t.outputType, result, keep, n), quality },
+    offsets, evaluated: n, bad, doneThroughNs: doneThrough, provisionalFromNs, trace,
+  };
+}
