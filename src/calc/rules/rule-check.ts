@@ -33,6 +33,8 @@ export interface CheckedRule {
   inputRefs: string[];
   /** The current rules the output and cycle check saw (verifyRuleGraphIn; '' when not checked). */
   graphStamp: string;
+  /** Assets of a template rule it cannot run on (a path that does not resolve from them, a failed check there), with why. */
+  assetProblems: Map<string, string>;
 }
 
 /** Where a rule runs, read from the current model. */
@@ -97,18 +99,31 @@ async function loadNeighbourhood(service: ServiceContext, place: RulePlace): Pro
   for (const [id, list] of await modelPart(service).attributes.forAssets(missing)) place.attributes.set(id, list);
 }
 
-/** A reference's descriptor for the rule's place; seriesTypes gives bound series' value types when known. */
+/**
+ * A path reference of a template rule while the template has no assets: nothing to follow
+ * it from, so it is taken as a float64 of unknown quantity kind (the expression is then
+ * checked without units) and checked in full per asset once assets appear.
+ */
+function deferredPath(text: string): InputDescriptor {
+  return { key: text, valueType: 'float64', quantityKind: null, unitId: null, unit: null, enumSet: null };
+}
+
+/**
+ * A reference's descriptor for the rule's place; seriesTypes gives bound series' value
+ * types when known. A path reference takes the first asset it resolves from (assets it
+ * does not resolve from are reported per asset, see assetChecks).
+ */
 function resolver(place: RulePlace, reg: RegistryView, seriesTypes: Map<string, string>) {
   return (text: string): InputDescriptor | null => {
     if (!isPathReference(text) && place.definitions) return place.definitions.get(text)?.describe(reg) ?? null;
-    let first: InputDescriptor | null = null;
+    if (place.definitions && place.assets.length === 0) return deferredPath(text);
     for (const a of place.assets) {
       const c = attributeFor(place.tree, a, text, place.attributes);
-      if (!c) return null;
+      if (!c) continue;
       const series = currentSeries(c);
-      first ??= describeCached(text, reg, c, series ? seriesTypes.get(series) ?? null : null);
+      return describeCached(text, reg, c, series ? seriesTypes.get(series) ?? null : null);
     }
-    return first;
+    return null;
   };
 }
 
@@ -129,7 +144,69 @@ async function seriesTypesOf(service: ServiceContext, place: RulePlace, texts: I
   return out;
 }
 
-/** Checks every expression of the rule; returns them checked with the references they read. */
+interface CheckedExpressions { expression: CheckedExpression; when: CheckedExpression | null; edge: CheckedExpression | null; inputRefs: string[] }
+
+/** Checks the rule's expressions against one place (every asset of it, or one asset of a template). */
+function checkExpressionsAt(d: RuleDefinition, trigger: EngineTrigger, place: RulePlace, reg: RegistryView, seriesTypes: Map<string, string>, unitCheck: UnitCheck): CheckedExpressions {
+  const firstAsset = place.assets[0];
+  const outAttr = firstAsset ? place.output(firstAsset) : null;
+  const outSeries = outAttr ? currentSeries(outAttr) : null;
+  const output = place.outputDescriptor(reg, outSeries ? seriesTypes.get(outSeries) ?? null : null);
+  const scope = new RecordingScope(reg, resolver(place, reg, seriesTypes));
+  const expression = checkExpression(d.expression as string, scope, { unitCheck, field: 'expression', output });
+  const when = d.when ? checkExpression(d.when, scope, { unitCheck, field: 'when', expect: 'bool' }) : null;
+  const edge = trigger.kind === 'edge' ? checkExpression(trigger.expr, scope, { unitCheck, field: 'trigger.expr', expect: 'bool' }) : null;
+  return { expression, when, edge, inputRefs: [...scope.asked] };
+}
+
+/**
+ * A template rule with path references, per asset: an asset the path does not resolve
+ * from, or whose attributes there fail the check (units, types), gets a problem of its own
+ * (shown in the rule's status) instead of refusing the rule. Assets whose path attributes
+ * look alike (quantity kind, unit, enum set, series type) are checked once together.
+ * Returns the check of the first asset that passes (null when none does) and the problems.
+ */
+function assetChecks(d: RuleDefinition, trigger: EngineTrigger, place: RulePlace, reg: RegistryView, seriesTypes: Map<string, string>, unitCheck: UnitCheck, pathRefs: readonly string[]):
+  { passed: CheckedExpressions | null; firstError: ServiceError | null; problems: Map<string, string> } {
+  const problems = new Map<string, string>();
+  const groups = new Map<string, AssetNode[]>();
+  for (const a of place.assets) {
+    const sig: string[] = [];
+    let missing: string | null = null;
+    for (const r of pathRefs) {
+      const c = attributeFor(place.tree, a, r, place.attributes);
+      if (!c) { missing = r; break; }
+      const series = currentSeries(c);
+      const e = c.effective;
+      sig.push(`${e.quantity_kind_id}|${e.display_unit_id}|${e.enum_set_id}|${series ? seriesTypes.get(series) ?? '' : ''}`);
+    }
+    if (missing !== null) { problems.set(a.asset_id, `reference "${missing}" does not resolve from this asset`); continue; }
+    const key = sig.join(',');
+    const g = groups.get(key);
+    if (g) g.push(a); else groups.set(key, [a]);
+  }
+  let passed: CheckedExpressions | null = null;
+  let firstError: ServiceError | null = null;
+  for (const assets of groups.values()) {
+    try {
+      const r = checkExpressionsAt(d, trigger, { ...place, assets: [assets[0]] }, reg, seriesTypes, unitCheck);
+      passed ??= r;
+    } catch (e) {
+      if (!(e instanceof ServiceError)) throw e;
+      firstError ??= e;
+      for (const a of assets) problems.set(a.asset_id, `${e.message}`);
+    }
+  }
+  return { passed, firstError, problems };
+}
+
+/**
+ * Checks every expression of the rule; returns them checked with the references they read.
+ * A template rule's path references: while the template has no assets they are accepted and
+ * checked without units (deferred to each asset); with assets, each asset is checked and one
+ * that fails gets a problem in `assetProblems`. A save (forSave) is refused only when assets
+ * exist and none passes; the engine (planning) never refuses for one asset's sake.
+ */
 export async function checkRule(service: ServiceContext, q: Queryable, d: RuleDefinition, ruleId: string | null, opts: { cycles: boolean } = { cycles: true }): Promise<CheckedRule> {
   const trigger = checkRuleFields(d);
   const reg = await RegistryView.load(q);
@@ -139,21 +216,26 @@ export async function checkRule(service: ServiceContext, q: Queryable, d: RuleDe
   const texts: Array<[string, string, 'number' | 'bool' | undefined]> = [['expression', d.expression as string, undefined]];
   if (d.when) texts.push(['when', d.when, 'bool']);
   if (trigger.kind === 'edge') texts.push(['trigger.expr', trigger.expr, 'bool']);
-  // First pass: which references are read; second pass: checked with the bound series' value types.
+  // First pass (units off: path references may not be known yet): which references are read;
+  // second pass: checked with the bound series' value types and the rule's unit_check.
   const first = new RecordingScope(reg, resolver(place, reg, new Map()));
-  for (const [field, text, expect] of texts) checkExpression(text, first, { unitCheck, field, expect });
+  for (const [field, text, expect] of texts) checkExpression(text, first, { unitCheck: 'off', field, expect });
   const seriesTypes = await seriesTypesOf(service, place, first.asked);
-  const firstAsset = place.assets[0];
-  const outAttr = firstAsset ? place.output(firstAsset) : null;
-  const outSeries = outAttr ? currentSeries(outAttr) : null;
-  const output = place.outputDescriptor(reg, outSeries ? seriesTypes.get(outSeries) ?? null : null);
-  const scope = new RecordingScope(reg, resolver(place, reg, seriesTypes));
-  const expression = checkExpression(d.expression as string, scope, { unitCheck, field: 'expression', output });
-  const when = d.when ? checkExpression(d.when, scope, { unitCheck, field: 'when', expect: 'bool' }) : null;
-  const edge = trigger.kind === 'edge' ? checkExpression(trigger.expr, scope, { unitCheck, field: 'trigger.expr', expect: 'bool' }) : null;
-  const inputRefs = [...scope.asked];
-  const graphStamp = opts.cycles ? await checkOutputAndCycles(service, q, d, ruleId, place, inputRefs) : '';
-  return { trigger, expression, when, edge, inputRefs, graphStamp };
+  const pathRefs = place.definitions ? [...first.asked].filter(isPathReference) : [];
+  let checked: CheckedExpressions;
+  const assetProblems = new Map<string, string>();
+  if (pathRefs.length === 0) checked = checkExpressionsAt(d, trigger, place, reg, seriesTypes, unitCheck);
+  else if (place.assets.length === 0) checked = checkExpressionsAt(d, trigger, place, reg, seriesTypes, 'off');
+  else {
+    const r = assetChecks(d, trigger, place, reg, seriesTypes, unitCheck, pathRefs);
+    for (const [a, why] of r.problems) assetProblems.set(a, why);
+    if (r.passed) checked = r.passed;
+    else if (opts.cycles) throw r.firstError ?? new ServiceError('unknown-reference', `expression: no asset of the template resolves ${pathRefs.map((x) => `"${x}"`).join(', ')}`, { field: 'expression', reference: pathRefs[0] });
+    // Planning: no asset can run it now; compiled as if it had none, with every asset's problem reported.
+    else checked = checkExpressionsAt(d, trigger, { ...place, assets: [] }, reg, seriesTypes, 'off');
+  }
+  const graphStamp = opts.cycles ? await checkOutputAndCycles(service, q, d, ruleId, place, checked.inputRefs) : '';
+  return { trigger, ...checked, graphStamp, assetProblems };
 }
 
 /** The advisory lock every rule write takes before it commits (an arbitrary constant). */
