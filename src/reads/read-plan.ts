@@ -8,6 +8,7 @@ import type { BodyFormat } from '../workers/task-protocol.js';
 import type { ExcludeQuality, PlanAttribute, ResolvedTaskBase } from '../workers/resolved-points.js';
 import type { ReadResolution } from './read-resolution.js';
 import type { EnumMemberNames } from '../series/enum-members.js';
+import type { ValueType } from '../storage/encoding/chunk-types.js';
 import { answeredUnit, type UnitPlan } from './read-units.js';
 
 /** Default and largest `max_points` of a point read (the largest is the series raw route's MAX_RAW_LIMIT). */
@@ -33,6 +34,7 @@ export function planAttributes(r: ReadResolution, units: Map<string, UnitPlan>):
       segments: a.segments.filter((s) => s.valueType !== null).map((s) => ({
         series: s.seriesId, startNs: String(s.startNs), endNs: String(s.endNs),
         boundFromNs: String(s.boundFromNs), boundToNs: s.boundToNs === null ? null : String(s.boundToNs),
+        valueType: s.valueType as ValueType, enumSetId: s.enumSetId,
       })),
     };
   }

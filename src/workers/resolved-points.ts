@@ -27,6 +27,9 @@ export interface PlanSegment {
   /** The binding's own bounds (decimal ns; to null while open): where the value before the window may come from. */
   boundFromNs: string;
   boundToNs: string | null;
+  /** The series' stored type and enum set as the HTTP thread knew them (a series keeps both for life): a snapshot needs no meta read. */
+  valueType?: ValueType;
+  enumSetId?: string | null;
 }
 
 export interface PlanAttribute {
@@ -63,8 +66,8 @@ export interface EnumRef { id: string | null; names: EnumMemberNames }
 const NO_NAMES: EnumMemberNames = {};
 
 /** The enum set of a series as its values are shaped (the task's member names; none known: member null). */
-export function enumRefOf(members: Record<string, EnumMemberNames> | undefined, meta: SeriesMeta | undefined): EnumRef {
-  const id = meta?.enumSet?.id ?? null;
+export function enumRefOf(members: Record<string, EnumMemberNames> | undefined, meta: SeriesMeta | undefined | { enumSetId: string | null }): EnumRef {
+  const id = meta === undefined ? null : 'enumSetId' in meta ? meta.enumSetId : meta.enumSet?.id ?? null;
   return { id, names: (id !== null && members?.[id]) || NO_NAMES };
 }
 
