@@ -2,7 +2,12 @@
 // routes, points written through real gRPC ingest): POST /v1/read/subscribe (SSE) and the
 // GET /v1/stream WebSocket. Initial values then committed points, a rebind followed without
 // resubscribing, Last-Event-ID resume, slow consumers cut off with a final message,
-// authorization, multiplexing, and per-subscription errors.
+// authorization, multiplexing, and per-subscription errors. Then the resolved reads' filters
+// on subscriptions: `units` (another unit of the same quantity kind, exact factors; another
+// kind refused naming both units) and `exclude_quality` (the initial value too), on both
+// transports, with points written through the main thread's storage engine, the path of
+// calculation outputs and backfill commits; subscriptions with the same attributes and
+// filters get the same body.
 import t from 'tap';
 import { connect as tcpConnect } from 'node:net';
 import { startAuthService, createPerson, grantRole, sessionCookieOf, createServiceWithToken, ADMIN_PASSWORD } from '../helpers/auth.js';
@@ -11,10 +16,22 @@ import { connect, floatBatch } from '../helpers/ingest.js';
 import { openSse, openWs, type LiveMessage } from '../helpers/live-clients.js';
 import { nowNs } from '../../src/clock.js';
 import { LIVE_BACKLOG_LIMIT } from '../../src/reads/live/live-subscription.js';
+import { systemEntryId } from '../../src/model/registries/system-seed.js';
+
+const WHO = { principal: 'tester' };
+const CELSIUS = systemEntryId('units', 'degree Celsius');
+const FAHRENHEIT = systemEntryId('units', 'degree Fahrenheit');
+const KELVIN = systemEntryId('units', 'kelvin');
+const BAR = systemEntryId('units', 'bar');
+const TEMPERATURE = systemEntryId('quantity-kinds', 'Temperature');
+
+interface Pt { ts_ns: bigint; value: unknown; quality: number }
+const points = (m: LiveMessage) => entries(m).flatMap((e) => e.points ?? []) as Pt[];
+const brief = (ps: Pt[]) => ps.map((p) => [p.ts_ns, p.value, p.quality]);
 
 const SEC = 1_000_000_000n;
 
-interface Entry { attribute_id: string; path: string; series: string | null; snapshot?: { ts_ns: bigint; value: unknown; quality: number } | null; points?: Array<{ ts_ns: bigint; value: unknown; quality: number }>; previous_series?: string }
+interface Entry { attribute_id: string; path: string; unit_id?: string | null; series: string | null; snapshot?: { ts_ns: bigint; value: unknown; quality: number } | null; points?: Array<{ ts_ns: bigint; value: unknown; quality: number }>; previous_series?: string }
 
 const entries = (m: LiveMessage, key = 'attributes') => m.data[key] as Entry[];
 const e = (m: LiveMessage) => entries(m)[0].attribute_id;
@@ -283,5 +300,110 @@ t.test('live resolved updates', async (t) => {
     t.match(closing.data, { code: 'slow-consumer', limit_bytes: LIVE_BACKLOG_LIMIT });
     await new Promise((r) => setTimeout(r, 200));
     t.equal(ws.closeCode, 1008, 'then the WebSocket closes with 1008');
+  });
+
+  // ---- units and quality filters; writes through the main thread's engine (calculation outputs, backfill commits) ----
+  t.test('filters and writes that do not come through ingest', async (t) => {
+    const parts = svc.service.context.parts;
+    const ok2 = async <T>(path: string, body: unknown, status = 200): Promise<T> => {
+      const r = await admin(path, { method: 'POST', body });
+      if (r.status !== status) throw new Error(`${path}: ${r.status} ${r.text}`);
+      return r.json as T;
+    };
+    const heaterTpl = await ok2<{ template_id: string }>('/v1/model/templates', {
+      name: 'Heater', attributes: [{ name: 'Temp', quantity_kind_id: TEMPERATURE, default_unit_id: CELSIUS, continuity_class: 'continuous', writer_class: 'collector', enum_set_id: null, limit_traits: null, lifecycle_policy: null, entry_cadence: null, overridable: [] }],
+    }, 201);
+    const works = await ok2<{ asset_id: string }>('/v1/model/assets', { name: 'Works' });
+    await ok2('/v1/model/assets', { name: 'H1', parent: works.asset_id, template_id: heaterTpl.template_id });
+    const [temp] = (await ok2<{ results: Array<{ attribute_id: string }> }>('/v1/model/resolve', { select: { kind: 'all' }, scope: { under: { kind: 'path', content: '/Works' } } })).results;
+    const heaterSeries = (await parts.series.create({ sourceName: 'h1/temp', valueType: 'float64' }, WHO)).id;
+    await ok2('/v1/model/bindings', { attribute_id: temp.attribute_id, series_id: heaterSeries, from_ns: nowNs() - 3600n * SEC }, 201);
+
+    let clockH = nowNs() - 600n * SEC;
+    /** Writes through the main thread's engine (as calculations do); returns the points' times. */
+    const writeH = async (values: number[], quality: number[]): Promise<bigint[]> => {
+      const times = values.map(() => (clockH += SEC));
+      const r = await parts.storage.write([{ series: heaterSeries, times: BigInt64Array.from(times), values: Float64Array.from(values), quality: Uint32Array.from(quality) }], WHO);
+      if (r.refused > 0) throw new Error('refused');
+      return times;
+    };
+    // 37 °C good, then a bad 500 °C: the latest point is bad.
+    const [t37] = await writeH([37, 500], [192, 0]);
+    const heaterResolve = { select: { kind: 'attribute_ids', content: [temp.attribute_id] }, scope: {} };
+
+    t.test('SSE in °F without bad points: the latest good value first, then converted points, bad ones left out', async (t) => {
+      const sse = await openSse(svc.url, { resolve: heaterResolve, units: { default: FAHRENHEIT }, exclude_quality: 'bad' }, auth);
+      t.teardown(() => sse.close());
+      t.equal(sse.status, 200, sse.text ?? '');
+      const snap = await sse.next((m) => m.type === 'snapshot');
+      const [e] = entries(snap);
+      t.equal(e.unit_id, FAHRENHEIT, 'entries name the unit answered');
+      t.same(brief([e.snapshot as Pt]), [[t37, 98.6, 192]], 'the bad 500 °C is passed over; 37 °C is exactly 98.6 °F');
+      const times = await writeH([100, -40, 20, 0], [192, 100, 10, 192]);
+      const got: Pt[] = [];
+      while (got.length < 3) got.push(...points(await sse.next((m) => m.type === 'points')));
+      t.same(brief(got), [[times[0], 212, 192], [times[1], -40, 100], [times[3], 32, 192]], 'uncertain kept, bad left out, values in °F');
+    });
+
+    t.test('WebSocket per-attribute unit, good points only; an unfiltered subscription on the same socket sees every point in °C', async (t) => {
+      const [tBad] = await writeH([999], [0]); // the latest point is bad again; the good one before it is 0 °C
+      const ws = await openWs(svc.url, auth);
+      t.teardown(() => ws.close());
+      ws.send({ type: 'subscribe', id: 'k', resolve: heaterResolve, units: { attributes: { [temp.attribute_id]: KELVIN } }, exclude_quality: 'bad_and_uncertain' });
+      ws.send({ type: 'subscribe', id: 'all', resolve: heaterResolve });
+      // The two subscriptions answer in either order: take messages as they come and sort them by id.
+      const snaps = [await ws.next((m) => m.type === 'snapshot'), await ws.next((m) => m.type === 'snapshot')];
+      const snapK = snaps.find((m) => m.data.id === 'k') as LiveMessage, snapAll = snaps.find((m) => m.data.id === 'all') as LiveMessage;
+      t.equal(entries(snapK)[0].unit_id, KELVIN);
+      t.equal(entries(snapAll)[0].unit_id, CELSIUS, 'no units asked: the attribute\'s own');
+      t.same(brief([entries(snapAll)[0].snapshot as Pt]), [[tBad, 999, 0]], 'without a filter the latest point is the latest, bad or not');
+      t.same((entries(snapK)[0].snapshot as Pt).value, 273.15, 'the latest good one, in kelvin');
+      const times = await writeH([26.85, 30, 5], [192, 64, 192]);
+      const gotK: Pt[] = [], gotAll: Pt[] = [];
+      while (gotK.length < 2 || gotAll.length < 3) {
+        const m = await ws.next((x) => x.type === 'points');
+        (m.data.id === 'k' ? gotK : gotAll).push(...points(m));
+      }
+      t.same(brief(gotK), [[times[0], 300, 192], [times[2], 278.15, 192]], 'in kelvin, the uncertain point left out');
+      t.same(brief(gotAll), [[times[0], 26.85, 192], [times[1], 30, 64], [times[2], 5, 192]]);
+    });
+
+    t.test('a unit of another quantity kind is refused naming the attribute and both units', async (t) => {
+      const sse = await openSse(svc.url, { resolve: heaterResolve, units: { default: BAR } }, auth);
+      t.equal(sse.status, 400);
+      t.match(sse.text, /units\.default/);
+      t.match(sse.text, new RegExp(`${CELSIUS}.*${BAR}`));
+      t.match(sse.text, temp.attribute_id);
+      const bad = await openSse(svc.url, { resolve: heaterResolve, exclude_quality: 'worst' }, auth);
+      t.equal(bad.status, 400, 'an unknown exclude_quality is refused');
+      t.match(bad.text, /exclude_quality/);
+      const ws = await openWs(svc.url, auth);
+      t.teardown(() => ws.close());
+      ws.send({ type: 'subscribe', id: 'b', resolve: heaterResolve, units: { default: BAR } });
+      const err = await ws.next((m) => m.type === 'error');
+      t.match(err.data, { id: 'b', code: 'invalid-request' });
+      t.match(String(err.data.error), /units\.default/);
+      ws.send({ type: 'subscribe', id: 'q', resolve: heaterResolve, exclude_quality: 'worst' });
+      const err2 = await ws.next((m) => m.type === 'error');
+      t.match(err2.data, { id: 'q', code: 'invalid-request' });
+      t.match(String(err2.data.error), /message\.exclude_quality/);
+    });
+
+    t.test('subscriptions with the same attributes and filters receive identical points bodies', async (t) => {
+      const a = await openSse(svc.url, { resolve: heaterResolve, units: { default: FAHRENHEIT } }, auth);
+      const b = await openSse(svc.url, { resolve: heaterResolve, units: { default: FAHRENHEIT } }, auth);
+      const c = await openSse(svc.url, { resolve: heaterResolve }, auth);
+      t.teardown(() => { a.close(); b.close(); c.close(); });
+      for (const s of [a, b, c]) await s.next((m) => m.type === 'snapshot');
+      // Two writes: the first may still skip a repeat of the initial value per subscription, the second is shared.
+      await writeH([1], [192]);
+      for (const s of [a, b, c]) await s.next((m) => m.type === 'points');
+      const [t2] = await writeH([2], [192]);
+      const [ma, mb, mc] = await Promise.all([a, b, c].map((s) => s.next((m) => m.type === 'points')));
+      t.same(ma.data, mb.data, 'the same body');
+      t.equal(ma.eventId, mb.eventId);
+      t.same(brief(points(ma)), [[t2, 35.6, 192]]);
+      t.same(brief(points(mc)), [[t2, 2, 192]], 'another filter, its own body');
+    });
   });
 });
