@@ -181,9 +181,11 @@ export class IngestCore {
       refusal: opened.streams[i].refusal, pointsWritten: 0, pointsRefused: 0, batchesRejected: 0, lastTsNs: null,
     }));
     this.store.refresh();
-    const states = this.store.streamStates(sessionStreams.map((s) => (s.accepted ? s.seriesId : null)));
+    // a series this open created is empty and of the declared type: nothing to read
+    const created = opened.streams.map((o) => o.created === true);
+    const states = this.store.streamStates(sessionStreams.map((s, i) => (s.accepted && !created[i] ? s.seriesId : null)));
     sessionStreams.forEach((s, i) => {
-      if (s.accepted && s.seriesId && states[i]?.type !== s.type) {
+      if (s.accepted && s.seriesId && !created[i] && states[i]?.type !== s.type) {
         s.accepted = false;
         s.refusal = `series ${s.seriesId} is not a ${s.type} series in storage`;
       }

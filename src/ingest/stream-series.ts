@@ -76,7 +76,7 @@ export async function resolveStreams(context: ServiceContext, arg: OpenSessionAr
     const e = ensured[j], set = setOf(i);
     if (e.error) out[i] = refuse(e.error.message);
     else if (set && e.record.enumSetId !== set.id) out[i] = refuse(`staging series ${e.record.id} uses enum set ${e.record.enumSetId}, the stream declares ${set.name} (${set.id})`, e.record.id);
-    else out[i] = { accepted: true, seriesId: e.record.id, refusal: null };
+    else out[i] = { accepted: true, seriesId: e.record.id, refusal: null, created: e.created };
   });
   return out;
 }

@@ -32,6 +32,12 @@ export interface StreamOutcome {
   accepted: boolean;
   seriesId: string | null;
   refusal: string | null;
+  /**
+   * True when this open created the series (empty, of the declared type): the worker then
+   * knows its state without reading it (no last point, no watermark), which is most of a
+   * 100,000-stream first open's worker time.
+   */
+  created?: boolean;
 }
 
 // worker -> main ------------------------------------------------------------------

@@ -41,8 +41,18 @@ function checkInput(s: CreateSeriesInput): void {
   if (s.writableClass !== undefined) checkWriterClass('writable_class', s.writableClass);
 }
 
+/**
+ * What never changes in a series row once it is committed (rows are never deleted, and
+ * only the writable class is ever updated): what ensureManyForSource answers with, so that
+ * a name seen once can be answered again from memory.
+ */
+export type SeriesIdentity = Pick<SeriesRecord, 'id' | 'sourceName' | 'valueType' | 'enumSetId' | 'createdTx' | 'createdNs'>;
+
 /** One input of ensureManyForSource: the series found or created, or why not. */
-export type EnsureOutcome = { record: SeriesRecord; created: boolean; error?: undefined } | { record?: undefined; created?: undefined; error: ServiceError };
+export type EnsureOutcome = { record: SeriesIdentity; created: boolean; error?: undefined } | { record?: undefined; created?: undefined; error: ServiceError };
+
+/** Identities kept by source name; past this many the map starts again empty (a plant of 250,000 tags reconnects in memory). */
+const IDENTITIES_KEPT = 250_000;
 
 /** Series created per model transaction (and per LMDB write) by ensureManyForSource. */
 export const CREATE_BATCH = 5_000;
@@ -54,6 +64,12 @@ export class SeriesCatalogue {
   private readonly lookups: SeriesLookups;
   /** Series per model transaction in ensureManyForSource (tests lower it to see several batches). */
   createBatchSize = CREATE_BATCH;
+  /**
+   * Committed series by source name, as this process found or created them. Never stale:
+   * a committed row keeps its id, name, type and enum set for good. A collector that
+   * reconnects with 100,000 known streams is answered from here, with no query at all.
+   */
+  private readonly identities = new Map<string, SeriesIdentity>();
 
   constructor(private readonly db: Db, private readonly store: SeriesStore) {
     this.lookups = new SeriesLookups(db);
@@ -100,11 +116,18 @@ export class SeriesCatalogue {
       if (first === undefined) pending.set(input.sourceName, i);
       else sameNameAs.push([i, first]);
     });
-    const byName = new Map<string, SeriesRecord>();
-    const settle = (i: number, found: SeriesRecord, created: boolean) => {
+    const byName = new Map<string, SeriesIdentity>();
+    const settle = (i: number, found: SeriesIdentity, created: boolean) => {
       byName.set(found.sourceName, found);
+      this.keep(found);
       try { out[i] = { record: this.sameType(found, inputs[i]), created }; } catch (e) { out[i] = { error: e as ServiceError }; }
     };
+    for (const [name, i] of pending) {
+      const known = this.identities.get(name);
+      if (known === undefined) continue;
+      pending.delete(name);
+      settle(i, known, false);
+    }
     const names = [...pending.keys()];
     for (let k = 0; k < names.length; k += LOOKUP_BATCH) {
       for (const found of await seriesBySourceNames(this.db, names.slice(k, k + LOOKUP_BATCH))) {
@@ -129,6 +152,7 @@ export class SeriesCatalogue {
           try {
             const r = await this.createOrFind(inputs[i], who, true);
             byName.set(r.record.sourceName, r.record);
+            this.keep(r.record);
             out[i] = r;
           } catch (e2) {
             if (!(e2 instanceof ServiceError)) throw e2;
@@ -216,7 +240,14 @@ export class SeriesCatalogue {
     return { record: this.sameType(raced as unknown as SeriesRecord, input), created: false };
   }
 
-  private sameType(found: SeriesRecord, input: CreateSeriesInput): SeriesRecord {
+  /** Keeps a committed series' identity for later lookups by name. */
+  private keep(found: SeriesIdentity): void {
+    if (this.identities.size >= IDENTITIES_KEPT) this.identities.clear();
+    const { id, sourceName, valueType, enumSetId, createdTx, createdNs } = found;
+    this.identities.set(sourceName, { id, sourceName, valueType, enumSetId, createdTx, createdNs });
+  }
+
+  private sameType<T extends SeriesIdentity>(found: T, input: CreateSeriesInput): T {
     if (found.valueType !== input.valueType) {
       throw new ServiceError('conflict', `series ${found.sourceName} exists with value type ${found.valueType}, not ${input.valueType}`, { series: found.id, value_type: found.valueType });
     }

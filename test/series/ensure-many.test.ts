@@ -102,3 +102,25 @@ t.test('a batch that fails is created one series at a time: only the input that 
   const { rows } = await db.query<{ n: bigint }>(`SELECT count(*)::bigint AS n FROM series WHERE source_name LIKE 'c3/%'`);
   t.equal(Number(rows[0].n), 2, 'no model row for the refused input');
 });
+
+t.test('names seen once are answered from memory: a second call of known names sends no query, and a new name among them still is created', async (t) => {
+  const { db, store } = await setup(t);
+  // the real database, counting the statements the catalogue sends through it
+  let queries = 0;
+  const counting: Db = { ...db, query: (...a: Parameters<Db['query']>) => { queries++; return db.query(...a); } } as Db;
+  const catalogue = new SeriesCatalogue(counting, store);
+  t.teardown(() => catalogue.close());
+  const inputs: CreateSeriesInput[] = Array.from({ length: 30 }, (_, i) => ({ sourceName: `c4/tag-${i}`, valueType: 'float64' }));
+  const first = await catalogue.ensureManyForSource(inputs, who);
+  t.ok(first.every((o) => o.created), 'created');
+  queries = 0;
+  const again = await catalogue.ensureManyForSource(inputs, who);
+  t.equal(queries, 0, 'no statement for names this process found or created');
+  t.ok(again.every((o, i) => o.record?.id === first[i].record?.id && o.created === false), 'the same series, not created');
+  t.match(again.map((o) => o.record), first.map((o) => ({ sourceName: o.record?.sourceName, valueType: 'float64', createdTx: o.record?.createdTx })));
+  const conflict = await catalogue.ensureManyForSource([{ sourceName: 'c4/tag-3', valueType: 'int64' }], who);
+  t.match(conflict[0].error, { code: 'conflict', message: /exists with value type float64, not int64/ }, 'a known name of another type is still a conflict');
+  const mixed = await catalogue.ensureManyForSource([...inputs, { sourceName: 'c4/new', valueType: 'boolean' }], who);
+  t.ok(mixed.slice(0, 30).every((o) => o.created === false) && mixed[30].created === true, 'only the new name is created');
+  t.equal(store.meta(mixed[30].record!.id)?.type, 'boolean');
+});
