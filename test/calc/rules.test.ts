@@ -2,7 +2,8 @@
 // versions by PUT (recompute required), retire, the version history and as-of reads; and
 // the 400s a rule is refused with: parse, unit, reference, type, cycle, field errors.
 import t from 'tap';
-import { startPlant, templateRule, type Plant } from './calc-fixture.js';
+import { startPlant, templateRule, PRESSURE, BAR, type Plant } from './calc-fixture.js';
+import { until } from '../helpers/ingest.js';
 import { nowNs } from '../../src/clock.js';
 
 interface Stored { rule_id: string; version: bigint | number; retired: boolean; tx_id: bigint | number; valid_from_ns: bigint; name: string; expression: string }
@@ -119,5 +120,30 @@ t.test('calculation rules', async (t) => {
       const saved = (x.status === 201 ? x : y).json as { rule_id: string };
       await p.api('POST', `/v1/model/calc/rules/${saved.rule_id}/retire`, {});
     }
+  });
+
+  t.test('path references of a template with no assets: accepted, then checked per asset', async (t) => {
+    const def = (name: string, writer: string) => ({ name, quantity_kind_id: PRESSURE, default_unit_id: BAR, continuity_class: 'stepped', writer_class: writer, enum_set_id: null, limit_traits: null, lifecycle_policy: null, entry_cadence: null, overridable: [] });
+    const tpl = await p.api<{ template_id: string; attributes: Array<[string, { name: string }]> }>('POST', '/v1/model/templates', { name: 'Seal', attributes: [def('Film', 'calculation'), def('Spare', 'calculation')] }, 201);
+    const defs = Object.fromEntries(tpl.attributes.map(([id, d]) => [d.name, id]));
+    const body = (name: string, output: string, expression: string) => ({ name, scope: { template_id: tpl.template_id, output_attr_def_id: defs[output] }, tier: 'expression', trigger: { kind: 'event', debounce_ms: 0 }, unit_check: 'strict', provisional: 'emit', expression });
+    const rule = await p.api<{ rule_id: string }>('POST', '/v1/model/calc/rules', body('film', 'Film', "'..|Discharge' - 1 bar"), 201);
+    t.ok(rule.rule_id, 'saved while the template has no assets (the parent is unknown)');
+    // One seal under a pump (the path resolves), one at the top level (it has no parent).
+    const under = await p.api<{ asset_id: string }>('POST', '/v1/model/assets', { name: 'S1', parent: p.pumps[0].assetId, template_id: tpl.template_id });
+    const stray = await p.api<{ asset_id: string }>('POST', '/v1/model/assets', { name: 'S0', parent: null, template_id: tpl.template_id });
+    interface St { assets: Array<{ asset_id: string; output_series: string | null; last_error: string | null }> }
+    let st: St = { assets: [] };
+    await until(async () => {
+      st = await p.api<St>('GET', `/v1/calc/rules/${rule.rule_id}/status`);
+      return st.assets.some((a) => a.asset_id === under.asset_id && a.output_series !== null) && st.assets.some((a) => a.asset_id === stray.asset_id);
+    });
+    t.match(st.assets.find((a) => a.asset_id === stray.asset_id), { output_series: null, last_error: /"\.\.\|Discharge" does not resolve/ }, 'the asset the path does not resolve from has a status error');
+    t.equal(st.assets.find((a) => a.asset_id === under.asset_id)?.last_error, null, 'the other runs');
+    // With assets, a path that no asset resolves is refused as before.
+    const none = await p.call('POST', '/v1/model/calc/rules', body('spare', 'Spare', "'..|Nowhere' * 2"));
+    t.equal(none.status, 400);
+    t.equal((none.json as Envelope).code, 'unknown-reference');
+    await p.api('POST', `/v1/model/calc/rules/${rule.rule_id}/retire`, {});
   });
 });
