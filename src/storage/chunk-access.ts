@@ -128,9 +128,10 @@ export function* chunksCovering(view: ReadView, series: Buffer, from: bigint, to
 }
 
 /** Every chunk of a series in time order. */
-export function* allChunks(view: ReadView, series: Buffer, reverse = false): Generator<StoredChunk> {
+export function* allChunks(view: ReadView, series: Buffer, reverse = false, limit?: number): Generator<StoredChunk> {
   const lo = chunkKey(series, INT64_MIN), hi = chunkKey(series, INT64_MAX);
-  for (const { key, value } of view.env.chunks.getRange({ start: reverse ? hi : lo, end: reverse ? lo : hi, inclusiveEnd: true, reverse, transaction: view.txn })) {
+  // `limit` when the caller takes only the first few (a snapshot takes one): lmdb-js then stops its cursor there
+  for (const { key, value } of view.env.chunks.getRange({ start: reverse ? hi : lo, end: reverse ? lo : hi, inclusiveEnd: true, reverse, transaction: view.txn, ...(limit === undefined ? {} : { limit }) })) {
     yield entry(view, key, value);
   }
 }

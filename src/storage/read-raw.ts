@@ -166,7 +166,7 @@ export function readSnapshot(view: ReadView, id: string, known = false): Snapsho
       if (cols && cols.count > 0) return { ts: timeAt(cols, cols.count - 1), value: valueAt(cols, cols.count - 1), quality: cols.quality[cols.count - 1] };
     }
   }
-  const last = allChunks(view, series, true).next();
+  const last = allChunks(view, series, true, 1).next();
   if (last.done) return null;
   return lastPointOfChunk(series, last.value.start, last.value.bytes);
 }
