@@ -10,15 +10,21 @@
 //     byte 0       0x81
 //     byte 1       value type (chunk codes: 0 float64, 1 int64, 2 boolean, 4 enum)
 //     byte 2       flags: bit 0 = one quality for all points, bit 1 = one value for all
-//                  points, bit 2 = float64 values as decimals (value = x / 10^k)
+//                  points, bit 2 = float64 values as decimals (value = x / 10^k), bit 3 =
+//                  times bit-packed, bit 4 = decimal values bit-packed (bits 3-4 since
+//                  2026-11-28 02:00 UTC; without them every number is a varint)
 //     byte 3       e (bits 0-3: times in units of 10^e ns, 0..9), k (bits 4-7: 0..9, with bit 2)
 //     bytes 4-7    count n >= 1, uint32
 //     bytes 8-15   tsBase = time of point 0, int64 ns
-//     16 ..        times: n-1 unsigned varints (7 bits a byte, low first) of zigzag(step i -
-//                  step i-1), steps in units of 10^e, step 0 = 0 (a steady cadence: 1 byte)
+//     16, 17       with bit 3 or 4: the widths wt, wv (0..24 bits) of the packed sections
+//     ..           times: n-1 numbers zigzag(step i - step i-1), steps in units of 10^e,
+//                  step 0 = 0, as unsigned varints (7 bits a byte, low first); with bit 3
+//                  the first is a varint and the others wt bits each, low bits first, the
+//                  last byte padded with zeros (a steady cadence: wt = 0, no byte)
 //     ..           values: bit 1: one value, raw (8 B float64/int64, 4 B enum, 1 B boolean);
-//                  bit 2: n varints of zigzag(x i - x i-1), x -1 = 0, |x| <= 2^50;
-//                  else n raw values
+//                  bit 2: n numbers zigzag(x i - x i-1), x -1 = 0, |x| <= 2^50, varints,
+//                  or with bit 4 the first a varint and the others wv bits each; else n
+//                  raw values
 //     ..           qualities: one uint32 (bit 0) or n uint32
 //     last 4       CRC32 (zlib) of every byte before it
 import { crc32 } from 'node:zlib';
@@ -29,7 +35,37 @@ import { allocColumns } from './point-runs.js';
 
 export const PACKED_SEGMENT = 0x81;
 const HEADER = 16;
-const ONE_QUALITY = 1, ONE_VALUE = 2, DECIMAL = 4;
+const ONE_QUALITY = 1, ONE_VALUE = 2, DECIMAL = 4, TIMES_PACKED = 8, VALUES_PACKED = 16;
+/** Widest bit-packed number: the bit buffer then stays inside 31 bits. Wider: varints. */
+const MAX_PACKED_WIDTH = 24;
+const PACKED_LIMIT = 2 ** MAX_PACKED_WIDTH;
+/** Most points of a segment with bit-packed times (a head holds at most a chunk and a batch). */
+const MAX_PACKED_POINTS = 2 ** 24;
+
+/** Bits needed for z (0 for 0). */
+function bitWidth(z: number): number {
+  return z === 0 ? 0 : 32 - Math.clz32(z);
+}
+
+/** Writes zs as w-bit numbers (w <= 24) at p; returns the next position (the last byte padded). */
+function putPacked(b: Uint8Array, p: number, zs: Float64Array, n: number, w: number): number {
+  if (w === 0) return p;
+  let acc = 0, bits = 0;
+  for (let i = 0; i < n; i++) {
+    acc |= zs[i] << bits;
+    bits += w;
+    while (bits >= 8) { b[p++] = acc & 0xff; acc >>>= 8; bits -= 8; }
+  }
+  if (bits > 0) b[p++] = acc & 0xff;
+  return p;
+}
+
+/** Zigzag numbers of one section, built before it is written (widths are known first). */
+let zigzags = new Float64Array(0);
+function zigzagsOf(n: number): Float64Array {
+  if (zigzags.length < n) zigzags = new Float64Array(Math.max(n, 2 * zigzags.length, 4096));
+  return zigzags;
+}
 const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
 /** Largest |x| of a decimal value: deltas stay below 2^51 and their zigzag below 2^53 (exact). */
 const MAX_DECIMAL = 2 ** 50;
@@ -67,7 +103,10 @@ function putVarint(b: Uint8Array, p: number, v: number): number {
 const zigzag = (d: number): number => (d >= 0 ? 2 * d : -2 * d - 1);
 const unzigzag = (z: number): number => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
 
-/** The smallest k (0..9) at which every value of f[from, end) is x / 10^k exactly, -1 when none. */
+/** The largest zigzag delta of the values decimalDigits last accepted. */
+let decimalMaxZigzag = 0;
+
+/** The smallest k (0..9) at which every value of f[from, end) is x / 10^k exactly, -1 when none (sets decimalMaxZigzag). */
 function decimalDigits(f: Float64Array, from: number, end: number): number {
   let k = 0, p = 1;
   for (let i = from; i < end; i++) {
@@ -82,10 +121,15 @@ function decimalDigits(f: Float64Array, from: number, end: number): number {
   }
   // a value checked at a smaller k may exceed MAX_DECIMAL at the final one (or, beyond it,
   // not round to its own x): every value again, as the encoder will write it
+  let prev = Math.round(f[from] * p), maxZ = 0;
   for (let i = from; i < end; i++) {
     const x = Math.round(f[i] * p);
     if (x / p !== f[i] || Math.abs(x) > MAX_DECIMAL) return -1;
+    const z = zigzag(x - prev); // the first is 0 here: it is written apart, as a varint
+    if (z > maxZ) maxZ = z;
+    prev = x;
   }
+  decimalMaxZigzag = maxZ;
   return k;
 }
 
@@ -131,22 +175,38 @@ export function encodePackedSegment(c: PointColumns, from: number, n: number): B
   b[3] = e | ((k >= 0 ? k : 0) << 4);
   b.writeUInt32LE(n, 4);
   b.writeBigInt64LE(c.tsBase + BigInt(off[from]), 8);
-  let at = HEADER, prevStep = 0;
+  // times: the zigzags first, then bit-packed when every one fits MAX_PACKED_WIDTH bits
+  const tz = zigzagsOf(n);
+  let prevStep = 0, maxT = 0;
   for (let i = from + 1; i < end; i++) {
-    const step = (off[i] - off[i - 1]) / unit;
-    at = putVarint(b, at, zigzag(step - prevStep));
+    const step = (off[i] - off[i - 1]) / unit, z = zigzag(step - prevStep);
+    tz[i - from - 1] = z;
+    if (z > maxT && i > from + 1) maxT = z; // the first is written apart, as a varint
     prevStep = step;
   }
+  const timesPacked = maxT < PACKED_LIMIT && n <= MAX_PACKED_POINTS, valuesPacked = k >= 0 && decimalMaxZigzag < PACKED_LIMIT;
+  if (timesPacked) b[2] |= TIMES_PACKED;
+  if (valuesPacked) b[2] |= VALUES_PACKED;
+  let at = HEADER;
+  if (timesPacked || valuesPacked) {
+    b[16] = timesPacked ? bitWidth(maxT) : 0;
+    b[17] = valuesPacked ? bitWidth(decimalMaxZigzag) : 0;
+    at = HEADER + 2;
+  }
+  if (timesPacked) { if (n > 1) at = putPacked(b, putVarint(b, at, tz[0]), tz.subarray(1), n - 2, b[16]); }
+  else for (let i = 0; i < n - 1; i++) at = putVarint(b, at, tz[i]);
   if (oneValue) {
     b.set(bytesOf(col, from, 1, w), at); at += w;
   } else if (k >= 0) {
-    const f = c.f64!, pk = POW10[k];
+    const f = c.f64!, pk = POW10[k], vz = zigzagsOf(n);
     let prev = 0;
     for (let i = from; i < end; i++) {
       const x = Math.round(f[i] * pk);
-      at = putVarint(b, at, zigzag(x - prev));
+      vz[i - from] = zigzag(x - prev);
       prev = x;
     }
+    if (valuesPacked) at = putPacked(b, putVarint(b, at, vz[0]), vz.subarray(1), n - 1, b[17]);
+    else for (let i = 0; i < n; i++) at = putVarint(b, at, vz[i]);
   } else {
     b.set(bytesOf(col, from, n, w), at); at += w * n;
   }
@@ -161,9 +221,13 @@ function packedDamage(bytes: Buffer): string | null {
   const crcAt = bytes.length - 4;
   if (crc32(bytes.subarray(0, crcAt)) !== bytes.readUInt32LE(crcAt)) return 'checksum mismatch';
   const type = TYPE_CODES[bytes[1]], n = bytes.readUInt32LE(4);
-  // every point takes at least one byte after the header (a varint or a raw value)
-  if (type === undefined || type === 'string' || bytes[2] > 7 || (bytes[3] & 15) > 9 || (bytes[3] >> 4) > 9 || n === 0 || n > bytes.length) return `type ${bytes[1]}, flags ${bytes[2]}, form ${bytes[3]}, ${n} points in ${bytes.length} bytes`;
+  // a point takes at least one byte after the header (a varint or a raw value) unless its
+  // time is bit-packed: then at most MAX_PACKED_POINTS, so a forged count allocates little
+  const most = (bytes[2] & TIMES_PACKED) !== 0 ? MAX_PACKED_POINTS : bytes.length;
+  if (type === undefined || type === 'string' || bytes[2] > 31 || (bytes[3] & 15) > 9 || (bytes[3] >> 4) > 9 || n === 0 || n > most) return `type ${bytes[1]}, flags ${bytes[2]}, form ${bytes[3]}, ${n} points in ${bytes.length} bytes`;
   if ((bytes[2] & DECIMAL) !== 0 && (type !== 'float64' || (bytes[2] & ONE_VALUE) !== 0)) return `flags ${bytes[2]} for ${type}`;
+  if ((bytes[2] & VALUES_PACKED) !== 0 && (bytes[2] & DECIMAL) === 0) return `flags ${bytes[2]}: packed values that are not decimals`;
+  if ((bytes[2] & (TIMES_PACKED | VALUES_PACKED)) !== 0 && (bytes.length < HEADER + 6 || bytes[16] > MAX_PACKED_WIDTH || bytes[17] > MAX_PACKED_WIDTH)) return `section widths ${bytes[16]}, ${bytes[17]}`;
   return null;
 }
 
@@ -178,14 +242,36 @@ export function decodePackedSegment(bytes: Buffer): PointColumns | string {
   const unit = POW10[bytes[3] & 15], crcAt = bytes.length - 4;
   const c = allocColumns(type, n, bytes.readBigInt64LE(8));
   const off = c.tsOffset;
-  let at = HEADER, step = 0, t = 0;
+  const packedT = (flags & TIMES_PACKED) !== 0, packedV = (flags & VALUES_PACKED) !== 0;
+  let at = packedT || packedV ? HEADER + 2 : HEADER, step = 0, t = 0;
   off[0] = 0;
-  for (let i = 1; i < n; i++) {
-    let z = 0, mul = 1, byte: number;
-    do { byte = bytes[at++]; z += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80 && at < crcAt);
-    step += unzigzag(z);
-    t += step * unit;
-    off[i] = t;
+  if (packedT) {
+    const wt = bytes[16], mask = wt === 0 ? 0 : 2 ** wt - 1;
+    let acc = 0, bits = 0;
+    for (let i = 1; i < n; i++) {
+      let z: number;
+      if (i === 1) {
+        let mul = 1, byte: number;
+        z = 0;
+        do { byte = bytes[at++]; z += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80 && at < crcAt);
+        if (at + Math.ceil(((n - 2) * wt) / 8) > crcAt) return 'times past the end';
+      } else {
+        while (bits < wt) { acc |= bytes[at++] << bits; bits += 8; }
+        z = acc & mask;
+        acc >>>= wt; bits -= wt;
+      }
+      step += unzigzag(z);
+      t += step * unit;
+      off[i] = t;
+    }
+  } else {
+    for (let i = 1; i < n; i++) {
+      let z = 0, mul = 1, byte: number;
+      do { byte = bytes[at++]; z += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80 && at < crcAt);
+      step += unzigzag(z);
+      t += step * unit;
+      off[i] = t;
+    }
   }
   const w = valueBytes(type), values = bytesOf(valueColumn(c), 0, n, w);
   if ((flags & ONE_VALUE) !== 0) {
@@ -195,11 +281,31 @@ export function decodePackedSegment(bytes: Buffer): PointColumns | string {
   } else if ((flags & DECIMAL) !== 0) {
     const f = c.f64!, pk = POW10[bytes[3] >> 4];
     let x = 0;
-    for (let i = 0; i < n; i++) {
-      let z = 0, mul = 1, byte: number;
-      do { byte = bytes[at++]; z += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80 && at < crcAt);
-      x += unzigzag(z);
-      f[i] = x / pk;
+    if (packedV) {
+      const wv = bytes[17], mask = wv === 0 ? 0 : 2 ** wv - 1;
+      let acc = 0, bits = 0;
+      for (let i = 0; i < n; i++) {
+        let z: number;
+        if (i === 0) {
+          let mul = 1, byte: number;
+          z = 0;
+          do { byte = bytes[at++]; z += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80 && at < crcAt);
+          if (at + Math.ceil(((n - 1) * wv) / 8) > crcAt) return 'values past the end';
+        } else {
+          while (bits < wv) { acc |= bytes[at++] << bits; bits += 8; }
+          z = acc & mask;
+          acc >>>= wv; bits -= wv;
+        }
+        x += unzigzag(z);
+        f[i] = x / pk;
+      }
+    } else {
+      for (let i = 0; i < n; i++) {
+        let z = 0, mul = 1, byte: number;
+        do { byte = bytes[at++]; z += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80 && at < crcAt);
+        x += unzigzag(z);
+        f[i] = x / pk;
+      }
     }
   } else {
     if (at + w * n > crcAt) return 'values past the end';

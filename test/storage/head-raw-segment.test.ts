@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { segmentKey } from '../../src/storage/head-record.js';
 import { RAW_SEGMENT, decodeSegment, encodeRawSegment, encodeSegment } from '../../src/storage/head-segment.js';
 import { PACKED_SEGMENT } from '../../src/storage/head-packed.js';
+import { crc32 } from 'node:zlib';
 import { encodeChunk } from '../../src/storage/encoding/chunk.js';
 import type { PointColumns, ValueType } from '../../src/storage/encoding/chunk-types.js';
 import { seriesKey } from '../../src/storage/keys.js';
@@ -120,10 +121,21 @@ t.test('packed: a 1 s decimal tag stamped in ms takes ~2 bytes a point; other va
     deltas: Array.from({ length: n - 1 }, (_, i) => 1_000_000_000 + ((i * 5) % 8 - 3) * 1_000_000),
     values: Array.from({ length: n }, (_, i) => Math.round(100 * (50 + 3 * Math.sin(i / 40))) / 100), quality: new Array<number>(n).fill(192),
   });
-  const walk = encodeSegment(cols, 0, n);
-  t.equal(walk[2], 1 | 4, 'flags: one quality, decimal values');
+  const walk = Buffer.from(encodeSegment(cols, 0, n));
+  t.equal(walk[2], 1 | 4 | 8 | 16, 'flags: one quality, decimal values, times and values bit-packed');
   t.equal(walk[3], 6 | (2 << 4), 'times in ms, values in hundredths');
-  t.ok(walk.length <= 16 + 2 * n + 3 + 4 + 4, `${walk.length} bytes for ${n} points (raw: ${16 + 10 * n + 8})`);
+  t.ok(walk.length <= 18 + 1.25 * n + 4 + 4, `${walk.length} bytes for ${n} points (raw: ${16 + 10 * n + 8})`);
+  // an exact cadence packs its times in no byte at all; numbers of 24 bits are bit-packed,
+  // wider ones are varints
+  const exact = toColumns({ type: 'float64', firstTs: 1_700_000_000_000_000_000n, o0: 0, deltas: new Array<number>(n - 1).fill(1_000_000_000), values: Array.from({ length: n }, (_, i) => (i % 2) * (2 ** 23 - 1)), quality: new Array<number>(n).fill(192) });
+  const ex = Buffer.from(encodeSegment(exact, 0, n));
+  t.equal(ex[16], 0, 'an exact cadence: 0-bit times');
+  t.equal(ex[17], 24, 'zigzag deltas up to 2^24 - 1: 24 bits');
+  assertSameSlice(exact, 0, n, decodeSegment(SERIES, ex));
+  exact.f64![1] = 2 ** 23;
+  const wider = Buffer.from(encodeSegment(exact, 0, n));
+  t.equal(wider[2] & 16, 0, 'a zigzag of 2^24: values as varints');
+  assertSameSlice(exact, 0, n, decodeSegment(SERIES, wider));
   assertSameSlice(cols, 0, n, decodeSegment(SERIES, Buffer.from(walk)));
   // values that are no decimal of <= 9 digits, and ones a decimal cannot carry: raw, exact
   for (const odd of [0.1 + 0.2, -0, NaN, Infinity, -Infinity, 2 ** 60, 5e-324, Math.PI]) {
@@ -150,10 +162,13 @@ t.test('golden bytes of a packed segment', async (t) => {
     deltas: [2_000_000, 1_000_000], values: [1.5, 1.25, 1.75], quality: [192, 192, 192],
   });
   const hex = Buffer.from(encodeSegment(cols, 0, 3)).toString('hex');
-  // 81 type 00 flags 05 (one quality, decimal) form 26 (e 6, k 2); n 3; tsBase 1e9 ns;
-  // dod of steps in ms: zigzag(2) = 04, zigzag(1 - 2) = 01; x 150, -25, 50 as zigzag
-  // varints: 300 = ac02, 49 = 31, 100 = 64; quality c0000000; CRC32
-  t.equal(hex, '81000526' + '03000000' + '00ca9a3b00000000' + '0401' + 'ac023164' + 'c0000000' + '045ba80c');
+  // 81 type 00 flags 1d (one quality, decimal, times and values bit-packed) form 26 (e 6,
+  // k 2); n 3; tsBase 1e9 ns; widths 1 and 7 bits; times: dod of steps in ms zigzag(2) = 4
+  // as a varint, zigzag(1 - 2) = 1 in 1 bit: 04 01; values x 150, 125, 175: zigzag(150) =
+  // 300 as a varint ac02, then 49 and 100 in 7 bits each, low bits first: 31 32; quality
+  // c0000000; CRC32
+  t.equal(hex.slice(0, -8), '81001d26' + '03000000' + '00ca9a3b00000000' + '0107' + '0401' + 'ac023132' + 'c0000000');
+  t.equal(hex.slice(-8), Buffer.from(new Uint32Array([crc32(Buffer.from(hex.slice(0, -8), 'hex'))]).buffer).toString('hex'));
   assertSameSlice(cols, 0, 3, decodeSegment(SERIES, Buffer.from(hex, 'hex')));
 });
 
