@@ -58,24 +58,38 @@ export async function runSliced<K extends SlicedTask>(ctx: HandlerContext, name:
       throw new ServiceError('read-too-large', `the read holds more than ${base.maxPoints} points (max_points); narrow the window or the selection, or raise max_points`, { limit: base.maxPoints, field: 'max_points' });
     }
   }
-  return { kind: 'bytes', contentType: bodies[0].contentType, bytes: joinItems(bodies, base.format, attrs.length), release: () => undefined };
+  return { kind: 'bytes', contentType: bodies[0].contentType, bytes: await joinItems(bodies, base.format, attrs.length), release: () => undefined };
 }
 
-/** The tasks' item lists as one array body; the slabs go back to their workers. */
-export function joinItems(bodies: ReadBody[], format: BodyFormat, count: number): Uint8Array {
+/** Bytes copied per turn of the event loop when joining: ~2-4 ms here at 1-2 GB/s. */
+const JOIN_STEP = 4 << 20;
+
+/**
+ * The tasks' item lists as one array body; the slabs go back to their workers. Copied in
+ * JOIN_STEP pieces, one per turn, into memory that is not zeroed first: the hour of 950
+ * attributes is 60-160 MB, and one zeroed allocation plus one copy of it held the event
+ * loop for tens of milliseconds.
+ */
+export async function joinItems(bodies: ReadBody[], format: BodyFormat, count: number): Promise<Uint8Array> {
   try {
     const header = format === 'msgpack' ? arrayHeader(count) : Uint8Array.of(0x5b);
     let size = header.length + 1;
     for (const b of bodies) size += b.bytes.length + 1;
-    const out = new Uint8Array(size);
+    const out = Buffer.allocUnsafe(size);
     out.set(header, 0);
     let at = header.length;
     let first = true;
+    let sinceYield = 0;
     for (const b of bodies) {
       if (b.bytes.length === 0) continue;
       if (format === 'json' && !first) out[at++] = 0x2c;
-      out.set(b.bytes, at);
-      at += b.bytes.length;
+      for (let from = 0; from < b.bytes.length; from += JOIN_STEP) {
+        if (sinceYield >= JOIN_STEP) { await new Promise<void>((done) => setImmediate(done)); sinceYield = 0; }
+        const piece = b.bytes.subarray(from, Math.min(b.bytes.length, from + JOIN_STEP));
+        out.set(piece, at);
+        at += piece.length;
+        sinceYield += piece.length;
+      }
       first = false;
     }
     if (format === 'json') out[at++] = 0x5d;
