@@ -102,6 +102,27 @@ t.test('backfills', async (t) => {
     t.equal((await p.call('POST', '/v1/calc/backfill', { rule_id: rule.rule_id, assets: 'all', start_ns: 0, end_ns: 2n ** 62n, mode: 'fill-gaps' })).status, 400, 'a range over 10 years');
   });
 
+  t.test('a rollup rule: the time-weighted average of each 10-minute interval', async (t) => {
+    const rollup = await p.api<{ rule_id: string }>('POST', '/v1/model/calc/rules', templateRule(p, 'suction 10 min', 'Mean', 'Suction', {
+      tier: 'rollup', rollup: 'avg', trigger: { kind: 'periodic', interval_ns: 10n * MIN, align: null },
+    }), 201);
+    const out = await outputOf(p, rollup.rule_id);
+    const v = await p.api<View>('POST', '/v1/calc/backfill', { rule_id: rollup.rule_id, assets: [p.pumps[0].assetId], start_ns: start + 10n * MIN, end_ns: start + 61n * MIN, mode: 'recalculate' }, 202);
+    await settled(p, p.svc.url, v.job_id, 'preview');
+    await p.api('POST', `/v1/calc/backfill/${v.job_id}/commit`, undefined, 202);
+    await settled(p, p.svc.url, v.job_id, 'committed');
+    const pts = readAll(p.svc, out).filter((x) => x.ts >= start + 10n * MIN && x.ts <= start + 60n * MIN);
+    // Suction is 1 + (i % 7) at minute i, each held one minute: the interval ending at minute m averages minutes m-10 .. m-1.
+    const expected = [10, 20, 30, 40, 50, 60].map((m) => { let sum = 0; for (let i = m - 10; i < m; i++) sum += 1 + (i % 7); return [start + BigInt(m) * MIN, sum / 10]; });
+    t.same(pts.map((x) => [x.ts, Math.round((x.value as number) * 1e9) / 1e9]), expected, 'one output per interval, on the grid');
+    const refused = await p.call('POST', '/v1/model/calc/rules', templateRule(p, 'no interval', 'Ratio', 'Suction', { unit_check: 'off', tier: 'rollup', rollup: 'avg' }));
+    t.equal(refused.status, 400, 'a rollup needs a periodic trigger');
+    t.match(JSON.stringify(refused.json), /trigger\.kind/);
+    const noAgg = await p.call('POST', '/v1/model/calc/rules', templateRule(p, 'no aggregate', 'Ratio', 'Suction', { unit_check: 'off', tier: 'rollup', trigger: { kind: 'periodic', interval_ns: 10n * MIN, align: null } }));
+    t.match(JSON.stringify(noAgg.json), /rollup/, 'and an aggregate');
+    await p.api('POST', `/v1/model/calc/rules/${rollup.rule_id}/retire`, {});
+  });
+
   t.test('a commit interrupted by a restart resumes without losing or doubling a point', async (t) => {
     const created = await p.api<View>('POST', '/v1/calc/backfill', { rule_id: rule.rule_id, assets: 'all', ...range, mode: 'recalculate' }, 202);
     const v = await settled(p, p.svc.url, created.job_id, 'preview');

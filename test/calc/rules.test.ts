@@ -76,7 +76,7 @@ t.test('calculation rules', async (t) => {
     await refuse({ ...head, expression: 'Flow * 2' }, 'unit-mismatch', 'a flow written to a pressure output');
     const when = await refuse({ ...head, when: 'Flow + 1' }, 'type-mismatch', 'a when that is not a condition');
     t.match(when.details, { field: 'when' });
-    const f = await refuse({ ...head, tier: 'rollup' }, 'invalid-request', 'an unknown tier');
+    const f = await refuse({ ...head, tier: 'summary' }, 'invalid-request', 'an unknown tier');
     t.match(JSON.stringify(f.details), /tier/);
     await refuse({ ...head, unit_check: 'lenient' }, 'invalid-request', 'an unknown unit_check');
     await refuse({ ...head, provisional: 'maybe' }, 'invalid-request', 'an unknown provisional');

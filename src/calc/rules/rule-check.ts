@@ -19,7 +19,7 @@ import type { CachedAttribute } from '../../model/resolve/attribute-cache.js';
 import { checkExpression } from '../expression/index.js';
 import { findRuleCycle, cycleError } from '../expression/rule-cycle.js';
 import type { CheckedExpression, InputDescriptor, RuleEdges, UnitCheck } from '../expression/types.js';
-import { checkRuleFields, isTemplateScope, type EngineTrigger, type RuleDefinition } from './rule-definition.js';
+import { checkRuleFields, evaluatedExpression, isTemplateScope, type EngineTrigger, type RuleDefinition } from './rule-definition.js';
 import { RegistryView, RecordingScope, describeCached, describeDefinition, attributeFor, currentSeries } from './rule-scope.js';
 import { isPathReference } from './reference-path.js';
 import { rulesWithInputs } from './rule-store.js';
@@ -153,7 +153,7 @@ function checkExpressionsAt(d: RuleDefinition, trigger: EngineTrigger, place: Ru
   const outSeries = outAttr ? currentSeries(outAttr) : null;
   const output = place.outputDescriptor(reg, outSeries ? seriesTypes.get(outSeries) ?? null : null);
   const scope = new RecordingScope(reg, resolver(place, reg, seriesTypes));
-  const expression = checkExpression(d.expression as string, scope, { unitCheck, field: 'expression', output });
+  const expression = checkExpression(evaluatedExpression(d, trigger), scope, { unitCheck, field: 'expression', output });
   const when = d.when ? checkExpression(d.when, scope, { unitCheck, field: 'when', expect: 'bool' }) : null;
   const edge = trigger.kind === 'edge' ? checkExpression(trigger.expr, scope, { unitCheck, field: 'trigger.expr', expect: 'bool' }) : null;
   return { expression, when, edge, inputRefs: [...scope.asked] };
@@ -213,7 +213,8 @@ export async function checkRule(service: ServiceContext, q: Queryable, d: RuleDe
   const place = await placeOf(service, q, d);
   await loadNeighbourhood(service, place);
   const unitCheck = d.unit_check as UnitCheck;
-  const texts: Array<[string, string, 'number' | 'bool' | undefined]> = [['expression', d.expression as string, undefined]];
+  // A rollup aggregates numbers: its own expression is checked as one first (errors point into what the user wrote).
+  const texts: Array<[string, string, 'number' | 'bool' | undefined]> = [['expression', d.expression as string, d.tier === 'rollup' ? 'number' : undefined]];
   if (d.when) texts.push(['when', d.when, 'bool']);
   if (trigger.kind === 'edge') texts.push(['trigger.expr', trigger.expr, 'bool']);
   // First pass (units off: path references may not be known yet): which references are read;

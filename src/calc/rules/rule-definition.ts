@@ -5,8 +5,20 @@
 // the model and live in rule-check.ts.
 import { invalid } from '../../errors.js';
 
-/** `expression`: a formula over attributes evaluated at trigger instants. The only tier built so far. */
-export const RULE_TIERS = ['expression'] as const;
+/**
+ * `expression`: a formula over attributes evaluated at trigger instants. `rollup`: a
+ * periodic aggregate: at each instant t of its periodic grid, `rollup` (below) of the
+ * expression over the interval [t − interval, t] (the expression stepped at its inputs'
+ * timestamps, as the language's functions over time take it).
+ */
+export const RULE_TIERS = ['expression', 'rollup'] as const;
+/**
+ * A rollup's aggregate, each the language's function over time of the same name with the
+ * interval as window: `avg` time-weighted (each value weighted by how long it held), `min`
+ * and `max` of the values in force during the interval, `integral` the time integral in
+ * value·seconds (a total: a flow in m³/s gives m³).
+ */
+export const ROLLUP_FUNCTIONS = ['avg', 'min', 'max', 'integral'] as const;
 /** `event`: on input commits (debounced); `periodic`: on an aligned grid; `edge`: when a condition changes truth. */
 export const TRIGGER_KINDS = ['event', 'periodic', 'edge'] as const;
 /** Which truth changes an edge trigger fires on. */
@@ -43,6 +55,8 @@ export interface RuleDefinition {
   provisional: string;
   expression?: string | null;
   when?: string | null;
+  /** tier rollup: the aggregate over each interval (ROLLUP_FUNCTIONS). */
+  rollup?: string | null;
   declared_inferred?: boolean;
   reason?: string;
 }
@@ -87,7 +101,12 @@ function alignOf(align: unknown, intervalNs: bigint): bigint {
 
 /** Checks the fields of a rule that need no model; returns the trigger in engine terms. */
 export function checkRuleFields(d: RuleDefinition): EngineTrigger {
-  oneOf('tier', d.tier, RULE_TIERS);
+  const tier = oneOf('tier', d.tier, RULE_TIERS);
+  if (tier === 'rollup') {
+    if (d.trigger.kind !== 'periodic') throw invalid('trigger.kind', 'a rollup runs on a periodic trigger (its interval is the rollup interval)');
+    if (typeof d.rollup !== 'string') throw invalid('rollup', `a rollup needs its aggregate, one of ${ROLLUP_FUNCTIONS.join(', ')}`);
+    oneOf('rollup', d.rollup, ROLLUP_FUNCTIONS);
+  } else if (d.rollup !== undefined && d.rollup !== null) throw invalid('rollup', 'only tier rollup takes an aggregate');
   oneOf('unit_check', d.unit_check, UNIT_CHECKS);
   oneOf('provisional', d.provisional, PROVISIONAL_MODES);
   if (typeof d.expression !== 'string' || d.expression.trim() === '') throw invalid('expression', 'an expression rule needs a non-empty expression');
@@ -116,4 +135,15 @@ export function checkRuleFields(d: RuleDefinition): EngineTrigger {
 
 export function engineTriggerOf(d: RuleDefinition): EngineTrigger {
   return checkRuleFields(d);
+}
+
+/**
+ * The expression the engine evaluates: the rule's own, or for a rollup its aggregate over
+ * the interval, written in the language (`max((X * 2), 60000ms)`), so it is checked and
+ * compiled like any other and backfills and late data handle rollups unchanged.
+ */
+export function evaluatedExpression(d: RuleDefinition, trigger: EngineTrigger): string {
+  const text = d.expression as string;
+  if (d.tier !== 'rollup' || trigger.kind !== 'periodic') return text;
+  return `${d.rollup}((${text}), ${Number(trigger.intervalNs) / 1e6}ms)`;
 }

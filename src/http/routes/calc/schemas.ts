@@ -3,7 +3,7 @@
 // queries the spec leaves unshown (decisions in docs/decisions.md, Calculations).
 import { Type } from '@sinclair/typebox';
 import { Int64, Uuid, Nullable, AnyJson } from '../../schemas/common.js';
-import { EDGE_KINDS, PROVISIONAL_MODES, RECOMPUTE_MODES, RULE_TIERS, UNIT_CHECKS } from '../../../calc/rules/rule-definition.js';
+import { EDGE_KINDS, PROVISIONAL_MODES, RECOMPUTE_MODES, ROLLUP_FUNCTIONS, RULE_TIERS, UNIT_CHECKS } from '../../../calc/rules/rule-definition.js';
 
 const closed = { additionalProperties: false } as const;
 const Expr = (description: string) => Type.String({ minLength: 1, maxLength: 8_000, description });
@@ -34,12 +34,13 @@ export const RuleTrigger = Type.Union([
 const ruleFields = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
   scope: RuleScope,
-  tier: literals(RULE_TIERS, 'Evaluation tier.'),
+  tier: literals(RULE_TIERS, 'Evaluation tier: expression (the formula at each trigger instant) or rollup (an aggregate of the formula over each interval of a periodic trigger).'),
   trigger: RuleTrigger,
   unit_check: literals(UNIT_CHECKS, 'How quantity kinds are checked.'),
   provisional: literals(PROVISIONAL_MODES, 'Outputs whose inputs are still open to late data: emit them (listed as provisional) or block them until final.'),
   expression: Type.Optional(Nullable(Expr('The formula (see README, Expression language)'))),
   when: Type.Optional(Nullable(Expr('A condition; outputs are written only at instants where it is true'))),
+  rollup: Type.Optional(Nullable(literals(ROLLUP_FUNCTIONS, 'tier rollup only: the aggregate over [t - interval_ns, t] at each periodic instant t; avg is time-weighted, integral is value·seconds.'))),
   declared_inferred: Type.Optional(Type.Boolean()),
   reason: Type.Optional(Type.String({ maxLength: 2000 })),
 };
