@@ -30,6 +30,7 @@ import { pointAtOrAfter, pointBefore, scanRange, type DecodedChunks, type EdgePo
 import { checkRange, requireMeta } from './read-raw.js';
 import { coverBuckets, floorTo, HOUR_NS, type SpanBucket } from './rollup-read.js';
 import { GOOD_QUALITY } from './rollup-row.js';
+import { walkPiece, type WindowSink } from './summary-raw.js';
 import type { Continuity } from './rollups.js';
 import type { ReadView } from './series-env.js';
 
@@ -263,6 +264,22 @@ class IntervalAccumulator {
   }
 }
 
+/** All-good quality for the runs summary-raw.ts passes without a quality column. */
+let goodQ = new Uint32Array(0);
+
+/** The accumulator as the receiver of a piece's walk: offsets from its base, exact (as rawRegion). */
+function sinkOf(acc: IntervalAccumulator): WindowSink {
+  return {
+    before: (ts, v, q) => acc.setPrev(acc.edgeOffset(ts), v, q),
+    run: (base, rel, v, q, n) => {
+      const shift = acc.offsetOf(base + BigInt(rel[0])) - rel[0];
+      for (let k = 0; k < n; k++) rel[k] += shift;
+      if (q === null && goodQ.length < n) goodQ = new Uint32Array(Math.max(n, 8192)).fill(GOOD_QUALITY);
+      acc.points(rel, v, q ?? goodQ, 0, n);
+    },
+  };
+}
+
 /** Per-thread decode scratch (one value type at a time) and offset/value columns for raw runs. */
 let scratch: PointColumns | null = null;
 let offs = new Float64Array(8192), vals = new Float64Array(8192);
@@ -383,6 +400,7 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
   // chunks the edge lookups of the current piece decoded, reused by its scans (and the point after the range)
   let memo: DecodedChunks = new Map();
   let lastDone: SummaryPiece | null = null;
+  let walked: { piece: SummaryPiece; after: EdgePoint | null } | null = null;
   for (let p = 0; p < pieces.length; p++) {
     const piece = pieces[p];
     const from = piece.fromNs > startNs ? piece.fromNs : startNs, to = piece.toNs < endNs ? piece.toNs : endNs;
@@ -392,6 +410,14 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
     const series = seriesKey(piece.series);
     memo = new Map();
     lastDone = piece;
+    if (!useRollups && keep === 0 && !isString) {
+      // the common raw case in one walk (summary-raw.ts): the edges come with the points
+      if (prevTo !== null && from > prevTo && acc.hasPrev()) acc.unbound(acc.offsetOf(prevTo), acc.offsetOf(from));
+      const wantBefore = prevTo === null && from === startNs;
+      prevTo = to;
+      walked = { piece, after: walkPiece(view, series, meta.type, from, to, wantBefore, to === endNs, sinkOf(acc)) };
+      continue;
+    }
     if (prevTo === null) {
       // the value before the range (only when this piece's series is bound at the range start)
       const before = from === startNs ? keptBefore(view, series, from, keep, memo) : null;
@@ -426,7 +452,9 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
     for (const [rs, re] of spans) acc.c.chunksPruned += chunksSkipped(view, series, rs, re, memo);
   }
   // the segment from the last point to the first point after the range, when the last piece reaches the end
-  if (lastDone !== null && prevTo === endNs && acc.hasPrev()) {
+  if (walked !== null && walked.piece === lastDone) {
+    if (prevTo === endNs && acc.hasPrev() && walked.after) acc.segmentTo(acc.edgeOffset(walked.after.ts), walked.after.v);
+  } else if (lastDone !== null && prevTo === endNs && acc.hasPrev()) {
     const meta = requireMeta(view, lastDone.series);
     const after = keptAtOrAfter(view, seriesKey(lastDone.series), endNs, keep, memo);
     if (after) acc.segmentTo(acc.edgeOffset(after.ts), meta.type === 'string' ? NaN : after.v);
