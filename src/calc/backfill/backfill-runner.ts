@@ -5,8 +5,9 @@
 // then completed with a receipt, cancelled or failed.
 //
 // The range is cut into windows of one day per asset, evaluated and diffed in the read
-// pool's workers, one window per worker at a time (both cores; a live evaluation queues
-// behind at most one backfill window per worker). Windows are consumed in order. Commit
+// pool's workers, two windows per worker in flight (both cores busy while the HTTP thread
+// takes results in order; a live evaluation queues behind at most two backfill windows of
+// ~40 ms per worker). A preview brings back counts and samples only. Commit
 // writes their points through the storage write path in groups of about WRITE_GROUP_POINTS;
 // after each durable group its position (asset index, instant) is saved, so a restart
 // resumes after the last saved group: a window written but not yet saved is evaluated and
@@ -41,6 +42,9 @@ const MAX_YIELD_MS = 1_000;
  * output. One write per day cost a durable commit, a progress row and a lineage row each.
  */
 const WRITE_GROUP_POINTS = 500_000;
+
+/** Backfill windows in flight per read worker (the pool runs two tasks per worker back to back). */
+const WINDOWS_PER_WORKER = 2;
 
 interface Window { assetIndex: number; assetId: string; from: bigint; to: bigint }
 
@@ -110,19 +114,19 @@ export class BackfillRunner {
    * Diffs the windows in the read pool, as many at once as it has workers, and yields them in
    * order with their diffs (the next ones already running while the caller uses one).
    */
-  private async *diffed(windows: Iterable<Window>, targets: Map<string, Target>, mode: BackfillJob['mode'], sampleRoom: number,
+  private async *diffed(windows: Iterable<Window>, targets: Map<string, Target>, mode: BackfillJob['mode'], sampleRoom: number, keepBatch: boolean,
     flag: { stop: boolean }): AsyncGenerator<{ w: Window; t: Target; d: WindowDiff }> {
     const pool = this.service.parts.readPool;
     const queue: Array<{ w: Window; t: Target; d: Promise<WindowDiff> }> = [];
     const it = windows[Symbol.iterator]();
     const fill = () => {
-      while (queue.length < pool.threads) {
+      while (queue.length < WINDOWS_PER_WORKER * pool.threads) {
         const next = it.next();
         if (next.done) return;
         const w = next.value;
         const t = targets.get(w.assetId);
         if (!t) throw new ServiceError('conflict', `the rule no longer runs on asset ${w.assetId}`);
-        const d = diffWindowInPool(pool, { target: t, from: w.from, to: w.to, kind: 'diff', mode, sampleRoom });
+        const d = diffWindowInPool(pool, { target: t, from: w.from, to: w.to, kind: 'diff', mode, sampleRoom, keepBatch });
         d.catch(() => undefined); // awaited in order below; a later window's failure must not go unhandled meanwhile
         queue.push({ w, t, d });
       }
@@ -159,7 +163,7 @@ export class BackfillRunner {
     const targets = new Map(plan.targets.map((t) => [t.assetId, t]));
     const p: BackfillPreview = { points_added: 0n, points_changed: 0n, points_unchanged: 0n, sample: [] };
     let done = 0n;
-    for await (const { w, d } of this.diffed(this.windows(job), targets, job.mode, SAMPLE_SIZE, flag)) {
+    for await (const { w, d } of this.diffed(this.windows(job), targets, job.mode, SAMPLE_SIZE, false, flag)) {
       if (flag.stop || this.closed) return;
       p.points_added += BigInt(d.added);
       p.points_changed += BigInt(d.changed);
@@ -202,7 +206,8 @@ export class BackfillRunner {
     const cursors = new Map<string, LineageCursor>();
     let group: { batches: PointBatch[]; points: number; windows: number; last: Window | null; spans: Map<string, { t: Target; from: bigint; to: bigint }> } =
       { batches: [], points: 0, windows: 0, last: null, spans: new Map() };
-    // Writes the group, then saves the position after its last window; false when the operation was cancelled.
+    // Writes the group, then saves the position after its last window; false when the operation
+    // was cancelled. The group is taken before the first await, so the loop fills the next.
     const flush = async (): Promise<boolean> => {
       const g = group;
       if (g.last === null) return true;
@@ -225,8 +230,9 @@ export class BackfillRunner {
       if (spans.length > 0) await recordLineage(this.service.db, spans);
       return this.service.operations.progress(job.operation_id, { completed: windowsDone, stage: 'commit' });
     };
-    for await (const { w, t, d } of this.diffed(this.windows(job, job.assets_done, job.resume_after_ns), targets, job.mode, 0, flag)) {
-      if (flag.stop || this.closed) return;
+    let pending: Promise<boolean> | null = null;
+    for await (const { w, t, d } of this.diffed(this.windows(job, job.assets_done, job.resume_after_ns), targets, job.mode, 0, true, flag)) {
+      if (flag.stop || this.closed) { await pending; return; }
       if (d.batch) group.batches.push(d.batch);
       group.points += d.added + d.changed;
       group.windows++;
@@ -235,8 +241,14 @@ export class BackfillRunner {
         const span = group.spans.get(t.assetId);
         if (span) span.to = w.to; else group.spans.set(t.assetId, { t, from: w.from, to: w.to });
       }
-      if (group.points >= WRITE_GROUP_POINTS && !(await flush())) { await this.finishCancel(jobId); return; }
+      if (group.points >= WRITE_GROUP_POINTS) {
+        // One group is written while the workers diff the next; groups land in order.
+        if (pending && !(await pending)) { await this.finishCancel(jobId); return; }
+        pending = flush();
+        pending.catch(() => undefined); // awaited before the next group or at the end
+      }
     }
+    if (pending && !(await pending)) { await this.finishCancel(jobId); return; }
     if (flag.stop || this.closed) return;
     if (!(await flush())) { await this.finishCancel(jobId); return; }
     if (await moveJob(this.service.db, jobId, ['committing'], 'committed')) {

@@ -23,6 +23,8 @@ export interface WindowWork {
   ignoreBlock?: boolean;
   mode?: 'fill-gaps' | 'recalculate';
   sampleRoom?: number;
+  /** diff: bring the points to write back (a commit); a preview needs only the counts and sample. */
+  keepBatch?: boolean;
 }
 
 /** One task's worth of windows, the rule versions' plans sent once per task. */
@@ -36,7 +38,7 @@ function taskOf(work: readonly WindowWork[]): { plans: RulePlanData[]; windows: 
     return {
       plan: p, assetId: w.target.assetId, seriesByRef: [...w.target.seriesByRef], outputSeries: w.target.outputSeries, outputType: w.target.outputType,
       fromNs: w.from, toNs: w.to, kind: w.kind, trace: w.trace ?? false, triggerName: w.triggerName ?? w.kind, ignoreBlock: w.ignoreBlock ?? false,
-      mode: w.mode ?? 'recalculate', sampleRoom: w.sampleRoom ?? 0,
+      mode: w.mode ?? 'recalculate', sampleRoom: w.sampleRoom ?? 0, keepBatch: w.keepBatch ?? true,
     };
   });
   return { plans, windows };

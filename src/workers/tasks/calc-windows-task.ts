@@ -28,6 +28,8 @@ export interface CalcWindowRequest {
   ignoreBlock: boolean;
   mode: 'fill-gaps' | 'recalculate';
   sampleRoom: number;
+  /** diff: send the points to write back (a commit), or only the counts and sample (a preview: no columns cloned). */
+  keepBatch: boolean;
 }
 
 export interface CalcWindowsTask {
@@ -61,7 +63,11 @@ export function calcWindowsTask(task: CalcWindowsTask): CalcWindowResult[] {
   return withLatestView((view) => task.windows.map((w): CalcWindowResult => {
     try {
       const t: Target = { rule: compiled[w.plan], assetId: w.assetId, seriesByRef: new Map(w.seriesByRef), outputSeries: w.outputSeries, outputType: w.outputType };
-      if (w.kind === 'diff') return { ok: true, kind: 'diff', diff: diffWindow(view, t, w.fromNs, w.toNs, w.mode, w.sampleRoom, scratch) };
+      if (w.kind === 'diff') {
+        const diff = diffWindow(view, t, w.fromNs, w.toNs, w.mode, w.sampleRoom, scratch);
+        if (!w.keepBatch) diff.batch = null;
+        return { ok: true, kind: 'diff', diff };
+      }
       return { ok: true, kind: 'evaluate', outcome: evaluateWindow(view, t, w.fromNs, w.toNs, { trace: w.trace, triggerName: w.triggerName, ignoreBlock: w.ignoreBlock, scratch }) };
     } catch (e) {
       const err = isServiceError(e) ? e : new ServiceError('internal', `calculation window: ${(e as Error)?.message ?? String(e)}`);
