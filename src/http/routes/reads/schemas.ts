@@ -31,7 +31,7 @@ export const Provenance = Type.Object({
   window_resolved: Type.Optional(RangeNs),
 }, { ...closed, $id: 'Provenance' });
 
-export const PointValue = AnyJson({ description: 'number (float64), int64 integer, boolean, string, or {enum_set, ordinal}' });
+export const PointValue = AnyJson({ description: 'number (float64), int64 integer, boolean, string, or {enum_set, ordinal, member} (member: the name the enum set gives the ordinal, null when it names none)' });
 export const ReadPoint = Type.Object({ ts_ns: Int64(), value: PointValue, quality: Type.Integer({ minimum: 0 }) }, { ...closed, $id: 'ReadPoint' });
 
 /**
