@@ -31,14 +31,14 @@ import { checkRange, requireMeta } from './read-raw.js';
 import { coverBuckets, floorTo, HOUR_NS, type SpanBucket } from './rollup-read.js';
 import { GOOD_QUALITY } from './rollup-row.js';
 import { walkPiece, type WindowSink } from './summary-raw.js';
+import { IntervalAccumulator, intervalOfNs, type SummaryColumns } from './summary-accumulator.js';
+
+export type { SummaryColumns };
 import type { Continuity } from './rollups.js';
 import type { ReadView } from './series-env.js';
 
-/** OPC DA quality classes (ARCHITECTURE.md): good >= 192, uncertain 64..191, bad < 64. */
-const UNCERTAIN_QUALITY = 64;
 /** At most this many intervals per attribute in one summary. */
 export const MAX_SUMMARY_INTERVALS = 100_000;
-const REBASE_AT = 2 ** 51;
 const DAY_NS = 24n * HOUR_NS;
 
 export interface SummaryPiece { series: string; fromNs: bigint; toNs: bigint }
@@ -57,25 +57,6 @@ export interface SummaryQuery {
   minQuality?: number;
 }
 
-/** Per-interval accumulations; NaN where a statistic has no input. */
-export interface SummaryColumns {
-  n: number;
-  count: Float64Array;
-  min: Float64Array; max: Float64Array; first: Float64Array; last: Float64Array;
-  /** Sum of (v - shift) and of its square, shift = the interval's first value (stable variance). */
-  sumD: Float64Array; sumD2: Float64Array;
-  /** Integral of the signal (value x ns) and the time it covers. */
-  area: Float64Array; covered: Float64Array;
-  goodNs: Float64Array; uncertainNs: Float64Array; badNs: Float64Array;
-  pointsRead: number;
-  /** Rollup rows used: hours, and days (each one stored row instead of 24). */
-  rollupHours: number;
-  rollupDays: number;
-  /** Stored chunks holding points of the range that were never decoded: rollup rows answered for all their points. */
-  chunksPruned: number;
-  /** ns of the range held by points the quality filter dropped. */
-  filteredNs: number;
-}
 
 /** Boundaries of a uniform grid [start + k*interval) clipped to end (the last interval may be shorter). */
 export function uniformBoundaries(startNs: bigint, endNs: bigint, intervalNs: bigint): BigInt64Array {
@@ -98,171 +79,6 @@ export function checkBoundaries(b: BigInt64Array): void {
   }
 }
 
-/** Index of the interval holding t (-1 before the first, n after the last). */
-function intervalOfNs(b: BigInt64Array, t: bigint): number {
-  let lo = 0, hi = b.length;
-  while (lo < hi) { const mid = (lo + hi) >>> 1; if (b[mid] <= t) lo = mid + 1; else hi = mid; }
-  return lo - 1 >= b.length - 1 ? b.length - 1 : lo - 1;
-}
-
-class IntervalAccumulator {
-  readonly c: SummaryColumns;
-  private readonly n: number;
-  private readonly stepped: boolean;
-  /** Boundary offsets from base (exact within 2^53 ns of it). */
-  private readonly bOff: Float64Array;
-  base: bigint;
-  /** The previous point of U (offset from base; NaN: none). */
-  private pOff = NaN; private pV = NaN; private pQ = 0;
-  /** Segment time before this offset is already counted (rollup hours) or not covered. */
-  private countedTo = -Infinity;
-  /** Unbound time between two pieces, not covered: [gapLo, gapHi). */
-  private gapLo = NaN; private gapHi = NaN;
-
-  constructor(private readonly B: BigInt64Array, continuity: Continuity) {
-    const n = B.length - 1;
-    this.n = n;
-    const f = () => new Float64Array(n);
-    this.c = {
-      n, count: f(), min: f().fill(NaN), max: f().fill(NaN), first: f().fill(NaN), last: f().fill(NaN), sumD: f(), sumD2: f(),
-      area: f(), covered: f(), goodNs: f(), uncertainNs: f(), badNs: f(), pointsRead: 0, rollupHours: 0, rollupDays: 0, chunksPruned: 0, filteredNs: 0,
-    };
-    this.stepped = continuity === 'stepped';
-    this.base = B[0];
-    this.bOff = new Float64Array(n + 1);
-    this.fillOffsets();
-  }
-
-  private fillOffsets(): void {
-    for (let k = 0; k <= this.n; k++) this.bOff[k] = Number(this.B[k] - this.base);
-  }
-
-  /** Offset of `t` from base, moving base forward first when t is 2^51 ns or more past it. */
-  offsetOf(t: bigint): number {
-    if (t - this.base >= BigInt(REBASE_AT)) this.rebase(t);
-    return Number(t - this.base);
-  }
-
-  /** Offset of `t` from base without moving base (edge points far outside the range). */
-  edgeOffset(t: bigint): number { return Number(t - this.base); }
-
-  private rebase(t: bigint): void {
-    const k = intervalOfNs(this.B, t);
-    const nb = this.B[k < 0 ? 0 : k];
-    if (nb <= this.base) return;
-    const shift = Number(nb - this.base);
-    this.base = nb;
-    this.fillOffsets();
-    this.pOff -= shift; this.countedTo -= shift; this.gapLo -= shift; this.gapHi -= shift;
-  }
-
-  /** Largest k with bOff[k] <= off, clamped to [-1, n]. */
-  private intervalAt(off: number): number {
-    const b = this.bOff;
-    let lo = 0, hi = b.length;
-    while (lo < hi) { const mid = (lo + hi) >>> 1; if (b[mid] <= off) lo = mid + 1; else hi = mid; }
-    return lo - 1;
-  }
-
-  setPrev(off: number, v: number, q: number): void {
-    this.pOff = off; this.pV = v; this.pQ = q;
-  }
-
-  hasPrev(): boolean { return !Number.isNaN(this.pOff); }
-
-  /** Segment time before `off` is not to be counted again (rollup hours end there). */
-  countedUpTo(off: number): void { this.countedTo = off; }
-
-  /** The time [lo, hi) between two pieces is not covered by the segment that crosses it. */
-  unbound(lo: number, hi: number): void { this.gapLo = lo; this.gapHi = hi; }
-
-  /** The segment from the previous point to (off, v), where it is not yet counted, up to `upTo`. */
-  segmentTo(off: number, v: number, upTo = Infinity): void {
-    if (Number.isNaN(this.pOff)) return;
-    const lo = Math.max(this.pOff, this.countedTo, this.bOff[0]), hi = Math.min(off, this.bOff[this.n], upTo);
-    if (!Number.isNaN(this.gapLo) && this.gapLo < hi && this.gapHi > lo) {
-      this.addSegment(off, v, lo, Math.min(hi, this.gapLo));
-      this.addSegment(off, v, Math.max(lo, this.gapHi), hi);
-    } else this.addSegment(off, v, lo, hi);
-    this.gapLo = NaN; this.gapHi = NaN;
-    this.countedTo = -Infinity;
-  }
-
-  /** The part [a0, a1) of the segment from the previous point to (t1, v1), split at interval ends. */
-  private addSegment(t1: number, v1: number, a0: number, a1: number): void {
-    if (!(a1 > a0)) return;
-    const c = this.c, bOff = this.bOff, t0 = this.pOff, v0 = this.pV, q = this.pQ;
-    const slope = this.stepped ? 0 : (v1 - v0) / (t1 - t0);
-    const numeric = !Number.isNaN(v0) && (this.stepped || !Number.isNaN(v1));
-    let a = a0, k = this.intervalAt(a0);
-    while (a < a1 && k < this.n) {
-      const b = Math.min(a1, bOff[k + 1]);
-      const d = b - a;
-      if (k >= 0 && d > 0) {
-        if (numeric) c.area[k] += this.stepped ? v0 * d : (2 * v0 + slope * (a - t0 + b - t0)) * 0.5 * d;
-        c.covered[k] += d;
-        if (q >= GOOD_QUALITY) c.goodNs[k] += d; else if (q >= UNCERTAIN_QUALITY) c.uncertainNs[k] += d; else c.badNs[k] += d;
-      }
-      a = b; k++;
-    }
-  }
-
-  /** Points at offsets off[i] (i in [i0, i1), ascending, inside the range) with their segments. */
-  points(off: Float64Array, v: Float64Array, q: Uint32Array, i0: number, i1: number): void {
-    const c = this.c, bOff = this.bOff, stepped = this.stepped;
-    let k = -1, begin = Infinity, end = -Infinity;
-    for (let i = i0; i < i1; i++) {
-      const t = off[i], x = v[i];
-      if (t >= end) { k = this.intervalAt(t); begin = bOff[k]; end = bOff[k + 1]; }
-      const p = this.pOff;
-      // the common case inline: the segment from the previous point lies inside this interval,
-      // nothing of it counted yet (a profile put 300 ns a point in segmentTo, 2026-11-27)
-      if (p >= begin && this.countedTo <= p && Number.isNaN(this.gapLo)) {
-        const d = t - p, v0 = this.pV, q0 = this.pQ;
-        if (d > 0) {
-          if (v0 === v0 && (stepped || x === x)) c.area[k] += stepped ? v0 * d : (v0 + x) * 0.5 * d;
-          c.covered[k] += d;
-          if (q0 >= GOOD_QUALITY) c.goodNs[k] += d; else if (q0 >= UNCERTAIN_QUALITY) c.uncertainNs[k] += d; else c.badNs[k] += d;
-        }
-      } else this.segmentTo(t, x);
-      if (c.count[k] === 0) { c.first[k] = x; c.min[k] = x; c.max[k] = x; }
-      else if (x < c.min[k]) c.min[k] = x;
-      else if (x > c.max[k]) c.max[k] = x;
-      c.last[k] = x;
-      const dx = x - c.first[k];
-      c.sumD[k] += dx; c.sumD2[k] += dx * dx;
-      c.count[k]++;
-      this.pOff = t; this.pV = x; this.pQ = q[i];
-    }
-    c.pointsRead += i1 - i0;
-  }
-
-  /** A dropped point at offset `a` held until `b`: the part inside the range is filtered time. */
-  filtered(a: number, b: number): void {
-    const lo = Math.max(a, this.bOff[0]), hi = Math.min(b, this.bOff[this.n]);
-    if (hi > lo) this.c.filteredNs += hi - lo;
-  }
-
-  /** A rollup bucket (hour or day) at offset `off`, inside one interval; its last point becomes the previous point. */
-  rollupBucket(off: number, b: SpanBucket): void {
-    const c = this.c, r = b.row, k = this.intervalAt(off);
-    if (r.count > 0) {
-      if (c.count[k] === 0) { c.first[k] = r.first; c.min[k] = r.min; c.max[k] = r.max; }
-      else { if (r.min < c.min[k]) c.min[k] = r.min; if (r.max > c.max[k]) c.max[k] = r.max; }
-      c.last[k] = r.last;
-      c.count[k] += r.count;
-      // sums are not kept by rollups: useRollups is false whenever they are asked for
-      c.sumD[k] = NaN; c.sumD2[k] = NaN;
-      this.setPrev(this.offsetOf(r.lastTs), r.last, r.lastQuality);
-    }
-    c.area[k] += this.stepped ? r.areaStepped : r.areaLinear;
-    c.covered[k] += r.coveredNs;
-    c.goodNs[k] += r.goodNs;
-    // the non-good time is bad or uncertain, which rollups do not tell apart
-    c.uncertainNs[k] = NaN; c.badNs[k] = NaN;
-    if (b.ns === HOUR_NS) c.rollupHours++; else c.rollupDays++;
-  }
-}
 
 /** All-good quality for the runs summary-raw.ts passes without a quality column. */
 let goodQ = new Uint32Array(0);
