@@ -27,6 +27,7 @@ import { evaluateWindow, finalisedThrough, type Target, type WindowOutcome } fro
 import { allProgress, recordWindows, recordFailure, newCursor, type WindowDone, type LineageCursor } from './progress-store.js';
 import { TraceStore } from './trace-ring.js';
 import { LatencyRecorder } from './latency.js';
+import { DueWheel } from './due-wheel.js';
 
 /** Longest window one evaluation covers on this thread (1 h: 3,600 points of a 1 s input). */
 export const MAX_WINDOW_NS = 3_600_000_000_000n;
@@ -50,9 +51,11 @@ export interface TargetState {
   dirtyFrom: bigint | null;
   dirtyTo: bigint;
   dueMs: number;
+  /** Where the due wheel holds it (due-wheel.ts). */
+  wheelSlot: number;
   /** When the oldest pending mark was made (ms), for lag. */
   dirtySinceMs: number;
-  /** Ack time (absolute ms) of the newest input commit waiting for this target, for latency. */
+  /** Ack time (absolute ms) of the oldest input commit waiting for this target, for latency (the longest wait counts). */
   inputDurableMs: number;
   provisionalFromNs: bigint | null;
   lastError: string | null;
@@ -63,7 +66,7 @@ export interface TargetState {
 export class CalcEngine {
   private plans = new Map<string, RulePlan>();
   private readonly states = new Map<string, TargetState>();
-  /** Targets with a pending window: the pump and the wake timer look only at these. */
+  /** Targets with a pending window; the wheel says which are due. */
   private readonly dirty = new Set<TargetState>();
   private bySeries = new Map<string, TargetState[]>();
   readonly traces = new TraceStore();
@@ -71,7 +74,9 @@ export class CalcEngine {
   private readonly unsubscribeFeed: () => void;
   private readonly unsubscribeModel: () => void;
   private readonly tick: NodeJS.Timeout;
-  private wake: NodeJS.Timeout | null = null;
+  private readonly wheel = new DueWheel<TargetState>(() => this.kick());
+  /** Targets the tick looks at: periodic ones, and `provisional: block` ones (rebuilt on reload). */
+  private ticked: TargetState[] = [];
   private reloadTimer: NodeJS.Timeout | null = null;
   /** Reloads and batches run one at a time, in order. */
   private chain: Promise<void> = Promise.resolve();
@@ -83,6 +88,9 @@ export class CalcEngine {
   /** Evaluations written and batches run (diagnostics, bench). */
   evaluations = 0;
   batches = 0;
+  /** Milliseconds spent evaluating batches, and waiting for their outputs to be durable (diagnostics, bench). */
+  evaluateMs = 0;
+  writeWaitMs = 0;
 
   constructor(private readonly service: ServiceContext, private readonly source: CommitSource | null) {
     this.unsubscribeFeed = source ? source.onCommits((g) => this.onCommits(g)) : () => undefined;
@@ -134,7 +142,7 @@ export class CalcEngine {
         const durable = progress.get(key);
         if (!s) {
           s = {
-            key, target: t, through: durable ?? plan.rule.valid_from_ns - 1n, dirtyFrom: null, dirtyTo: 0n, dueMs: 0, dirtySinceMs: 0,
+            key, target: t, through: durable ?? plan.rule.valid_from_ns - 1n, dirtyFrom: null, dirtyTo: 0n, dueMs: 0, wheelSlot: 0, dirtySinceMs: 0,
             inputDurableMs: 0, provisionalFromNs: null, lastError: null, lineage: newCursor(),
           };
           this.states.set(key, s);
@@ -152,7 +160,8 @@ export class CalcEngine {
         }
       }
     }
-    for (const [key, s] of [...this.states]) if (!seen.has(key)) { this.states.delete(key); this.dirty.delete(s); }
+    for (const [key, s] of [...this.states]) if (!seen.has(key)) { this.states.delete(key); this.dirty.delete(s); this.wheel.remove(s); }
+    this.ticked = [...this.states.values()].filter((s) => s.target.rule.trigger.kind === 'periodic' || s.target.rule.provisional === 'block');
     for (const id of this.plans.keys()) if (!plans.has(id)) this.traces.dropRule(id);
     this.plans = plans;
     this.bySeries = bySeries;
@@ -187,6 +196,7 @@ export class CalcEngine {
       // Debounce: each new commit pushes the evaluation back, bounded by one debounce past the first mark.
       s.dueMs = Math.min(Math.max(s.dueMs, nowMs + delayMs), s.dirtySinceMs + 2 * delayMs);
     }
+    this.wheel.schedule(s, s.dueMs, nowMs);
   }
 
   private onCommits(g: LiveGroup): void {
@@ -205,7 +215,7 @@ export class CalcEngine {
         }
         const to = (max > s.through ? max : s.through) + 1n;
         this.markDirty(s, min, to, trig.kind === 'event' ? trig.debounceMs : 0);
-        if (g.durableMs > s.inputDurableMs) s.inputDurableMs = g.durableMs;
+        if (s.inputDurableMs === 0 || g.durableMs < s.inputDurableMs) s.inputDurableMs = g.durableMs;
       }
     }
     this.kick();
@@ -217,7 +227,7 @@ export class CalcEngine {
     const checkBlock = Date.now() - this.lastBlockCheck >= BLOCK_RECHECK_MS;
     if (checkBlock) this.lastBlockCheck = Date.now();
     let marked = false;
-    for (const s of this.states.values()) {
+    for (const s of this.ticked) {
       const trig = s.target.rule.trigger;
       if (trig.kind === 'periodic') {
         const upTo = now - PERIODIC_SETTLE_NS;
@@ -234,19 +244,9 @@ export class CalcEngine {
     return this.service.parts.storage.read((view) => finalisedThrough(view, t));
   }
 
-  /** Starts the pump when something is due, or sets a timer for the next due time. */
+  /** Starts the pump when something is due (the wheel's timer calls again when a debounce ends). */
   private kick(): void {
-    if (this.closed || this.pumping) return;
-    let next = Infinity;
-    for (const s of this.dirty) if (s.dueMs < next) next = s.dueMs;
-    if (next === Infinity) return;
-    const wait = next - Date.now();
-    if (this.wake) { clearTimeout(this.wake); this.wake = null; }
-    if (wait > 0) {
-      this.wake = setTimeout(() => { this.wake = null; this.kick(); }, wait);
-      this.wake.unref();
-      return;
-    }
+    if (this.closed || this.pumping || !this.wheel.hasReady()) return;
     this.pumping = true;
     const run = this.chain.then(() => this.pump());
     this.chain = run.catch((e: unknown) => this.log.error({ err: e }, 'calculation batch failed')).finally(() => { this.pumping = false; this.kick(); });
@@ -255,11 +255,7 @@ export class CalcEngine {
   private async pump(): Promise<void> {
     for (;;) {
       if (this.closed) return;
-      const nowMs = Date.now();
-      const due: TargetState[] = [];
-      for (const s of this.dirty) {
-        if (s.dueMs <= nowMs) { due.push(s); if (due.length === BATCH_TARGETS) break; }
-      }
+      const due = this.wheel.take(BATCH_TARGETS).filter((s) => s.dirtyFrom !== null);
       if (due.length === 0) return;
       await this.runBatch(due);
     }
@@ -271,17 +267,22 @@ export class CalcEngine {
     for (const s of due) {
       const from = s.dirtyFrom as bigint;
       const to = s.dirtyTo - from > MAX_WINDOW_NS ? from + MAX_WINDOW_NS : s.dirtyTo;
-      if (to >= s.dirtyTo) { s.dirtyFrom = null; this.dirty.delete(s); } else s.dirtyFrom = to;
+      // A window longer than one slice stays dirty and goes to the back of the line.
+      if (to >= s.dirtyTo) { s.dirtyFrom = null; this.dirty.delete(s); } else { s.dirtyFrom = to; this.wheel.schedule(s, 0); }
       work.push({ s, from, to, ackMs: s.inputDurableMs });
       s.inputDurableMs = 0;
     }
+    const te = performance.now();
     const outcomes: Array<WindowOutcome | Error> = storage.read((view) => work.map(({ s, from, to }) => {
       try { return evaluateWindow(view, s.target, from, to, { trace: true, triggerName: s.target.rule.trigger.kind }); } catch (e) { return e instanceof Error ? e : new Error(String(e)); }
     }));
     const batches: PointBatch[] = [];
     for (const o of outcomes) if (!(o instanceof Error) && o.batch) batches.push(o.batch);
+    const tw = performance.now();
+    this.evaluateMs += tw - te;
     try {
       if (batches.length > 0) await storage.write(batches, { principal: ENGINE_PRINCIPAL });
+      this.writeWaitMs += performance.now() - tw;
     } catch (e) {
       // Nothing of the batch counts as done: every window is due again after a pause.
       for (const w of work) this.markDirty(w.s, w.from, w.to, RETRY_MS);
@@ -324,10 +325,7 @@ export class CalcEngine {
 
   /** Whether live evaluations are due or running (backfills wait for them). */
   hasDueWork(): boolean {
-    if (this.pumping) return true;
-    const now = Date.now();
-    for (const s of this.dirty) if (s.dueMs <= now) return true;
-    return false;
+    return this.pumping || this.wheel.hasReady();
   }
 
   /** Per-target state of one rule (status route). */
@@ -355,7 +353,7 @@ export class CalcEngine {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.tick);
-    if (this.wake) clearTimeout(this.wake);
+    this.wheel.close();
     if (this.reloadTimer) clearTimeout(this.reloadTimer);
     this.unsubscribeFeed();
     this.unsubscribeModel();
