@@ -13,6 +13,7 @@ export { renderTask as render } from './tasks/render-task.js';
 export { readSnapshotTask as readSnapshot } from './tasks/read-snapshot-task.js';
 export { readRawTask as readRaw } from './tasks/read-raw-task.js';
 export { readAtTask as readAt } from './tasks/read-at-task.js';
+export { readOverlayTask as readOverlay } from './tasks/read-overlay-task.js';
 export { readAsOfTask as readAsOf } from './tasks/read-as-of-task.js';
 export { readAuditTask as readAudit } from './tasks/read-audit-task.js';
 export { readSummaryTask as readSummary } from './tasks/read-summary-task.js';

@@ -85,6 +85,19 @@ export interface ReadAtTask extends ResolvedTaskBase {
   grid: { startNs: string; intervalNs: string; count: number } | null;
 }
 
+/** POST /v1/read/episode-overlay, layout columns: a run of episodes on their u grids (tasks/read-overlay-task.ts); the items only. */
+export interface ReadOverlayTask extends ResolvedTaskBase {
+  /** Instants per episode. */
+  points: number;
+  episodes: Array<{
+    episode: { id: string; name: string; template: string; start_ns: string; end_ns: string | null };
+    /** The grid's last instant (decimal ns): the end, or now for an open episode. */
+    gridEndNs: string;
+    /** Indices into `attributes`: the attributes of the episode's assets. */
+    attributes: number[];
+  }>;
+}
+
 /** POST /v1/read/as-of: the segments' points as they were known at knownAtNs. */
 export interface ReadAsOfTask extends ResolvedTaskBase {
   knownAtNs: string;
@@ -126,6 +139,7 @@ export interface TaskArgs {
   readSnapshot: ReadSnapshotTask;
   readRaw: ReadRawTask;
   readAt: ReadAtTask;
+  readOverlay: ReadOverlayTask;
   readAsOf: ReadAsOfTask;
   readAudit: ReadAuditTask;
   readSummary: ReadSummaryTask;

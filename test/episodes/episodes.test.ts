@@ -11,6 +11,10 @@ import { modelTransaction } from '../../src/model/tx-log.js';
 import { createServiceIdentity } from '../../src/auth/principals.js';
 import { mintToken } from '../../src/auth/service-tokens.js';
 import { systemEntryId } from '../../src/model/registries/system-seed.js';
+import { request } from '../helpers/service.js';
+import { stringifyJson } from '../../src/json/json.js';
+import { unpack } from 'msgpackr';
+import { sessionCookieOf, ADMIN_PASSWORD } from '../helpers/auth.js';
 
 const T0 = 1_700_000_000_000_000_000n;
 const SEC = 1_000_000_000n;
@@ -28,6 +32,7 @@ t.setTimeout(120_000);
 t.test('episodes', async (t) => {
   const svc = await startAuthService(t);
   const admin = svc.admin;
+  const adminCookie = sessionCookieOf(await request(`${svc.url}/v1/auth/login/local`, { method: 'POST', body: { username: 'admin', password: ADMIN_PASSWORD } }));
   const call = (path: string, method = 'GET', body?: unknown, client: Client = admin) => client(path, { method, body });
   const ok = async <T = Json>(path: string, method: string, body: unknown, status: number, client: Client = admin): Promise<T> => {
     const r = await call(path, method, body, client);
@@ -307,6 +312,35 @@ t.test('episodes', async (t) => {
     t.same(tail.episodes[0].series[0].points.map((p) => p.value), [1550, undefined, undefined]);
     t.ok(tail.episodes[0].series[0].points[2].no_value, 'after the last point: no value, with the reason');
     t.equal((await call('/v1/read/episode-overlay', 'POST', { resolve, mode: 'x-grid', points: 3, episodes: { kind: 'ids', ids: [gap.id] } })).status, 400);
+
+    // the columns layout answers the same values as the rows, in JSON and in msgpack
+    const body = { resolve, mode: 'u-grid', points: 11, episodes: { kind: 'ids', ids: [closedA.id, gap.id] } };
+    const rows = await ok<Overlay>('/v1/read/episode-overlay', 'POST', body, 200);
+    type Columns = { layout: string; u: unknown; episodes: Array<{ episode: { id: string }; ts_ns: unknown; series: Array<{ attribute_id: string; count: number; points: { value: unknown; quality: unknown; interpolated: unknown }; no_value: Array<{ from: number; to: number; reason: string }>; segments: Array<{ series: string; from: number; to: number }> }> }> };
+    const json = await ok<Columns>('/v1/read/episode-overlay', 'POST', { ...body, layout: 'columns' }, 200);
+    const res = await fetch(`${svc.url}/v1/read/episode-overlay`, { method: 'POST', headers: { cookie: adminCookie, 'content-type': 'application/json', accept: 'application/x-msgpack' }, body: stringifyJson({ ...body, layout: 'columns' }) });
+    t.equal(res.headers.get('content-type'), 'application/x-msgpack');
+    const mp = unpack(new Uint8Array(await res.arrayBuffer())) as Columns;
+    const f64 = (b: unknown) => { const u = b as Uint8Array; return Array.from(new Float64Array(u.slice().buffer)); };
+    const i64 = (b: unknown) => { const u = b as Uint8Array; return Array.from(new BigInt64Array(u.slice().buffer), Number); };
+    t.same(json.u, rows.episodes[0].series[0].points.map((p) => p.u), 'u once, as in the rows');
+    t.same(f64(mp.u), json.u);
+    for (const [k, e] of rows.episodes.entries()) {
+      const [sj, sm] = [json.episodes[k].series[0], mp.episodes[k].series[0]];
+      t.equal(json.episodes[k].episode.id, e.episode.id);
+      t.same((json.episodes[k].ts_ns as unknown[]).map(num), e.series[0].points.map((p) => num(p.ts_ns)), 'ts_ns once per episode');
+      t.same(i64(mp.episodes[k].ts_ns), (json.episodes[k].ts_ns as unknown[]).map(num));
+      const want = e.series[0].points.map((p) => p.value ?? null);
+      t.same(sj.points.value, want, 'JSON values as the rows, null where no value');
+      t.same(f64(sm.points.value).map((v, i) => (sm.no_value.some((r) => i >= r.from && i < r.to) ? null : v)), want, 'msgpack float64 values as the rows');
+      t.same(Array.from(sm.points.interpolated as Uint8Array), (sj.points.interpolated as number[]), 'interpolation flags');
+      t.same(sj.points.interpolated, e.series[0].points.map((p) => (p.interpolated ? 1 : 0)));
+      const reasons = e.series[0].points.map((p) => p.no_value ?? null);
+      const fromRuns = Array.from({ length: 11 }, (_, i) => sj.no_value.find((r) => i >= r.from && i < r.to)?.reason ?? null);
+      t.same(fromRuns, reasons, 'no_value runs name the rows\' reasons');
+      t.same(sm.no_value, sj.no_value);
+      t.same(sj.segments, [{ series: sj.segments[0].series, from: 0, to: 11 }], 'one binding covers the batch: its series named once');
+    }
   });
 
   t.test('triggers: an episode opened by live data, and one by a late point in the past', async (t) => {
@@ -367,6 +401,8 @@ t.test('episodes', async (t) => {
     t.equal((await call(`/v1/episodes/${closedA.id}`, 'GET', undefined, reader)).status, 404, 'an episode on Line1 is not found for a Line2 reader');
     const seen = await ok<{ items: Episode[] }>('/v1/episodes/query', 'POST', { template_ids: [batch.id] }, 200, reader);
     t.ok(seen.items.length >= 1 && seen.items.every((e) => (e as unknown as { assets: Array<{ asset_id: string }> }).assets.every((a) => a.asset_id === r3)), 'the query shows only Line2\'s episodes');
+    const one = await ok<{ items: Array<{ assets: Array<{ asset_id: string }> }>; next_cursor: string | null }>('/v1/episodes/query', 'POST', { template_ids: [batch.id], limit: 1 }, 200, reader);
+    t.same(one.items.map((e) => e.assets[0].asset_id), [r3], 'a page of one holds Line2\'s batch: the page reads on past the episodes the reader may not see');
     t.equal((await call('/v1/episodes', 'POST', { template_id: phase.id, assets: [{ role: 'reactor', asset_id: r3 }], start_ns: at(1) }, reader)).status, 403, 'reading is not managing');
     t.equal((await call('/v1/episodes', 'POST', { template_id: phase.id, assets: [{ role: 'reactor', asset_id: r3 }], start_ns: at(1) }, manager)).status, 403, 'managing Line1 is not managing Line2');
     const mine = await create({ template_id: phase.id, assets: [{ role: 'reactor', asset_id: r2 }], start_ns: at(1) }, 201, manager);

@@ -48,7 +48,7 @@ export const episodesAttacher: ReadAttacher = {
     if (attributes.length === 0) return out;
     const { db } = episodesOf(ctx);
     const assetIds = [...new Set(attributes.map((a) => a.assetId))];
-    const page = await queryEpisodes(db, { templateIds: want.templateIds, assetIds, overlaps: rangeOf(window), states: want.states, attributes: [], after: null, limit: MAX_ATTACHED });
+    const page = await queryEpisodes(db, { templateIds: want.templateIds, assetIds, overlaps: rangeOf(window), states: want.states, attributes: [], after: null, limit: MAX_ATTACHED, tx: null });
     if (page.more) throw invalid('include_episodes', `more than ${MAX_ATTACHED} episodes overlap the window on these assets; narrow the window, the selection or include_episodes.template_ids`);
     const byAsset = new Map<string, unknown[]>();
     for (const e of await readable(ctx, page.items)) {

@@ -3,14 +3,18 @@
 // normalised u grid (src/episodes/episode-overlay.ts). Scope "each resolved result":
 // episodes and attributes the caller may not read are left out; a life-over-life
 // selection that cannot fill the lives asked for says so per asset in unresolved_lives.
+// layout "columns" answers the same values as columns (overlay-columns.ts), in msgpack
+// when the client accepts it; the row layout is the spec's shape, in JSON.
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
 import { nowNs } from '../../../clock.js';
-import { queryEpisodes, lastLives } from '../../../episodes/episode-query.js';
+import { lastLives } from '../../../episodes/episode-query.js';
 import { episodesByIds, type Episode } from '../../../episodes/episode-store.js';
 import { episodeOverlay } from '../../../episodes/episode-overlay.js';
+import { episodeOverlayColumns } from '../../../episodes/overlay-columns.js';
+import { MSGPACK_TYPE } from '../../../workers/task-protocol.js';
 import type { ResolveRequest } from '../../../reads/read-resolution.js';
 import { episodesOf, assetGate } from './episode-access.js';
-import { episodeQueryOf, readable, type QueryMembersBody } from './query-route.js';
+import { episodeQueryOf, readable, readablePage, type QueryMembersBody } from './query-route.js';
 import { OverlayBody, OverlayResult } from './schemas.js';
 
 type Selection =
@@ -24,8 +28,8 @@ async function selected(ctx: HandlerContext, s: Selection): Promise<{ episodes: 
   const { db } = episodesOf(ctx);
   if (s.kind === 'ids') return { episodes: await readable(ctx, await episodesByIds(db, [...new Set(s.ids)])) };
   if (s.kind === 'query') {
-    const page = await queryEpisodes(db, { ...(await episodeQueryOf(ctx, s.query)), after: null, limit: s.limit ?? DEFAULT_QUERY_LIMIT });
-    return { episodes: await readable(ctx, page.items) };
+    const page = await readablePage(ctx, db, await episodeQueryOf(ctx, s.query), null, s.limit ?? DEFAULT_QUERY_LIMIT);
+    return { episodes: page.items };
   }
   const before = s.before_ns === undefined ? nowNs() : BigInt(s.before_ns);
   const gate = assetGate(ctx, 'read');
@@ -50,11 +54,16 @@ export function overlayRoutes(): AnyRoute[] {
       summary: 'Episodes laid over each other on a normalised time axis u in [0, 1]: each resolved attribute on each episode\'s assets at `points` instants (the golden-batch comparison)',
       access: { kind: 'capability', capability: 'read', scope: 'each-result' },
       body: OverlayBody, bodyLimit: 4 * 1024 * 1024,
-      response: { status: 200, schema: OverlayResult },
+      response: { status: 200, schema: OverlayResult, alsoProduces: [MSGPACK_TYPE] },
       errors: [400, 401, 403, 503],
       handler: async (ctx) => {
         const b = ctx.body;
         const { episodes, unresolved } = await selected(ctx, b.episodes as Selection);
+        if (b.layout === 'columns') {
+          const format = ctx.accepts(MSGPACK_TYPE) ? 'msgpack' : 'json';
+          const bytes = await episodeOverlayColumns(ctx.service, (c, t) => ctx.can(c, t), b.resolve as ResolveRequest, episodes, b.points, b.units, format, unresolved);
+          return { kind: 'bytes', contentType: format === 'msgpack' ? MSGPACK_TYPE : 'application/json', bytes };
+        }
         const bytes = await episodeOverlay(ctx.service, (c, t) => ctx.can(c, t), b.resolve as ResolveRequest, episodes, b.points, b.units, unresolved);
         return { kind: 'bytes', contentType: 'application/json', bytes };
       },

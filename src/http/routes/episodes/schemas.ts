@@ -1,7 +1,7 @@
 // Shapes of the Episodes area. The template creation body is the spec's "Episode template
 // (creation body)"; the episode, link, query and traverse shapes are "not shown" in the
 // spec and designed here (docs/decisions.md, episodes, 2026-11-27).
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { Int64, Uuid, Nullable, AnyJson, EntityName } from '../../schemas/common.js';
 import { ReadResolve, ReadUnits, Provenance } from '../reads/schemas.js';
 
@@ -159,6 +159,7 @@ export const QueryMembers = {
   overlaps: Type.Optional(Type.Object({ start_ns: Int64(), end_ns: Int64() }, { ...closed, description: 'Episodes overlapping [start_ns, end_ns); an open one lasts until now and on' })),
   states: Type.Optional(Type.Array(Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('void')]), { minItems: 1, uniqueItems: true, description: 'Default open and closed: void episodes only when asked' })),
   attributes: Type.Optional(Type.Array(Predicate, { maxItems: 20, description: 'All must hold: compares the stored (entered or captured) value' })),
+  as_of_ns: Type.Optional(Int64({ minimum: 0, description: 'Answer from the model as it was at this instant: the episode versions valid then, and a subtree or view as the tree was then (default: now)' })),
 };
 export const QueryBody = Type.Object({
   ...QueryMembers,
@@ -184,16 +185,44 @@ export const OverlayBody = Type.Object({
   points: Type.Integer({ minimum: 0, maximum: 10_000, description: 'Instants per episode on the u grid' }),
   mode: Type.Literal('u-grid'),
   units: Type.Optional(ReadUnits),
+  layout: Type.Optional(Type.Union([Type.Literal('rows'), Type.Literal('columns')], {
+    description: 'rows (default): the spec\'s shape, a map per point, JSON. columns: the same values as columns per episode x attribute (u once for all, ts_ns once per episode; '
+      + 'msgpack bins with Accept: application/x-msgpack, arrays in JSON), the no_value reasons and the series once per run of instants',
+  })),
 }, closed);
 const OverlayPoint = Type.Object({
   u: Type.Number(), ts_ns: Int64(), value: Type.Optional(AnyJson()), quality: Type.Optional(Type.Integer({ minimum: 0 })),
   interpolated: Type.Optional(Type.Boolean()), no_value: Type.Optional(Type.String()),
   series: Type.Optional(Uuid({ description: 'The series the value came from (the binding covering the instant)' })),
 }, closed);
-export const OverlayResult = Type.Object({
+const Run = (extra: Record<string, TSchema>) => Type.Object({ from: Type.Integer({ minimum: 0 }), to: Type.Integer({ minimum: 0, description: 'Exclusive' }), ...extra }, closed);
+/** The columns layout: per episode the grid's instants once, per attribute the values as columns (bins in msgpack, see encoding). */
+export const OverlayColumnsResult = Type.Object({
+  layout: Type.Literal('columns'),
+  u: Type.Unknown({ description: 'The u grid, shared by every episode: JSON array of numbers; msgpack bin of float64le' }),
+  episodes: Type.Array(Type.Object({
+    episode: Type.Object({ id: Uuid(), name: Type.String(), template: Type.String(), start_ns: Int64(), end_ns: Nullable(Int64()) }, closed),
+    ts_ns: Type.Unknown({ description: 'The instant of each u on this episode: JSON array of int64; msgpack bin of int64le' }),
+    series: Type.Array(Type.Object({
+      attribute_id: Uuid(), path: Type.String(), unit_id: Nullable(Uuid()), count: Type.Integer({ minimum: 0 }),
+      points: Type.Object({
+        value: Type.Unknown({ description: 'JSON: values, null where no_value says why; msgpack: bin of float64le (NaN where no value) when every value is a number, else an array' }),
+        quality: Type.Unknown({ description: 'JSON: integers; msgpack: bin of uint8 or uint32le (encoding.quality); 0 where no value' }),
+        interpolated: Type.Unknown({ description: 'JSON: 0 or 1 per point; msgpack: bin of uint8' }),
+      }, closed),
+      no_value: Type.Array(Run({ reason: Type.String() }), { description: 'Runs of instants [from, to) without a value, with the reason' }),
+      segments: Type.Array(Run({ series: Uuid() }), { description: 'Runs of instants [from, to) and the series (binding) their values come from' }),
+      encoding: Type.Optional(Type.Object({ value: Type.String(), quality: Type.String(), interpolated: Type.String(), ts_ns: Type.String() }, closed)),
+      provenance: Provenance,
+    }, closed)),
+  }, closed)),
+  unresolved_lives: Type.Optional(Type.Array(Type.Object({ asset_id: Uuid(), reason: Type.String() }, closed))),
+}, closed);
+export const OverlayRowsResult = Type.Object({
   episodes: Type.Array(Type.Object({
     episode: Type.Object({ id: Uuid(), name: Type.String(), template: Type.String(), start_ns: Int64(), end_ns: Nullable(Int64()) }, closed),
     series: Type.Array(Type.Object({ attribute_id: Uuid(), path: Type.String(), unit_id: Type.Optional(Nullable(Uuid())), points: Type.Array(OverlayPoint), provenance: Provenance }, closed)),
   }, closed)),
   unresolved_lives: Type.Optional(Type.Array(Type.Object({ asset_id: Uuid(), reason: Type.String() }, closed))),
 }, closed);
+export const OverlayResult = Type.Union([OverlayRowsResult, OverlayColumnsResult]);
