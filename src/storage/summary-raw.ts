@@ -4,14 +4,19 @@
 // Why (2026-11-28, 1-minute averages over one hour of 950 attributes): the edge lookups
 // (pointBefore, pointAtOrAfter) each seek the chunk table, copy a chunk out of LMDB and
 // decode it whole into fresh columns, and the scan seeks again; a plant series sealed as one
-// chunk of 10,000 points was decoded whole for the 3,600 an hour holds. Here a chunk whose
-// points are all good and that has a group directory (decimal floats, int64: the usual
-// plant signal) decodes only its 256-point groups the piece touches (ChunkGroups, as render
+// chunk of 10,000 points was decoded whole for the 3,600 an hour holds. Here a chunk with a
+// group directory (decimal floats, int64: the usual plant signal) decodes only its
+// 256-point groups the piece touches (ChunkGroups, as render
 // does), and the point after the piece comes from the directory when it opens a group.
-// Other chunks, and the open head, decode whole into per-thread scratch, as the scan did.
-// Quality only matters by class to a summary, so all-good groups pass no quality column.
+// Their quality column decodes alone (mostly one run of good quality; none when the header
+// counts every point good). Other chunks (raw floats, booleans, enums, strings) and the
+// open head decode whole into per-thread scratch, as the scan did.
 import { decodeColumns, headerOf, chunksCovering } from './chunk-access.js';
 import { ChunkGroups, ChunkSummary, readChunkSummary } from './encoding/chunk-range.js';
+import { ChunkReader } from './encoding/byte-io.js';
+import { finishSection, openVerified } from './encoding/chunk.js';
+import { sectionOffsets } from './encoding/chunk-header.js';
+import { decodeIntColumnTo } from './encoding/int-column-decode.js';
 import type { PointColumns, ValueType } from './encoding/chunk-types.js';
 import { readOpenColumns } from './head-record.js';
 import { allocColumns, numericInto } from './point-runs.js';
@@ -34,6 +39,19 @@ let scratch: PointColumns | null = null;
 function columnsFor(type: ValueType): PointColumns {
   if (!scratch || scratch.type !== type) scratch = allocColumns(type, 8192);
   return scratch;
+}
+
+let qual = new Uint32Array(8192);
+
+/** The quality column of a chunk alone (after its CRC, like every decoder), into per-thread scratch. */
+function qualityColumn(bytes: Uint8Array, count: number): Uint32Array {
+  const c = openVerified(bytes);
+  if (qual.length < count) qual = new Uint32Array(Math.max(count, 2 * qual.length));
+  const s = sectionOffsets(c.bytes);
+  const r = new ChunkReader(c.bytes, c.words, s.qualityAt, s.end);
+  decodeIntColumnTo(r, count, qual);
+  finishSection(r, 'quality');
+  return qual;
 }
 
 function room(n: number): void {
@@ -92,9 +110,12 @@ function numericOf(c: PointColumns, i: number): number {
  * holding the point before `from` (when wanted) and the points inside are decoded. False
  * when the chunk has no directory (the caller decodes it whole).
  */
-function visitGroups(bytes: Buffer, count: number, type: ValueType, firstTs: bigint, from: bigint, to: bigint, st: WalkState, sink: WindowSink): boolean {
+function visitGroups(bytes: Buffer, count: number, allGood: boolean, type: ValueType, firstTs: bigint, from: bigint, to: bigint, st: WalkState, sink: WindowSink): boolean {
   if (!readChunkSummary(bytes, count, summary) || summary.groups === 0) return false;
   groups.open(bytes, summary, count, type);
+  // the quality column decodes alone (mostly one run of good quality); none when all are good
+  const q = allGood ? null : qualityColumn(bytes, count);
+  const qAt = (i: number) => (q === null ? GOOD_QUALITY : q[i]);
   const G = 1 << summary.groupShift, n = count;
   // offsets from the chunk's first point; past 2^53 ns the clamps below still order correctly
   const fromRel = from <= firstTs ? 0 : Number(from - firstTs), toRel = Number(to - firstTs);
@@ -110,20 +131,20 @@ function visitGroups(bytes: Buffer, count: number, type: ValueType, firstTs: big
     while (i1 > i0 && rel[i1 - 1] >= toRel) i1--;
     // the first point at or after `to`, when it lies in the decoded groups (read before the run moves them)
     const inside = i1 < b - a;
-    if (inside && st.wantAfter) st.after = { ts: firstTs + BigInt(rel[i1]), v: vals[i1], quality: GOOD_QUALITY };
-    if (st.wantBefore && i0 > 0) st.before = { ts: firstTs + BigInt(rel[i0 - 1]), v: vals[i0 - 1], quality: GOOD_QUALITY };
+    if (inside && st.wantAfter) st.after = { ts: firstTs + BigInt(rel[i1]), v: vals[i1], quality: qAt(a + i1) };
+    if (st.wantBefore && i0 > 0) st.before = { ts: firstTs + BigInt(rel[i0 - 1]), v: vals[i0 - 1], quality: qAt(a + i0 - 1) };
     // a point at or after `from` in these groups, or in a group after them: the before point is final
     if (i0 < b - a || b < n) settleBefore(st, sink);
     if (i1 > i0) {
       if (i0 > 0) { rel.copyWithin(0, i0, i1); vals.copyWithin(0, i0, i1); }
-      sink.run(firstTs, rel, vals, null, i1 - i0);
+      sink.run(firstTs, rel, vals, q === null ? null : q.subarray(a + i0, a + i1), i1 - i0);
     }
     if (inside) { st.done = true; return true; }
   }
   const next = g1 + 1;
   if (next < summary.groups) {
     // the point after `to` opens the next group: its time and value are in the directory
-    if (st.wantAfter) st.after = { ts: firstTs + BigInt(summary.firstRel[next]), v: summary.firstV[next], quality: GOOD_QUALITY };
+    if (st.wantAfter) st.after = { ts: firstTs + BigInt(summary.firstRel[next]), v: summary.firstV[next], quality: qAt(next << summary.groupShift) };
     st.done = true;
   }
   return true;
@@ -143,15 +164,15 @@ export function walkPiece(view: ReadView, series: Buffer, type: ValueType, from:
     const allGood = h.goodCount === h.count;
     if (h.lastTs < from) {
       if (!st.wantBefore) continue;
-      // the point before the piece is this chunk's last: its header has it (quality too, when all are good)
-      if (allGood && type !== 'string') { st.before = { ts: h.lastTs, v: h.last, quality: GOOD_QUALITY }; continue; }
+      // the point before the piece is this chunk's last: its header has it, its quality section the quality
+      if (type !== 'string') { st.before = { ts: h.lastTs, v: h.last, quality: allGood ? GOOD_QUALITY : qualityColumn(c.bytes, h.count)[h.count - 1] }; continue; }
     } else if (h.firstTs >= to) {
       settleBefore(st, sink);
       if (!st.wantAfter) { st.done = true; break; }
-      if (allGood && type !== 'string') { st.after = { ts: h.firstTs, v: h.first, quality: GOOD_QUALITY }; st.done = true; break; }
+      if (type !== 'string') { st.after = { ts: h.firstTs, v: h.first, quality: allGood ? GOOD_QUALITY : qualityColumn(c.bytes, h.count)[0] }; st.done = true; break; }
     }
-    const partial = (type === 'float64' || type === 'int64') && allGood && h.firstTs < to
-      && visitGroups(c.bytes, h.count, type, h.firstTs, from, to, st, sink);
+    const partial = (type === 'float64' || type === 'int64') && h.firstTs < to
+      && visitGroups(c.bytes, h.count, allGood, type, h.firstTs, from, to, st, sink);
     if (!partial) visitColumns(decodeColumns(series, c.start, c.bytes, columnsFor(type), h), from, to, st, sink);
     if (st.done) break;
   }
