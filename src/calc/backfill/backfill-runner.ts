@@ -7,9 +7,10 @@
 // The range is cut into windows of one day per asset, evaluated and diffed in the read
 // pool's workers, two windows per worker in flight (both cores busy while the HTTP thread
 // takes results in order; a live evaluation queues behind at most two backfill windows of
-// ~40 ms per worker). A preview brings back counts and samples only. Commit
-// writes their points through the storage write path in groups of about WRITE_GROUP_POINTS;
-// after each durable group its position (asset index, instant) is saved, so a restart
+// ~40 ms per worker). A preview brings back counts and samples only. Commit writes their
+// points through the storage write path (a write per window) in groups of about
+// WRITE_GROUP_POINTS, one group while the workers diff the next; after each durable group
+// its position (asset index, instant) is saved, so a restart
 // resumes after the last saved group: a window written but not yet saved is evaluated and
 // written again, which stores identical values (no-ops), so nothing is lost or doubled. A
 // preview interrupted by a restart is marked failed (it is cheap to ask again). Before each
@@ -38,8 +39,8 @@ const SAMPLE_SIZE = 20;
 /** Longest wait for the live engine before a group is written anyway (ms). */
 const MAX_YIELD_MS = 1_000;
 /**
- * Points written in one storage write (then the position is saved): a few days of a 1 s
- * output. One write per day cost a durable commit, a progress row and a lineage row each.
+ * Points of a group: written window by window, then the position, lineage and progress are
+ * saved once (a few days of a 1 s output; per day they cost a model row each).
  */
 const WRITE_GROUP_POINTS = 500_000;
 
@@ -216,7 +217,9 @@ export class BackfillRunner {
       const waitStart = Date.now();
       while (this.engine.hasDueWork() && Date.now() - waitStart < MAX_YIELD_MS) await new Promise((r) => setTimeout(r, 5));
       waited += BigInt(Date.now() - waitStart);
-      if (g.batches.length > 0) await this.service.parts.storage.write(g.batches, { principal: ENGINE_PRINCIPAL });
+      // One storage write per window: the write path encodes a write's points in one
+      // synchronous step on this thread, so a day (86,400 points) is the most it is handed at once.
+      for (const b of g.batches) await this.service.parts.storage.write([b], { principal: ENGINE_PRINCIPAL });
       written += BigInt(g.points);
       windowsDone += BigInt(g.windows);
       const w = g.last;
