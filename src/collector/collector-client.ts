@@ -1,13 +1,16 @@
 // A client of proto/collector.proto: opens a session, sends columnar batches within its
 // credit (waiting, and counting the wait, when it has none), and resolves each batch when
 // the server acknowledges it durable or rejects it. Used by the simulator, the tests and
-// the benchmark. grpc-js is imported here because the collector is its own program.
-import * as grpc from '@grpc/grpc-js';
+// the benchmark. The call runs over Node's HTTP/2 client (grpc-call.ts); batches are
+// encoded by hand into reusable frames (batch-message.ts), the few other messages and the
+// server's messages by protobufjs through proto-loader's definitions.
 import * as protoLoader from '@grpc/proto-loader';
 import { fileURLToPath } from 'node:url';
 import { EventEmitter, once } from 'node:events';
 import type { ValueType } from '../storage/encoding/chunk-types.js';
-import { encodeBatchColumns, type BatchColumns } from '../ingest/batch-columns.js';
+import type { BatchColumns } from '../ingest/batch-columns.js';
+import { writeBatchMessage } from './batch-message.js';
+import { GrpcCall, GrpcStatus, type CallStatus } from './grpc-call.js';
 
 const PROTO_PATH = fileURLToPath(new URL('../../proto/collector.proto', import.meta.url));
 const PROTO_OPTIONS: protoLoader.Options = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
@@ -82,15 +85,20 @@ interface CreditWaiter {
   fail: (e: Error) => void;
 }
 
-let clientCtor: grpc.ServiceClientConstructor | null = null;
-function ctor(): grpc.ServiceClientConstructor {
-  if (!clientCtor) {
+interface SessionCodec { path: string; encode(m: unknown): Buffer; decode(b: Buffer): ServerMessage }
+let codec: SessionCodec | null = null;
+/** The Session method's path and protobufjs codecs, from the contract (loaded once). */
+function sessionCodec(): SessionCodec {
+  if (!codec) {
     const def = protoLoader.loadSync(PROTO_PATH, PROTO_OPTIONS);
-    const pkg = grpc.loadPackageDefinition(def) as unknown as { historian: { collector: { v1: { CollectorIngest: grpc.ServiceClientConstructor } } } };
-    clientCtor = pkg.historian.collector.v1.CollectorIngest;
+    const session = (def['historian.collector.v1.CollectorIngest'] as Record<string, protoLoader.MethodDefinition<unknown, ServerMessage>>).Session;
+    codec = { path: session.path, encode: (m) => session.requestSerialize(m), decode: (b) => session.responseDeserialize(b) };
   }
-  return clientCtor;
+  return codec;
 }
+
+/** Messages of up to this many bytes are accepted from the server (a welcome of 100,000 streams is ~10 MB). */
+const MAX_RECEIVE_BYTES = 64 * 1024 * 1024;
 
 export class SessionEnded extends Error {
   constructor(readonly code: number, message: string) { super(message); this.name = 'SessionEnded'; }
@@ -108,45 +116,50 @@ export class CollectorClient extends EventEmitter {
   overCredit = 0;
   private creditQueue: Record<Lane, CreditWaiter[]> = { LIVE: [], BACKFILL: [] };
 
-  private constructor(private readonly client: grpc.Client, private readonly call: grpc.ClientDuplexStream<unknown, ServerMessage>, readonly welcome: Welcome) {
+  private constructor(private readonly call: GrpcCall, readonly welcome: Welcome) {
     super();
   }
 
   static async connect(opts: ConnectOptions): Promise<CollectorClient> {
-    const Ctor = ctor();
-    const creds = opts.tls
-      ? grpc.credentials.createSsl(opts.tls.caPem, opts.tls.keyPem ?? null, opts.tls.certPem ?? null)
-      : grpc.credentials.createInsecure();
-    // Own connection per session (grpc-js otherwise shares one HTTP/2 connection per target, so a
-    // backfill session's bytes would queue in front of a live session's).
-    const channelOptions: grpc.ChannelOptions = { 'grpc.max_send_message_length': 64 * 1024 * 1024, 'grpc.max_receive_message_length': 64 * 1024 * 1024, 'grpc.use_local_subchannel_pool': 1 };
-    if (opts.tls?.serverName) channelOptions['grpc.ssl_target_name_override'] = opts.tls.serverName;
-    const client = new Ctor(opts.address, creds, channelOptions);
-    const md = new grpc.Metadata();
-    if (opts.token) md.set('authorization', `Bearer ${opts.token}`);
-    const call = (client as unknown as { Session(md: grpc.Metadata): grpc.ClientDuplexStream<unknown, ServerMessage> }).Session(md);
-    call.write({ open: {
+    const { path, encode, decode } = sessionCodec();
+    // Own connection per session, so a backfill session's bytes never queue in front of a live session's.
+    const call = new GrpcCall({
+      address: opts.address, path, maxReceiveBytes: MAX_RECEIVE_BYTES,
+      metadata: opts.token ? { authorization: `Bearer ${opts.token}` } : {},
+      ...(opts.tls ? { tls: opts.tls } : {}),
+    });
+    call.sendMessage(encode({ open: {
       collector_id: opts.collectorId,
       session_epoch: opts.epoch.toString(),
       streams: opts.streams.map((s) => ({ name: s.name, value_type: WIRE_TYPE[s.type], series_id: s.seriesId ?? '', enum_set: s.enumSet ?? '' })),
       agent: opts.agent ?? 'historian-collector',
-    } });
+    } }));
+    let client: CollectorClient | null = null;
+    let welcomed = false;
+    // what arrives after the welcome and before the client exists (a credit grant in the same read)
+    const early: ServerMessage[] = [];
     const welcome = await new Promise<Welcome>((resolve, reject) => {
-      const onData = (m: ServerMessage) => {
+      const onMessage = (b: Buffer) => {
+        const m = decode(b);
+        if (client) { client.receive(m); return; }
+        if (welcomed) { early.push(m); return; }
         if (m.body !== 'welcome') return;
-        call.off('data', onData); call.off('error', onError);
+        welcomed = true;
+        call.off('status', onEarlyEnd);
         resolve(m.welcome as Welcome);
       };
-      const onError = (e: grpc.ServiceError) => { call.off('data', onData); client.close(); reject(new SessionEnded(e.code, e.details || e.message)); };
-      call.on('data', onData);
-      call.once('error', onError);
+      const onEarlyEnd = (s: CallStatus) => reject(new SessionEnded(s.code, s.details));
+      call.on('message', onMessage);
+      call.once('status', onEarlyEnd);
     });
-    const c = new CollectorClient(client, call, welcome);
+    const c = new CollectorClient(call, welcome);
     c.credit.LIVE = Number(welcome.live_credit);
     c.credit.BACKFILL = Number(welcome.backfill_credit);
-    call.on('data', (m: ServerMessage) => c.receive(m));
-    call.on('error', (e: grpc.ServiceError) => c.fail(new SessionEnded(e.code, e.details || e.message)));
-    call.on('end', () => c.fail(new SessionEnded(grpc.status.OK, 'the server ended the session')));
+    client = c;
+    for (const m of early) c.receive(m);
+    const onStatus = (s: CallStatus) => c.fail(new SessionEnded(s.code, s.code === GrpcStatus.OK ? 'the server ended the session' : s.details));
+    if (call.result !== null) onStatus(call.result);
+    else call.on('status', onStatus);
     return c;
   }
 
@@ -253,25 +266,29 @@ export class CollectorClient extends EventEmitter {
     const n = cols.times.length;
     const seq = this.nextSeq[lane]++;
     this.credit[lane] -= n;
-    const msg = { batch: { stream, lane, seq: String(seq), count: n, collector_receipt_ns: receiptNs.toString(), ...encodeBatchColumns(type, cols.times, cols.values, cols.quality) } };
-    return this.track(lane, seq, msg);
+    const { buf, bytes } = writeBatchMessage({ stream, lane, seq, type, times: cols.times, values: cols.values, quality: cols.quality, receiptNs }, this.frame, 5);
+    return this.track(lane, seq, () => this.call.send(buf, bytes));
   }
+
+  /** A transport frame for a message of `bytes` (5 bytes of prefix before it). */
+  private readonly frame = (bytes: number): Buffer => this.call.frame(bytes);
 
   /** Sends a hand-made batch message (tests of malformed input); seq is the caller's. */
   sendRaw(batch: Record<string, unknown> & { lane: Lane; seq: number }): Promise<BatchOutcome> {
-    return this.track(batch.lane, batch.seq, { batch: { ...batch, seq: String(batch.seq) } });
+    const msg = sessionCodec().encode({ batch: { ...batch, seq: String(batch.seq) } });
+    return this.track(batch.lane, batch.seq, () => this.call.sendMessage(msg));
   }
 
-  private track(lane: Lane, seq: number, msg: unknown): Promise<BatchOutcome> {
+  private track(lane: Lane, seq: number, write: () => void): Promise<BatchOutcome> {
     return new Promise<BatchOutcome>((resolve, reject) => {
       this.pending[lane].set(seq, { seq, sentMs: performance.now(), refused: 0, refusals: [], resolve, reject });
-      this.call.write(msg);
+      write();
     });
   }
 
   /** Resolves when the call's send buffer has room again (HTTP/2 backpressure). */
   async drained(): Promise<void> {
-    if ((this.call as unknown as { writableNeedDrain?: boolean }).writableNeedDrain) await once(this.call, 'drain');
+    if (this.call.needsDrain && !this.call.ended) await once(this.call, 'drain');
   }
 
   watermark(stream: number, throughNs: bigint): Promise<void> {
@@ -281,12 +298,12 @@ export class CollectorClient extends EventEmitter {
       };
       this.on('watermark_applied', onApplied);
       this.once('ended', reject);
-      this.call.write({ watermark: { stream, through_ns: throughNs.toString() } });
+      this.call.sendMessage(sessionCodec().encode({ watermark: { stream, through_ns: throughNs.toString() } }));
     });
   }
 
   heartbeat(): void {
-    if (!this.ended) this.call.write({ heartbeat: { sent_ns: process.hrtime.bigint().toString() } });
+    if (!this.ended) this.call.sendMessage(sessionCodec().encode({ heartbeat: { sent_ns: process.hrtime.bigint().toString() } }));
   }
 
   /** Number of batches sent and not yet settled. */
@@ -295,8 +312,7 @@ export class CollectorClient extends EventEmitter {
   }
 
   close(): void {
-    if (!this.ended) { this.call.end(); }
-    this.fail(new SessionEnded(grpc.status.CANCELLED, 'closed by the collector'));
-    this.client.close();
+    if (!this.ended) this.call.end();
+    this.fail(new SessionEnded(GrpcStatus.CANCELLED, 'closed by the collector'));
   }
 }
