@@ -2,7 +2,7 @@
 // sessions over loopback gRPC and live subscribers (half SSE, half WebSocket) in this
 // process, all on this machine.
 //   node --import tsx bench/live.ts [--subscribers 1000] [--series 2000] [--watched 1000]
-//     [--points 6000000] [--batch 1000] [--sessions 2] [--rounds 2] [--json]
+//     [--points 6000000] [--batch 1000] [--sessions 2] [--rounds 2] [--json] [--profile DIR]
 // The model: `watched` attributes (10 per pump asset) each bound to one of the first
 // `watched` series; the collectors write `series` streams round-robin, so about
 // watched/series of the points are of a subscribed attribute. Subscriber i follows
@@ -20,6 +20,7 @@
 // Inputs are generated from a fixed seed before timing. Needs DATABASE_URL (a database is
 // created and dropped) or runs on embedded PGlite.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { connect as tcpConnect, createServer, type Socket } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -36,11 +37,20 @@ const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); 
 const SUBSCRIBERS = opt('subscribers', 1000), SERIES = opt('series', 2000), WATCHED = Math.min(opt('watched', 1000), opt('series', 2000));
 const POINTS = opt('points', 6_000_000), BATCH = opt('batch', 1000), SESSIONS = opt('sessions', 2), ROUNDS = opt('rounds', 2);
 const JSON_OUT = args.includes('--json');
+/** --profile DIR: the server writes a CPU profile of its main thread there (node --cpu-prof) when it exits. */
+const PROFILE_DIR = (() => { const i = args.indexOf('--profile'); return i >= 0 ? args[i + 1] : null; })();
 const PER_ASSET = 10;
 
 const freePort = () => new Promise<number>((resolve) => { const s = createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); }); });
 const pct = (xs: number[], p: number) => { if (!xs.length) return NaN; const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 const r1 = (x: number) => Math.round(x * 10) / 10;
+/** The 1-minute load average (the box is shared: figures are read beside it). */
+const loadAverage = (): number => { try { return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]); } catch { return NaN; } };
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+const cpuSeconds = (pid: number | undefined): number => {
+  try { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) / 100; } catch { return NaN; }
+};
+const spread = (xs: number[]) => ({ p50: r1(pct(xs, 50)), p95: r1(pct(xs, 95)), p99: r1(pct(xs, 99)), max: r1(pct(xs, 100)), samples: xs.length });
 
 /** Batches of BATCH points per stream: 1 ms cadence from startNs, a random walk. */
 function generate(streams: number, batchesPerStream: number, startNs: bigint): OutgoingColumns[][] {
@@ -186,6 +196,7 @@ async function subscriberRole(): Promise<void> {
     (async () => {
       if (m.cmd === 'open') { subs = await openSubscribers(m.base as string, m.httpPort as number, m.attributes as string[], m.n as number); return { opened: subs.length }; }
       if (m.cmd === 'clear') { receipts.sse.clear(); receipts.ws.clear(); return { ok: true }; }
+      if (m.cmd === 'cpu') { const u = process.cpuUsage(); return { cpu_s: (u.user + u.system) / 1e6 }; }
       return { sse: [...receipts.sse], ws: [...receipts.ws] };
     })().then((r) => process.send?.(r), (e: unknown) => { console.error(e); process.exit(1); });
   });
@@ -203,7 +214,7 @@ async function main(): Promise<void> {
     const u = new URL(process.env.DATABASE_URL); u.pathname = `/${dbName}`; databaseUrl = u.toString();
   }
   const grpcPort = await freePort(), httpPort = await freePort();
-  const server: ChildProcess = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', 'src/main.ts'], {
+  const server: ChildProcess = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] : []), '--import', 'tsx', 'src/main.ts'], {
     env: { ...process.env, SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: String(httpPort), SERVICE_GRPC_PORT: String(grpcPort), SERVICE_DATA_DIR: dataDir,
       SERVICE_AUTH_MODE: 'disabled', SERVICE_LOG_LEVEL: 'error', SERVICE_WORKERS: '1', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -247,9 +258,14 @@ async function main(): Promise<void> {
     await ingest(clients, generate(SERIES, 1, startNs - 3_600_000_000_000n), seriesIds, perSession, watchedIds);
 
     const without: number[] = [], withSubs: number[] = [];
+    const loads: number[] = [loadAverage()];
+    /** CPU seconds of the service process during each run, and of the subscribers' process during the runs with them. */
+    const serverCpu = { without: [] as number[], with: [] as number[] }, subscriberCpu: number[] = [];
     let subsOpenMs = 0;
     for (let round = 0; round < ROUNDS; round++) {
+      let c0 = cpuSeconds(server.pid);
       const a = await ingest(clients, runs[round * 2], seriesIds, perSession, new Set());
+      serverCpu.without.push(cpuSeconds(server.pid) - c0);
       without.push(a.points / a.secs);
       if (round === 0) {
         const t0 = performance.now();
@@ -257,16 +273,23 @@ async function main(): Promise<void> {
         subsOpenMs = performance.now() - t0;
       }
       await child.ask({ cmd: 'clear' }); ackAt.clear(); // keep the last round's
+      c0 = cpuSeconds(server.pid);
+      const s0 = (await child.ask({ cmd: 'cpu' }) as { cpu_s: number }).cpu_s;
       const b = await ingest(clients, runs[round * 2 + 1], seriesIds, perSession, watchedIds);
+      serverCpu.with.push(cpuSeconds(server.pid) - c0);
+      subscriberCpu.push((await child.ask({ cmd: 'cpu' }) as { cpu_s: number }).cpu_s - s0);
       withSubs.push(b.points / b.secs);
       await new Promise((r) => setTimeout(r, 500)); // late receipts
+      loads.push(loadAverage());
     }
     const got = await child.ask({ cmd: 'report' }) as { sse: Array<[string, number[]]>; ws: Array<[string, number[]]> };
     for (const [k, v] of got.sse) receipts.sse.set(k, v);
     for (const [k, v] of got.ws) receipts.ws.set(k, v);
+    const sum = (xs: number[]) => xs.reduce((p, x) => p + x, 0);
     const avg = (xs: number[]) => xs.reduce((p, x) => p + x, 0) / xs.length;
     const lat = { sse: latencies('sse'), ws: latencies('ws') };
     const all = [...lat.sse, ...lat.ws];
+    const all_ = spread(all), sse = spread(lat.sse), ws = spread(lat.ws);
     const out = {
       subscribers: SUBSCRIBERS, series: SERIES, watched_series: attrs.length, points_per_run: SERIES * batchesPerStream * BATCH, batch: BATCH, rounds: ROUNDS,
       ingest_points_per_s_without: Math.round(avg(without)), ingest_points_per_s_with: Math.round(avg(withSubs)),
@@ -274,9 +297,13 @@ async function main(): Promise<void> {
       ingest_runs_without: without.map(Math.round), ingest_runs_with: withSubs.map(Math.round),
       subscribers_open_ms: Math.round(subsOpenMs),
       latency_samples: all.length,
-      latency_ms_p50: r1(pct(all, 50)), latency_ms_p99: r1(pct(all, 99)), latency_ms_max: r1(pct(all, 100)),
-      sse_latency_ms_p50: r1(pct(lat.sse, 50)), sse_latency_ms_p99: r1(pct(lat.sse, 99)),
-      ws_latency_ms_p50: r1(pct(lat.ws, 50)), ws_latency_ms_p99: r1(pct(lat.ws, 99)),
+      latency_ms_p50: all_.p50, latency_ms_p95: all_.p95, latency_ms_p99: all_.p99, latency_ms_max: all_.max,
+      sse_latency_ms_p50: sse.p50, sse_latency_ms_p95: sse.p95, sse_latency_ms_p99: sse.p99, sse_latency_ms_max: sse.max,
+      ws_latency_ms_p50: ws.p50, ws_latency_ms_p95: ws.p95, ws_latency_ms_p99: ws.p99, ws_latency_ms_max: ws.max,
+      load_average_1m: loads,
+      service_cpu_s_without: serverCpu.without.map(r1), service_cpu_s_with: serverCpu.with.map(r1), subscribers_cpu_s: subscriberCpu.map(r1),
+      service_cpu_us_per_point_without: r1(sum(serverCpu.without) * 1e6 / (without.length * SERIES * batchesPerStream * BATCH)),
+      service_cpu_us_per_point_with: r1(sum(serverCpu.with) * 1e6 / (withSubs.length * SERIES * batchesPerStream * BATCH)),
     };
     if (JSON_OUT) console.log(JSON.stringify(out));
     else {
@@ -285,10 +312,14 @@ async function main(): Promise<void> {
       console.log(`| ingest without subscribers | ${out.ingest_points_per_s_without.toLocaleString('en')} points/s (${out.ingest_runs_without.join(', ')}) |`);
       console.log(`| ingest with subscribers | ${out.ingest_points_per_s_with.toLocaleString('en')} points/s (${out.ingest_runs_with.join(', ')}) |`);
       console.log(`| ratio with / without | ${out.ingest_ratio_with_over_without} |`);
-      console.log(`| ack to receipt, all (${all.length} samples) | p50 ${out.latency_ms_p50} ms, p99 ${out.latency_ms_p99} ms, max ${out.latency_ms_max} ms |`);
-      console.log(`| ack to receipt, SSE | p50 ${out.sse_latency_ms_p50} ms, p99 ${out.sse_latency_ms_p99} ms |`);
-      console.log(`| ack to receipt, WebSocket | p50 ${out.ws_latency_ms_p50} ms, p99 ${out.ws_latency_ms_p99} ms |`);
+      const row = (name: string, x: ReturnType<typeof spread>) => `| ack to receipt, ${name} (${x.samples} samples) | p50 ${x.p50} ms, p95 ${x.p95} ms, p99 ${x.p99} ms, max ${x.max} ms |`;
+      console.log(row('all', all_));
+      console.log(row('SSE', sse));
+      console.log(row('WebSocket', ws));
       console.log(`| opening ${SUBSCRIBERS} subscriptions | ${out.subscribers_open_ms} ms |`);
+      console.log(`| service CPU per ingested point, without / with subscribers | ${out.service_cpu_us_per_point_without} / ${out.service_cpu_us_per_point_with} µs (runs: ${out.service_cpu_s_without.join(', ')} / ${out.service_cpu_s_with.join(', ')} s) |`);
+      console.log(`| subscribers' process CPU per run | ${out.subscribers_cpu_s.join(', ')} s |`);
+      console.log(`| load average (1 min) at the start and after each round | ${loads.join(', ')} |`);
     }
   } catch (e) {
     console.error(e);

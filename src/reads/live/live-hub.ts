@@ -36,6 +36,8 @@ export const RING_MAX_POINTS = 1_000_000;
 /** A model commit re-resolves subscriptions after this quiet time, so a burst of commits costs one pass. */
 const RERESOLVE_DEBOUNCE_MS = 20;
 const SWEEP_MS = 5_000;
+/** A group older than this on arrival is dispatched with the others queued behind it (see onGroup). */
+const BEHIND_MS = 2;
 
 interface RingEntry {
   seq: number;
@@ -199,10 +201,12 @@ export class LiveHub {
     const seq = ++this.seq;
     this.remember({ seq, receivedMs: Date.now(), bySeries, points });
     this.pending.push({ seq, bySeries });
-    if (!this.dispatchQueued) {
-      this.dispatchQueued = true;
-      setImmediate(() => this.dispatch());
-    }
+    // A group that waited to reach this thread means it is behind and more are queued:
+    // gather them for one dispatch this turn. Otherwise out at once.
+    if (this.dispatchQueued) return;
+    if (performance.timeOrigin + performance.now() - g.durableMs < BEHIND_MS) { this.dispatch(); return; }
+    this.dispatchQueued = true;
+    setImmediate(() => this.dispatch());
   }
 
   /** A durable write of the main thread's engine: the points of wanted series, minus refusals, as one group. */
@@ -216,13 +220,13 @@ export class LiveHub {
       const c = columnsOf(series, b, results[i]?.refusals ?? []);
       if (c.times.length > 0) columns.push(c);
     }
-    if (columns.length > 0) this.onGroup({ seq: 0, durableMs: Date.now(), columns });
+    if (columns.length > 0) this.onGroup({ seq: 0, durableMs: performance.timeOrigin + performance.now(), columns });
   }
 
   /**
    * Hands the groups received since the last dispatch to their subscriptions: one `points`
-   * event per subscription, with the id of the last group. Runs once per event-loop turn,
-   * and at once before a subscription attaches or changes its series.
+   * event per subscription, with the id of the last group. Runs as each group arrives, or
+   * once per event-loop turn when behind (onGroup), and before a subscription attaches or changes its series.
    */
   dispatch(): void {
     this.dispatchQueued = false;
