@@ -9,12 +9,11 @@
 //   points of the instant have arrived) when its next grid instant has passed.
 // - `provisional: block` targets are also re-tried as their inputs' watermarks move.
 //
-// Evaluation runs in batches: every due target's window in one storage read snapshot, all
-// outputs in one storage write (one durable group commit), then progress and lineage in
-// the model in one statement each. Progress is recorded only after the write is durable.
-// Windows on this thread are small (live data: a few points per target); catch-up after a
-// restart is sliced into MAX_WINDOW_NS pieces so no batch holds the thread for long, and
-// backfills over long ranges run in the read pool (backfill/).
+// Evaluation runs in batches: every due target's window evaluated in the read pool's
+// workers (window-eval.ts: one task per worker, each over one read snapshot), all outputs in
+// one storage write (one durable group commit), then progress and lineage in the model in
+// one statement each. Progress is recorded only after the write is durable. Catch-up after a
+// restart is sliced into MAX_WINDOW_NS pieces so no task holds a worker for long.
 import type { ServiceContext } from '../../service-context.js';
 import type { CommitSource, LiveGroup } from '../../reads/live/commit-source.js';
 import type { PointBatch } from '../../storage/series-store.js';
@@ -23,7 +22,7 @@ import { onModelCommit } from '../../model/tx-log.js';
 import { nowNs } from '../../clock.js';
 import { rulesWithInputs } from '../rules/rule-store.js';
 import { planRule, ENGINE_PRINCIPAL, type RulePlan } from './rule-plan.js';
-import { evaluateWindow, finalisedThrough, type Target, type WindowOutcome } from './window-eval.js';
+import { evaluateWindowsInPool, finalisedThrough, type Target, type WindowOutcome } from './window-eval.js';
 import { allProgress, recordWindows, recordFailure, newCursor, type WindowDone, type LineageCursor } from './progress-store.js';
 import { TraceStore } from './trace-ring.js';
 import { LatencyRecorder } from './latency.js';
@@ -273,9 +272,16 @@ export class CalcEngine {
       s.inputDurableMs = 0;
     }
     const te = performance.now();
-    const outcomes: Array<WindowOutcome | Error> = storage.read((view) => work.map(({ s, from, to }) => {
-      try { return evaluateWindow(view, s.target, from, to, { trace: true, triggerName: s.target.rule.trigger.kind }); } catch (e) { return e instanceof Error ? e : new Error(String(e)); }
-    }));
+    let outcomes: Array<WindowOutcome | Error>;
+    try {
+      outcomes = await evaluateWindowsInPool(this.service.parts.readPool,
+        work.map(({ s, from, to }) => ({ target: s.target, from, to, kind: 'evaluate' as const, trace: true, triggerName: s.target.rule.trigger.kind })));
+    } catch (e) {
+      // The pool refused (queue full, shutting down): every window is due again after a pause.
+      for (const w of work) this.markDirty(w.s, w.from, w.to, RETRY_MS);
+      this.log.warn({ err: e }, 'evaluating calculation windows failed; retrying');
+      return;
+    }
     const batches: PointBatch[] = [];
     for (const o of outcomes) if (!(o instanceof Error) && o.batch) batches.push(o.batch);
     const tw = performance.now();
