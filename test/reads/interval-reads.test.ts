@@ -183,6 +183,29 @@ t.test('summary and render through resolution', async (t) => {
     }
   });
 
+  t.test('provenance says how many chunks rollups and headers spared', async (t) => {
+    // P2's temperature: 4 days of 20 s points from a midnight, sealed into chunks
+    const dense = await series('p2/temp-dense');
+    await bind(attr('/Plant/B/P2', 'Temp'), dense, at(-100_000));
+    const day = 86_400, d0 = Number((86_400n * SEC - (T0 % (86_400n * SEC))) / SEC); // the first midnight after T0, in s from T0
+    const secs = Array.from({ length: 4 * day / 20 }, (_, i) => d0 + i * 20);
+    await write(dense, secs, secs.map((_, i) => Math.round(Math.sin(i / 200) * 1000) / 10 + 20));
+    await parts.storage.sealHeads(0);
+    const body = { resolve: one('/Plant/B/P2', 'Temp'), start_ns: at(d0), end_ns: at(d0 + 4 * day), interval: '1d' };
+    const [days] = await read('summary', { ...body, stats: ['count', 'twa'] });
+    t.same(days.intervals!.map((i) => i.count), [4320, 4320, 4320, 4320]);
+    const pruned = days.provenance.chunks_pruned as number;
+    t.ok(pruned > 0, `${pruned} chunks spared by the rollups`);
+    t.match(days.provenance.computed, /^summary: 2 day rollups, \d+ hour rollups, \d+ raw points$/, 'the two interior days from their day rows');
+    const [raw] = await read('summary', { ...body, stats: ['count', 'mean'] });
+    t.equal(raw.provenance.chunks_pruned, 0, 'a mean reads every point: nothing spared');
+    t.same(raw.intervals!.map((i) => i.count), [4320, 4320, 4320, 4320]);
+    const [r] = await read('render', { resolve: body.resolve, start_ns: body.start_ns, end_ns: body.end_ns, width: 4 });
+    t.ok((r.provenance.chunks_pruned as number) > 0, `render: ${String(r.provenance.chunks_pruned)} chunks answered by their headers`);
+    const [wide] = await read('render', { resolve: body.resolve, start_ns: body.start_ns, end_ns: body.end_ns, width: 100_000 });
+    t.ok((wide.provenance.chunks_pruned as number) < (r.provenance.chunks_pruned as number), 'fewer at a width where chunks span columns');
+  });
+
   t.test('bad requests are 400s naming the field', async (t) => {
     const body = { resolve: one('/Plant/A/P1', 'Temp'), start_ns: at(0), end_ns: at(100) };
     for (const [b, field] of [

@@ -66,6 +66,8 @@ export function readRenderTask(t: ReadRenderTask): TaskOutcome {
       if (r !== null && !Number.isNaN(r.percentGood)) provenance.percent_good = Math.round(r.percentGood * 1e6) / 1e6;
       if (lossy.length > 0) provenance.lossy_ranges = lossy;
       if (pieces.length > 0) provenance.tiers_touched = ['hot'];
+      // chunks answered from their header (and summary) without decoding a point
+      if (r !== null) provenance.chunks_pruned = r.chunksFromHeaders;
       if (msgpack) {
         mpMapHeader(sink, 5);
         mpString(sink, 'attribute_id'); mpString(sink, a.attributeId);
