@@ -42,11 +42,21 @@ function streams(n: number): StreamDeclaration[] {
 
 interface Tally { transactions: number; seriesCreated: number; lastTx: bigint }
 
+/** fetch, tried again for 60 s when the connection fails (on a box loaded 15x its cores, undici's 10 s connect timeout expires). */
+async function fetchPatiently(url: string): Promise<Response> {
+  for (const end = Date.now() + 60_000; ;) {
+    try { return await fetch(url); } catch (e) {
+      if (Date.now() > end) throw e;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
 /** Model transactions and series-created events after sinceTx, from GET /v1/model/events. */
 async function tally(http: string, sinceTx: bigint): Promise<Tally> {
   const out: Tally = { transactions: 0, seriesCreated: 0, lastTx: sinceTx };
   for (;;) {
-    const r = await fetch(`${http}/v1/model/events?since_tx=${out.lastTx}&limit=10000`);
+    const r = await fetchPatiently(`${http}/v1/model/events?since_tx=${out.lastTx}&limit=10000`);
     if (!r.ok) throw new Error(`GET /v1/model/events: ${r.status} ${await r.text()}`);
     const txs = parseJson(new Uint8Array(await r.arrayBuffer())) as Array<{ tx_id: bigint | number; events: Array<{ entity_kind: string; action: string }> }>;
     for (const t of txs) {
