@@ -9,7 +9,7 @@ import { nowNs } from '../clock.js';
 import { decodeColumns, floorChunk, headerOf, isChunkCorrupt, nextChunk, type StoredChunk } from './chunk-access.js';
 import { auditKey, seriesKey, uuidOf } from './keys.js';
 import type { HeadCache } from './head-cache.js';
-import type { OpenHead } from './open-head.js';
+import { CALIBRATE_MIN_POINTS, type OpenHead } from './open-head.js';
 import {
   MAX_CHUNK_SPAN_NS, appendTimed, mergeTimed, sliceTimed, splitTimedBySpan, timeAt, toTimed, upperBound,
   type PointValue, type Supersession, type TimedPoints,
@@ -297,7 +297,21 @@ function sealAppended(ctx: TxnContext, series: Buffer, meta: SeriesMeta, head: O
 
 /** A head the seal thread would take now, continuing a partial chunk (an LMDB lookup once per full head). */
 function fullAfterPartial(ctx: TxnContext, series: Buffer, head: OpenHead): boolean {
-  return !head.sealPending && headIsFull(head.count, head.bytesPerPoint, ctx.budget) && partialTail(ctx.env, series, head, ctx.budget) !== null;
+  if (head.sealPending) return false;
+  if (Number.isNaN(head.bytesPerPoint) && head.count >= CALIBRATE_MIN_POINTS) calibrateFromTail(ctx, series, head);
+  return headIsFull(head.count, head.bytesPerPoint, ctx.budget) && partialTail(ctx.env, series, head, ctx.budget) !== null;
+}
+
+/**
+ * A head not measured yet (new to the cache, as after every idle or quiet seal) whose
+ * series ends in a partial chunk takes that chunk's bytes per point. Without it the head
+ * went to the seal thread to be measured, the thread sealed full chunks after the partial
+ * one, and the short chunk stayed for good between them (found with the quiet seal: a load
+ * resumed after a pause left one per series).
+ */
+function calibrateFromTail(ctx: TxnContext, series: Buffer, head: OpenHead): void {
+  const tail = partialTail(ctx.env, series, head, ctx.budget);
+  if (tail !== null) head.calibrate(tail.bytes.byteLength, headerOf(series, tail.start, tail.bytes).count, true);
 }
 
 /**

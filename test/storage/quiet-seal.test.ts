@@ -29,8 +29,9 @@ t.test('a bulk load is sealed once writes stop, small heads too; reads are exact
   }
   t.equal(store.headPoints(small), 0, 'a small head of the same load too');
   t.same(read(small), vals(0, 30));
-  t.equal(store.quietSeals.points, 6030);
-  // writing on after a quiet seal, then quiet again
+  // the seal thread may have sealed full chunks off the big heads first: the quiet seal did the rest
+  t.ok(store.quietSeals.runs >= 1 && store.quietSeals.points >= 30, `quiet seals ${JSON.stringify(store.quietSeals)}`);
+  // writing on after a quiet seal, then quiet again: the short last chunk is taken back
   await store.write([f64Batch(big[0], secs(3000, 5000), vals(3000, 5000))], WHO);
   t.same(read(big[0]), vals(0, 8000), 'appends after a quiet seal read exactly');
   for (let waited = 0; store.headPoints(big[0]) > 0 && waited < 5000; waited += 50) await sleep(50);
@@ -40,6 +41,9 @@ t.test('a bulk load is sealed once writes stop, small heads too; reads are exact
   const sizes = chunks.map((c) => `${c.count} points/${c.bytes} B`).join(', ');
   t.equal(chunks.reduce((a, c) => a + c.count, 0), 8000);
   t.ok(chunks.every((c) => c.sealed), `all sealed (${sizes})`);
+  // the head after a quiet seal is new to the cache: it is measured from the partial last
+  // chunk, so that chunk is taken back when the head fills, not left short between full ones
+  t.ok(chunks.slice(0, -1).every((c) => c.bytes >= 0.9 * (16384 - 24)), `no short chunk before the last (${sizes})`);
 });
 
 t.test('no quiet seal after a few points, nor while writes keep coming', async (t) => {
