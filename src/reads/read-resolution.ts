@@ -104,24 +104,26 @@ const SERIES_TYPES_KEPT = 1_000_000;
  * again for an unchanged model.
  */
 const RESOLUTIONS_KEPT = 64;
+/** Attributes held in all kept resolutions at most (~500 B each: ~100 MB); a larger answer is not kept. */
+const ATTRIBUTES_KEPT = 200_000;
 /** Bodies longer than this (long attribute id lists) are resolved each time. */
 const LONGEST_CACHED_KEY = 64 * 1024;
-const resolutions = new WeakMap<AssetModel, { epoch: number; entries: Map<string, Resolution> }>();
+const resolutions = new WeakMap<AssetModel, { epoch: number; entries: Map<string, Resolution>; held: number }>();
 /** Moved by every model commit of this process. */
 let epoch = 0;
 let listening = false;
 const ALL_TIME: [bigint, bigint] = [-(2n ** 63n), 2n ** 63n - 1n];
 
 /** The model's kept resolutions of the current epoch (those of an older one are dropped here). */
-function cachedResolutions(model: AssetModel): Map<string, Resolution> {
+function cachedResolutions(model: AssetModel): { entries: Map<string, Resolution>; held: number } {
   if (!listening) {
     listening = true;
     onModelCommit(() => { epoch++; });
   }
-  let held = resolutions.get(model);
-  if (held === undefined) { held = { epoch, entries: new Map() }; resolutions.set(model, held); }
-  if (held.epoch !== epoch) { held.entries.clear(); held.epoch = epoch; }
-  return held.entries;
+  let kept = resolutions.get(model);
+  if (kept === undefined) { kept = { epoch, entries: new Map(), held: 0 }; resolutions.set(model, kept); }
+  if (kept.epoch !== epoch) { kept.entries.clear(); kept.held = 0; kept.epoch = epoch; }
+  return kept;
 }
 
 /** The current model's resolution of `req` over all time, for every caller (cached, see above); null when `req` is not cacheable. */
@@ -129,14 +131,25 @@ async function currentResolution(model: AssetModel, req: ResolveRequest): Promis
   if (req.as_of_ns != null) return null;
   const key = JSON.stringify([req.select, req.scope, req.include_retired ?? false]);
   if (key.length > LONGEST_CACHED_KEY) return null;
-  const hit = cachedResolutions(model).get(key);
-  if (hit !== undefined) return hit;
+  const kept0 = cachedResolutions(model);
+  const hit = kept0.entries.get(key);
+  if (hit !== undefined) {
+    // most recently used last: the oldest entry is the first to go
+    kept0.entries.delete(key);
+    kept0.entries.set(key, hit);
+    return hit;
+  }
   const at = epoch;
   const r = await resolve(model, { ...req, range: ALL_TIME }, async () => true);
-  if (at === epoch) {
-    const entries = cachedResolutions(model);
-    if (entries.size >= RESOLUTIONS_KEPT) entries.delete(entries.keys().next().value as string);
-    entries.set(key, r);
+  if (at === epoch && r.results.length <= ATTRIBUTES_KEPT) {
+    const kept = cachedResolutions(model);
+    while (kept.entries.size > 0 && (kept.entries.size >= RESOLUTIONS_KEPT || kept.held + r.results.length > ATTRIBUTES_KEPT)) {
+      const [oldest, gone] = kept.entries.entries().next().value as [string, Resolution];
+      kept.entries.delete(oldest);
+      kept.held -= gone.results.length;
+    }
+    kept.entries.set(key, r);
+    kept.held += r.results.length;
   }
   return r;
 }
