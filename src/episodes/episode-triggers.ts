@@ -16,7 +16,11 @@
 // A run still too short waits on a timer for the instant it becomes long enough, which is
 // what opens a live episode within milliseconds of the duration elapsing (bench/episodes.ts).
 //
-// A trigger starts with the points committed after it is saved: history is not backfilled.
+// A trigger saved over existing data (a new template with a trigger, or a new version of
+// one) also looks back: each of its targets is evaluated once over the last BACKFILL_NS, in
+// the background like any dirty target, so the past episodes of the condition open (and
+// close) as a late point would have opened them. Bounded: at most that span, one window
+// per target, and never at start (the templates loaded at start are not new).
 import type { ServiceContext } from '../service-context.js';
 import type { CommitSource, LiveGroup } from '../reads/live/commit-source.js';
 import { readInput, emptyColumns } from '../calc/engine/input-read.js';
@@ -36,6 +40,8 @@ const MIN_LOOK_BACK_NS = 3_600_000_000_000n;
 const MAX_LOOK_BACK_NS = 7n * 86_400_000_000_000n;
 /** Longest window one evaluation covers (the compiled plans take offsets below 2^53 ns, about 104 days). */
 const MAX_WINDOW_NS = 90n * 86_400_000_000_000n;
+/** How far back a newly saved trigger looks for its past episodes (within one evaluation window). */
+export const BACKFILL_NS = 30n * 86_400_000_000_000n;
 /** Model changes after which the targets are rebuilt. */
 const MODEL_KINDS = new Set(['episode-template', 'asset', 'attribute', 'binding', 'template']);
 const TRIGGER_PRINCIPAL = 'episode-trigger';
@@ -55,6 +61,8 @@ export class EpisodeTriggers {
   private reloadTimer: NodeJS.Timeout | null = null;
   private reloading: Promise<void> = Promise.resolve();
   private closed = false;
+  /** The triggered template versions of the last reload (`id@version`); null before the first. */
+  private seen: Set<string> | null = null;
   private readonly unsubscribe: Array<() => void> = [];
   /** ns from the instant a live run became long enough to its episode's commit. */
   readonly openLatencies: number[] = [];
@@ -87,6 +95,13 @@ export class EpisodeTriggers {
         for (const [key, timer] of this.timers) if (!targets.has(key)) { clearTimeout(timer); this.timers.delete(key); }
         this.targets = targets;
         this.bySeries = bySeries;
+        const versions = new Set([...targets.values()].map((x) => `${x.template.id}@${x.template.version}`));
+        if (this.seen !== null) {
+          // new triggers backfill: their targets evaluated once over the recent past
+          const from = nowNs() - BACKFILL_NS;
+          for (const x of targets.values()) if (!this.seen.has(`${x.template.id}@${x.template.version}`)) this.mark(x.key, from);
+        }
+        this.seen = versions;
         await this.source?.watch(WATCH_CLIENT, [...bySeries.keys()]);
       } catch (e) {
         this.service.log.warn({ err: e }, 'episode triggers: reload failed');

@@ -387,6 +387,17 @@ t.test('episodes', async (t) => {
     await new Promise((r) => setTimeout(r, 500));
     const after = await onAsset(r5);
     t.same(after.map((e) => [e.id, e.name, num(e.version)]), [[edited.id, 'checked by QA', 2]], 'no second episode, the edit kept');
+
+    // a trigger saved over existing data backfills: R5's spike of five minutes ago opens (and closes) a past episode
+    const spike = await ok<{ id: string }>('/v1/episodes/templates', 'POST', {
+      name: 'Spike', family: 'excursion', overlap: 'forbidden-per-asset', retro_edit_approval: 'none',
+      roles: [{ role: 'reactor', cardinality: 'one', required: true }], trigger: { open_when: 'Temperature > 80', min_duration_ms: 1000 },
+    }, 201);
+    const spikes = async () => (await ok<{ items: Array<Episode & { origin: string; assets: Array<{ asset_id: string }> }> }>('/v1/episodes/query', 'POST', { template_ids: [spike.id] }, 200)).items;
+    await until(async () => (await spikes()).length >= 1, 5_000);
+    await new Promise((r) => setTimeout(r, 300));
+    t.same((await spikes()).map((e) => [e.assets[0].asset_id, e.state, e.origin, num(e.start_ns), num(e.end_ns)]),
+      [[r5, 'closed', 'trigger', num(base + 305_000_000_000n), num(base + 310_000_000_000n)]], 'the past run over 80 on R5, and nothing else');
   });
 
   t.test('authorization: episodes follow their assets', async (t) => {
