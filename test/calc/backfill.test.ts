@@ -5,7 +5,7 @@
 import t from 'tap';
 import { pino } from 'pino';
 import { startPlant, templateRule, SEC, type Plant } from './calc-fixture.js';
-import { readAll, until } from '../helpers/ingest.js';
+import { readAll, until, connect } from '../helpers/ingest.js';
 import { request } from '../helpers/service.js';
 import { loadConfig } from '../../src/config/config.js';
 import { startService } from '../../src/service.js';
@@ -121,6 +121,34 @@ t.test('backfills', async (t) => {
     const noAgg = await p.call('POST', '/v1/model/calc/rules', templateRule(p, 'no aggregate', 'Ratio', 'Suction', { unit_check: 'off', tier: 'rollup', trigger: { kind: 'periodic', interval_ns: 10n * MIN, align: null } }));
     t.match(JSON.stringify(noAgg.json), /rollup/, 'and an aggregate');
     await p.api('POST', `/v1/model/calc/rules/${rollup.rule_id}/retire`, {});
+  });
+
+  t.test('a backfill reads each window through the binding that covered it', async (t) => {
+    // P2's Discharge: the plant's series until t1, then a replacement series bound from t1 on.
+    const pump = p.pumps[1];
+    const t0 = start + 3n * DAY, t1 = t0 + 5n * MIN; // outside the other subtests' range (the cut would add a window there)
+    const old = [0n, 1n, 2n, 3n, 4n].map((k) => t0 + k * MIN);
+    const r = await p.collector.send('BACKFILL', p.stream(1, 'Discharge'), 'float64', { times: BigInt64Array.from(old), values: Float64Array.from([100, 101, 102, 103, 104]), quality: null });
+    t.ok(r.ok);
+    const other = await connect(p.svc, { collectorId: 'replacement', streams: [{ name: 'p2.Discharge.new', type: 'float64' }] });
+    t.teardown(() => other.close());
+    await p.api('POST', '/v1/model/bindings', { attribute_id: pump.attrs.Discharge, series_id: other.welcome.streams[0].series_id, from_ns: t1 }, 201);
+    const fresh = [0n, 1n, 2n].map((k) => t1 + k * MIN);
+    t.ok((await other.send('BACKFILL', 0, 'float64', { times: BigInt64Array.from(fresh), values: Float64Array.from([200, 201, 202]), quality: null })).ok);
+    const rule = await p.api<{ rule_id: string }>('POST', '/v1/model/calc/rules', { ...templateRule(p, 'p2 discharge', 'Ratio', 'Discharge', { unit_check: 'off' }), scope: { asset_id: pump.assetId, output_attribute_id: pump.attrs.Ratio } }, 201);
+    let out: string | undefined;
+    await until(async () => {
+      const st = await p.api<{ assets: Array<{ asset_id: string; output_series: string | null }> }>('GET', `/v1/calc/rules/${rule.rule_id}/status`);
+      out = st.assets.find((a) => a.asset_id === pump.assetId)?.output_series ?? undefined;
+      return out !== undefined;
+    });
+    const v = await p.api<View>('POST', '/v1/calc/backfill', { rule_id: rule.rule_id, assets: 'all', start_ns: t0, end_ns: t0 + 10n * MIN, mode: 'recalculate' }, 202);
+    await settled(p, p.svc.url, v.job_id, 'preview');
+    await p.api('POST', `/v1/calc/backfill/${v.job_id}/commit`, undefined, 202);
+    await settled(p, p.svc.url, v.job_id, 'committed');
+    const pts = readAll(p.svc, out as string).filter((x) => x.ts >= t0 && x.ts < t0 + 10n * MIN);
+    t.same(pts.map((x) => [x.ts, x.value]), [...old.map((ts, k) => [ts, 100 + k]), ...fresh.map((ts, k) => [ts, 200 + k])], 'the old series before t1, the new one after');
+    await p.api('POST', `/v1/model/calc/rules/${rule.rule_id}/retire`, {});
   });
 
   t.test('a commit interrupted by a restart resumes without losing or doubling a point', async (t) => {

@@ -27,6 +27,7 @@ import { ruleAt } from '../rules/rule-store.js';
 import type { WindowDiff } from '../../calc-kernel/window-diff.js';
 import type { PointBatch } from '../../storage/series-store.js';
 import { diffWindowInPool, type Target } from '../engine/window-eval.js';
+import { BindingSegments } from './binding-segments.js';
 import { insertJob, jobById, jobsInState, moveJob, saveProgress, type BackfillJob, type BackfillPreview } from './backfill-store.js';
 import { operationCancelled, operationResumed } from './backfill-operation.js';
 
@@ -47,7 +48,8 @@ const WRITE_GROUP_POINTS = 500_000;
 /** Backfill windows in flight per read worker (the pool runs two tasks per worker back to back). */
 const WINDOWS_PER_WORKER = 2;
 
-interface Window { assetIndex: number; assetId: string; from: bigint; to: bigint }
+/** One window of one asset; `target` reads the inputs bound over it (binding-segments.ts). */
+interface Window { assetIndex: number; assetId: string; from: bigint; to: bigint; target?: Target }
 
 export interface BackfillRequest {
   rule_id: string;
@@ -125,7 +127,7 @@ export class BackfillRunner {
         const next = it.next();
         if (next.done) return;
         const w = next.value;
-        const t = targets.get(w.assetId);
+        const t = w.target ?? targets.get(w.assetId);
         if (!t) throw new ServiceError('conflict', `the rule no longer runs on asset ${w.assetId}`);
         const d = diffWindowInPool(pool, { target: t, from: w.from, to: w.to, kind: 'diff', mode, sampleRoom, keepBatch });
         d.catch(() => undefined); // awaited in order below; a later window's failure must not go unhandled meanwhile
@@ -148,12 +150,17 @@ export class BackfillRunner {
   }
 
   /** Every (asset, window) of a job in order, from a saved position on. */
-  private *windows(job: BackfillJob, fromAsset = 0, after: bigint | null = null): Generator<Window> {
+  private *windows(job: BackfillJob, targets: Map<string, Target>, seg: BindingSegments, fromAsset = 0, after: bigint | null = null): Generator<Window> {
     for (let a = fromAsset; a < job.asset_ids.length; a++) {
       let from = a === fromAsset && after !== null ? after : job.start_ns;
+      const assetId = job.asset_ids[a];
+      const base = targets.get(assetId);
       while (from < job.end_ns) {
-        const to = from + BACKFILL_WINDOW_NS < job.end_ns ? from + BACKFILL_WINDOW_NS : job.end_ns;
-        yield { assetIndex: a, assetId: job.asset_ids[a], from, to };
+        let to = from + BACKFILL_WINDOW_NS < job.end_ns ? from + BACKFILL_WINDOW_NS : job.end_ns;
+        // Windows end where an input's binding changes, so each reads the series bound over it.
+        const cut = seg.nextCut(assetId, from);
+        if (cut !== null && cut < to) to = cut;
+        yield { assetIndex: a, assetId, from, to, ...(base ? { target: seg.targetAt(base, from) } : {}) };
         from = to;
       }
     }
@@ -164,7 +171,8 @@ export class BackfillRunner {
     const targets = new Map(plan.targets.map((t) => [t.assetId, t]));
     const p: BackfillPreview = { points_added: 0n, points_changed: 0n, points_unchanged: 0n, sample: [] };
     let done = 0n;
-    for await (const { w, d } of this.diffed(this.windows(job), targets, job.mode, SAMPLE_SIZE, false, flag)) {
+    const seg = await BindingSegments.of(this.service, plan, job.asset_ids, job.start_ns, job.end_ns);
+    for await (const { w, d } of this.diffed(this.windows(job, targets, seg), targets, job.mode, SAMPLE_SIZE, false, flag)) {
       if (flag.stop || this.closed) return;
       p.points_added += BigInt(d.added);
       p.points_changed += BigInt(d.changed);
@@ -234,7 +242,8 @@ export class BackfillRunner {
       return this.service.operations.progress(job.operation_id, { completed: windowsDone, stage: 'commit' });
     };
     let pending: Promise<boolean> | null = null;
-    for await (const { w, t, d } of this.diffed(this.windows(job, job.assets_done, job.resume_after_ns), targets, job.mode, 0, true, flag)) {
+    const seg = await BindingSegments.of(this.service, plan, job.asset_ids, job.start_ns, job.end_ns);
+    for await (const { w, t, d } of this.diffed(this.windows(job, targets, seg, job.assets_done, job.resume_after_ns), targets, job.mode, 0, true, flag)) {
       if (flag.stop || this.closed) { await pending; return; }
       if (d.batch) group.batches.push(d.batch);
       group.points += d.added + d.changed;

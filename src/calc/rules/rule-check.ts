@@ -87,7 +87,7 @@ export async function placeOf(service: ServiceContext, q: Queryable, d: RuleDefi
 }
 
 /** Makes sure the attributes of the assets a path may reach are loaded (parents, siblings, children). */
-async function loadNeighbourhood(service: ServiceContext, place: RulePlace): Promise<void> {
+export async function loadNeighbourhood(service: ServiceContext, place: RulePlace): Promise<void> {
   const ids = new Set<string>();
   for (const a of place.assets) {
     const p = a.parent;
