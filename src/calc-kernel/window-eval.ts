@@ -159,7 +159,10 @@ function gridFor(t: Target, byRef: Map<string, PointColumns>, from: bigint, to: 
   return unionGrid(columnsFor(t.rule.expression, byRef, from), from, to, scratch);
 }
 
-function outputColumn(type: ValueType, r: EvaluationResult, keep: Int32Array, n: number): PointBatch['values'] {
+/** The output column of the kept instants (keep null: every instant, in order). */
+function outputColumn(type: ValueType, r: EvaluationResult, kept: Int32Array | null, n: number): PointBatch['values'] {
+  if (kept === null && type === 'float64') return r.values.slice(0, n);
+  const keep = kept ?? Int32Array.from({ length: n }, (_, k) => k);
   switch (type) {
     case 'boolean': { const v = new Uint8Array(n); for (let k = 0; k < n; k++) v[k] = r.values[keep[k]] !== 0 ? 1 : 0; return v; }
     case 'int64': { const v = new BigInt64Array(n); for (let k = 0; k < n; k++) v[k] = BigInt(Math.round(r.values[keep[k]])); return v; }
@@ -201,25 +204,38 @@ export function evaluateWindow(view: ReadView, t: Target, from: bigint, to: bigi
   }
   const result = rule.expression.evaluator.evaluate(columnsFor(rule.expression, byRef, from), grid);
   const cond = rule.when ? rule.when.evaluator.evaluate(columnsFor(rule.when, byRef, from), grid) : null;
-  const keep = new Int32Array(grid.count);
-  let n = 0, bad = 0;
-  for (let i = 0; i < grid.count; i++) {
-    if (cond && !(cond.quality[i] > 0 && cond.values[i] !== 0)) continue;
-    if (result.quality[i] === 0 && SILENT_REASONS.has(result.reason[i])) continue;
-    keep[n++] = i;
-    if (result.quality[i] === 0 && result.reason[i] !== 0) bad++;
+  // The usual window (no `when`, every instant defined) keeps every instant: its columns are
+  // copied whole instead of picked one by one (a 1 s day: ~2.5 ms less per window, 2026-11-28).
+  let every = cond === null;
+  if (every) { const q = result.quality; for (let i = 0; i < grid.count; i++) if (q[i] === 0) { every = false; break; } }
+  let keep: Int32Array | null = null;
+  let n = grid.count, bad = 0;
+  let quality: Uint32Array, offsets: Float64Array;
+  if (every) {
+    offsets = grid.tsOffset.slice(0, n);
+    quality = result.quality.slice(0, n);
+  } else {
+    const k = new Int32Array(grid.count);
+    n = 0;
+    for (let i = 0; i < grid.count; i++) {
+      if (cond && !(cond.quality[i] > 0 && cond.values[i] !== 0)) continue;
+      if (result.quality[i] === 0 && SILENT_REASONS.has(result.reason[i])) continue;
+      k[n++] = i;
+      if (result.quality[i] === 0 && result.reason[i] !== 0) bad++;
+    }
+    keep = k;
+    quality = new Uint32Array(n);
+    offsets = new Float64Array(n);
+    for (let j = 0; j < n; j++) { offsets[j] = grid.tsOffset[k[j]]; quality[j] = result.quality[k[j]]; }
   }
   const times = new BigInt64Array(n);
-  const quality = new Uint32Array(n);
-  const offsets = new Float64Array(n);
-  for (let k = 0; k < n; k++) { offsets[k] = grid.tsOffset[keep[k]]; quality[k] = result.quality[keep[k]]; }
   fillTimes(times, from, offsets, n);
   const provisionalFromNs = final === null ? (n > 0 ? times[0] : null) : (n > 0 && times[n - 1] > final ? (final + 1n > times[0] ? final + 1n : times[0]) : null);
   const trace: TraceEntry[] = [];
   if (opts.trace && n > 0) {
     const computed = nowNs();
     for (let k = Math.max(0, n - TRACE_PER_WINDOW); k < n; k++) {
-      const i = keep[k];
+      const i = keep ? keep[k] : k;
       const at = times[k];
       const inputs: TraceInput[] = rule.inputRefs.map((ref) => {
         const p = inForce(byRef.get(ref) as PointColumns, at);
