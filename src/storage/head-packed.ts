@@ -60,6 +60,38 @@ function putPacked(b: Uint8Array, p: number, zs: Float64Array, n: number, w: num
   return p;
 }
 
+/** A section of count numbers at p: varints (width -1), or the first a varint and the rest width bits each. */
+function putZigzags(b: Uint8Array, p: number, zs: Float64Array, count: number, width: number): number {
+  if (count === 0) return p;
+  if (width < 0) { for (let i = 0; i < count; i++) p = putVarint(b, p, zs[i]); return p; }
+  return putPacked(b, putVarint(b, p, zs[0]), zs.subarray(1), count - 1, width);
+}
+
+/**
+ * Reads a section putZigzags wrote into out; returns the position after it, or -1 when its
+ * packed part would run past `end` (varints stop at `end`: the caller's length check refuses them).
+ */
+function readZigzags(bytes: Buffer, at: number, end: number, count: number, width: number, out: Float64Array): number {
+  if (count === 0) return at;
+  const varints = width < 0 ? count : 1;
+  let i = 0;
+  for (; i < varints; i++) {
+    let z = 0, mul = 1, byte: number;
+    do { byte = bytes[at++]; z += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80 && at < end);
+    out[i] = z;
+  }
+  if (width < 0) return at;
+  if (at + Math.ceil(((count - 1) * width) / 8) > end) return -1;
+  const mask = width === 0 ? 0 : 2 ** width - 1;
+  let acc = 0, bits = 0;
+  for (; i < count; i++) {
+    while (bits < width) { acc |= bytes[at++] << bits; bits += 8; }
+    out[i] = acc & mask;
+    acc >>>= width; bits -= width;
+  }
+  return at;
+}
+
 /** Zigzag numbers of one section, built before it is written (widths are known first). */
 let zigzags = new Float64Array(0);
 function zigzagsOf(n: number): Float64Array {
@@ -193,8 +225,7 @@ export function encodePackedSegment(c: PointColumns, from: number, n: number): B
     b[17] = valuesPacked ? bitWidth(decimalMaxZigzag) : 0;
     at = HEADER + 2;
   }
-  if (timesPacked) { if (n > 1) at = putPacked(b, putVarint(b, at, tz[0]), tz.subarray(1), n - 2, b[16]); }
-  else for (let i = 0; i < n - 1; i++) at = putVarint(b, at, tz[i]);
+  at = putZigzags(b, at, tz, n - 1, timesPacked ? b[16] : -1);
   if (oneValue) {
     b.set(bytesOf(col, from, 1, w), at); at += w;
   } else if (k >= 0) {
@@ -205,8 +236,7 @@ export function encodePackedSegment(c: PointColumns, from: number, n: number): B
       vz[i - from] = zigzag(x - prev);
       prev = x;
     }
-    if (valuesPacked) at = putPacked(b, putVarint(b, at, vz[0]), vz.subarray(1), n - 1, b[17]);
-    else for (let i = 0; i < n; i++) at = putVarint(b, at, vz[i]);
+    at = putZigzags(b, at, vz, n, valuesPacked ? b[17] : -1);
   } else {
     b.set(bytesOf(col, from, n, w), at); at += w * n;
   }
@@ -245,33 +275,13 @@ export function decodePackedSegment(bytes: Buffer): PointColumns | string {
   const packedT = (flags & TIMES_PACKED) !== 0, packedV = (flags & VALUES_PACKED) !== 0;
   let at = packedT || packedV ? HEADER + 2 : HEADER, step = 0, t = 0;
   off[0] = 0;
-  if (packedT) {
-    const wt = bytes[16], mask = wt === 0 ? 0 : 2 ** wt - 1;
-    let acc = 0, bits = 0;
-    for (let i = 1; i < n; i++) {
-      let z: number;
-      if (i === 1) {
-        let mul = 1, byte: number;
-        z = 0;
-        do { byte = bytes[at++]; z += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80 && at < crcAt);
-        if (at + Math.ceil(((n - 2) * wt) / 8) > crcAt) return 'times past the end';
-      } else {
-        while (bits < wt) { acc |= bytes[at++] << bits; bits += 8; }
-        z = acc & mask;
-        acc >>>= wt; bits -= wt;
-      }
-      step += unzigzag(z);
-      t += step * unit;
-      off[i] = t;
-    }
-  } else {
-    for (let i = 1; i < n; i++) {
-      let z = 0, mul = 1, byte: number;
-      do { byte = bytes[at++]; z += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80 && at < crcAt);
-      step += unzigzag(z);
-      t += step * unit;
-      off[i] = t;
-    }
+  const zs = zigzagsOf(n);
+  at = readZigzags(bytes, at, crcAt, n - 1, packedT ? bytes[16] : -1, zs);
+  if (at < 0) return 'times past the end';
+  for (let i = 1; i < n; i++) {
+    step += unzigzag(zs[i - 1]);
+    t += step * unit;
+    off[i] = t;
   }
   const w = valueBytes(type), values = bytesOf(valueColumn(c), 0, n, w);
   if ((flags & ONE_VALUE) !== 0) {
@@ -280,32 +290,12 @@ export function decodePackedSegment(bytes: Buffer): PointColumns | string {
     for (let filled = w; filled < n * w; filled *= 2) values.copyWithin(filled, 0, Math.min(filled, n * w - filled));
   } else if ((flags & DECIMAL) !== 0) {
     const f = c.f64!, pk = POW10[bytes[3] >> 4];
+    at = readZigzags(bytes, at, crcAt, n, packedV ? bytes[17] : -1, zs);
+    if (at < 0) return 'values past the end';
     let x = 0;
-    if (packedV) {
-      const wv = bytes[17], mask = wv === 0 ? 0 : 2 ** wv - 1;
-      let acc = 0, bits = 0;
-      for (let i = 0; i < n; i++) {
-        let z: number;
-        if (i === 0) {
-          let mul = 1, byte: number;
-          z = 0;
-          do { byte = bytes[at++]; z += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80 && at < crcAt);
-          if (at + Math.ceil(((n - 1) * wv) / 8) > crcAt) return 'values past the end';
-        } else {
-          while (bits < wv) { acc |= bytes[at++] << bits; bits += 8; }
-          z = acc & mask;
-          acc >>>= wv; bits -= wv;
-        }
-        x += unzigzag(z);
-        f[i] = x / pk;
-      }
-    } else {
-      for (let i = 0; i < n; i++) {
-        let z = 0, mul = 1, byte: number;
-        do { byte = bytes[at++]; z += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80 && at < crcAt);
-        x += unzigzag(z);
-        f[i] = x / pk;
-      }
+    for (let i = 0; i < n; i++) {
+      x += unzigzag(zs[i]);
+      f[i] = x / pk;
     }
   } else {
     if (at + w * n > crcAt) return 'values past the end';

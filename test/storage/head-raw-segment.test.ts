@@ -74,45 +74,35 @@ t.test('a changed byte or a cut packed or raw segment is refused as corrupt, nev
   t.pass('refused');
 });
 
-t.test('a head whose segments are encoded chunks (written before raw segments) reads and keeps growing', async (t) => {
-  // a head cache of one point holds no head: every write reloads its head from the segments
-  const { store } = await tempStore(t, { seal: { chunkPoints: 10_000 }, headCachePoints: 1 });
-  const id = newId();
-  await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
-  const secs = (from: number, n: number) => Array.from({ length: n }, (_, i) => T0 + BigInt(from + i) * SEC);
-  await store.write([f64Batch(id, secs(0, 100), secs(0, 100).map((_, i) => i / 10))], WHO);
-  // rewrite the stored raw segment as the chunk codec's bytes, as the previous writer stored it
-  const key = seriesKey(id);
-  const [entry] = [...store.env.segments.getRange({ start: segmentKey(key, 0), end: segmentKey(key, 2 ** 53) })];
-  t.equal(entry.value[0], PACKED_SEGMENT, 'the writer stores packed segments');
-  await store.env.segments.put(entry.key, Buffer.from(encodeChunk(decodeSegment(key, entry.value))));
-  const range = { startNs: T0, endNs: T0 + 10_000n * SEC, limit: 100_000 };
-  const values = () => { const p = store.read((v) => readRaw(v, id, range)); return [...p.f64!.subarray(0, p.count)]; };
-  const want = (n: number) => Array.from({ length: n }, (_, i) => i / 10);
-  t.same(values(), want(100), 'readers decode the encoded segment');
-  await store.write([f64Batch(id, secs(100, 50), secs(100, 50).map((_, i) => (100 + i) / 10))], WHO);
-  t.same(values(), want(150), 'a write loads the encoded segment and appends');
-  t.equal(store.headPoints(id), 150);
-});
+// Forms a writer stored before: the chunk codec (before 2026-11-21) and raw (2026-11-21..28).
+const OLDER_FORMS: Array<{ name: string; kind: (b: number) => boolean; rewrite: (key: Buffer, stored: Buffer) => Buffer }> = [
+  { name: 'encoded chunks (written before raw segments)', kind: (b) => b !== RAW_SEGMENT && b !== PACKED_SEGMENT, rewrite: (key, stored) => Buffer.from(encodeChunk(decodeSegment(key, stored))) },
+  { name: 'raw (written 2026-11-21..28)', kind: (b) => b === RAW_SEGMENT, rewrite: (key, stored) => { const c = decodeSegment(key, stored); return Buffer.from(encodeRawSegment(c, 0, c.count)); } },
+];
 
-t.test('a head whose segments are raw (written 2026-11-21..28) reads and keeps growing', async (t) => {
-  const { store } = await tempStore(t, { seal: { chunkPoints: 10_000 }, headCachePoints: 1 });
-  const id = newId();
-  await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
-  const secs = (from: number, n: number) => Array.from({ length: n }, (_, i) => T0 + BigInt(from + i) * SEC);
-  await store.write([f64Batch(id, secs(0, 100), secs(0, 100).map((_, i) => i / 10))], WHO);
-  const key = seriesKey(id);
-  const [entry] = [...store.env.segments.getRange({ start: segmentKey(key, 0), end: segmentKey(key, 2 ** 53) })];
-  const cols = decodeSegment(key, entry.value);
-  await store.env.segments.put(entry.key, Buffer.from(encodeRawSegment(cols, 0, cols.count)));
-  t.equal(store.env.segments.get(entry.key)![0], RAW_SEGMENT, 'stored as the raw form');
-  const range = { startNs: T0, endNs: T0 + 10_000n * SEC, limit: 100_000 };
-  const values = () => { const p = store.read((v) => readRaw(v, id, range)); return [...p.f64!.subarray(0, p.count)]; };
-  const want = (n: number) => Array.from({ length: n }, (_, i) => i / 10);
-  t.same(values(), want(100), 'readers decode the raw segment');
-  await store.write([f64Batch(id, secs(100, 50), secs(100, 50).map((_, i) => (100 + i) / 10))], WHO);
-  t.same(values(), want(150), 'a write loads the raw segment and appends');
-});
+for (const form of OLDER_FORMS) {
+  t.test(`a head whose segments are ${form.name} reads and keeps growing`, async (t) => {
+    // a head cache of one point holds no head: every write reloads its head from the segments
+    const { store } = await tempStore(t, { seal: { chunkPoints: 10_000 }, headCachePoints: 1 });
+    const id = newId();
+    await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+    const secs = (from: number, n: number) => Array.from({ length: n }, (_, i) => T0 + BigInt(from + i) * SEC);
+    await store.write([f64Batch(id, secs(0, 100), secs(0, 100).map((_, i) => i / 10))], WHO);
+    // rewrite the stored segment in the older form, as the previous writer stored it
+    const key = seriesKey(id);
+    const [entry] = [...store.env.segments.getRange({ start: segmentKey(key, 0), end: segmentKey(key, 2 ** 53) })];
+    t.equal(entry.value[0], PACKED_SEGMENT, 'the writer stores packed segments');
+    await store.env.segments.put(entry.key, form.rewrite(key, entry.value));
+    t.ok(form.kind(store.env.segments.get(entry.key)![0]), 'stored in the older form');
+    const range = { startNs: T0, endNs: T0 + 10_000n * SEC, limit: 100_000 };
+    const values = () => { const p = store.read((v) => readRaw(v, id, range)); return [...p.f64!.subarray(0, p.count)]; };
+    const want = (n: number) => Array.from({ length: n }, (_, i) => i / 10);
+    t.same(values(), want(100), 'readers decode the older segment');
+    await store.write([f64Batch(id, secs(100, 50), secs(100, 50).map((_, i) => (100 + i) / 10))], WHO);
+    t.same(values(), want(150), 'a write loads the older segment and appends');
+    t.equal(store.headPoints(id), 150);
+  });
+}
 
 t.test('packed: a 1 s decimal tag stamped in ms takes ~2 bytes a point; other values stay exact', async (t) => {
   const n = 1000;
