@@ -169,12 +169,19 @@ function runProgram(p: Program, columns: readonly PointColumns[], tsBase: bigint
     runBlock(p, st, instants, from, n);
     const rv = res.v;
     if (res.uq >= 0 && !res.anyR) {
-      // The common block: one quality, nothing undefined so far; only non-finite values to catch.
+      // The common block: one quality, nothing undefined so far; only non-finite values to
+      // catch. Values are copied with x − x summed on the way (NaN once any is NaN or ±∞),
+      // qualities and reasons filled; only a block that met a non-finite value is revisited.
       const q = codes && res.uq === CONSTANT_QUALITY ? GOOD_QUALITY : res.uq;
-      for (let i = 0; i < n; i++) {
-        const x = rv[i];
-        if (x - x === 0) { ov[from + i] = x; oq[from + i] = q; or[from + i] = 0; }
-        else { ov[from + i] = 0; oq[from + i] = 0; or[from + i] = codes ? reasonCode(NON_FINITE) : NON_FINITE; }
+      let nonFinite = 0;
+      for (let i = 0; i < n; i++) { const x = rv[i]; ov[from + i] = x; nonFinite += x - x; }
+      oq.fill(q, from, from + n);
+      or.fill(0, from, from + n);
+      if (nonFinite !== 0) {
+        for (let i = 0; i < n; i++) {
+          const x = rv[i];
+          if (x - x !== 0) { ov[from + i] = 0; oq[from + i] = 0; or[from + i] = codes ? reasonCode(NON_FINITE) : NON_FINITE; }
+        }
       }
       continue;
     }
