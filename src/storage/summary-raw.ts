@@ -36,8 +36,9 @@ const groups = new ChunkGroups();
 let rel = new Float64Array(8192), vals = new Float64Array(8192);
 let scratch: PointColumns | null = null;
 
-function columnsFor(type: ValueType): PointColumns {
-  if (!scratch || scratch.type !== type) scratch = allocColumns(type, 8192);
+/** Per-thread scratch for whole decodes, grown to the chunk (a smaller one makes decodeColumns allocate). */
+function columnsFor(type: ValueType, count: number): PointColumns {
+  if (!scratch || scratch.type !== type || scratch.tsOffset.length < count) scratch = allocColumns(type, Math.max(8192, count, scratch?.tsOffset.length ?? 0));
   return scratch;
 }
 
@@ -173,7 +174,7 @@ export function walkPiece(view: ReadView, series: Buffer, type: ValueType, from:
     }
     const partial = (type === 'float64' || type === 'int64') && h.firstTs < to
       && visitGroups(c.bytes, h.count, allGood, type, h.firstTs, from, to, st, sink);
-    if (!partial) visitColumns(decodeColumns(series, c.start, c.bytes, columnsFor(type), h), from, to, st, sink);
+    if (!partial) visitColumns(decodeColumns(series, c.start, c.bytes, type === 'string' ? undefined : columnsFor(type, h.count), h), from, to, st, sink);
     if (st.done) break;
   }
   if (!st.done) {

@@ -203,8 +203,11 @@ function chunksSkipped(view: ReadView, series: Buffer, rs: bigint, re: bigint, m
  * The per-interval accumulations of the union of `pieces` (time order, inside the range,
  * not overlapping) over the grid [start + k*interval, ...) clipped to the range end.
  */
+/** Grids already checked: a task over many attributes checks its one grid once (BigInt compares, ~10 us an attribute). */
+const checkedGrids = new WeakSet<BigInt64Array>();
+
 export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[], q: SummaryQuery): SummaryColumns {
-  checkBoundaries(q.boundaries);
+  if (!checkedGrids.has(q.boundaries)) { checkBoundaries(q.boundaries); checkedGrids.add(q.boundaries); }
   const startNs = q.boundaries[0], endNs = q.boundaries[q.boundaries.length - 1];
   const acc = new IntervalAccumulator(q.boundaries, q.continuity);
   const keep = q.minQuality ?? 0;
