@@ -15,7 +15,7 @@ export const RangeNs = Type.Object({ start_ns: Int64(), end_ns: Int64() }, { ...
 
 /** The spec's Provenance: every member optional; members nothing in the service produces yet are absent. */
 export const Provenance = Type.Object({
-  chunks_pruned: Type.Optional(Type.Integer({ minimum: 0 })),
+  chunks_pruned: Type.Optional(Type.Integer({ minimum: 0, description: 'summary, render: stored chunks holding points of the window that were never decoded (rollup rows or chunk headers answered for them)' })),
   clock_suspect: Type.Optional(Type.Boolean()),
   compat_mode: Type.Optional(Type.String()),
   computed: Type.Optional(Type.String()),
@@ -26,7 +26,7 @@ export const Provenance = Type.Object({
   percent_good: Type.Optional(Type.Number()),
   percent_time_filtered: Type.Optional(Type.Number()),
   provisional_windows: Type.Optional(Type.Array(RangeNs)),
-  quarantined_ranges: Type.Optional(Type.Array(RangeNs)),
+  quarantined_ranges: Type.Optional(Type.Array(RangeNs, { description: 'Not produced: the storage engine has no quarantine (a damaged chunk answers a chunk-corrupt error)' })),
   tiers_touched: Type.Optional(Type.Array(Type.Union([Type.Literal('hot'), Type.Literal('warm'), Type.Literal('cold')]))),
   window_resolved: Type.Optional(RangeNs),
 }, { ...closed, $id: 'Provenance' });
