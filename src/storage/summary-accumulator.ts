@@ -38,6 +38,9 @@ export function intervalOfNs(b: BigInt64Array, t: bigint): number {
   return lo - 1 >= b.length - 1 ? b.length - 1 : lo - 1;
 }
 
+/** Offsets of each grid's boundaries from its first (BigInt subtractions, once per grid). */
+const gridOffsets = new WeakMap<BigInt64Array, Float64Array>();
+
 export class IntervalAccumulator {
   readonly c: SummaryColumns;
   private readonly n: number;
@@ -62,8 +65,14 @@ export class IntervalAccumulator {
     };
     this.stepped = continuity === 'stepped';
     this.base = B[0];
-    this.bOff = new Float64Array(n + 1);
-    this.fillOffsets();
+    // the grid's offsets from its start, computed once per grid (a task reuses one grid for every attribute)
+    let start = gridOffsets.get(B);
+    if (!start) {
+      start = new Float64Array(n + 1);
+      for (let k = 0; k <= n; k++) start[k] = Number(B[k] - B[0]);
+      gridOffsets.set(B, start);
+    }
+    this.bOff = Float64Array.from(start);
   }
 
   private fillOffsets(): void {

@@ -41,7 +41,8 @@ import type { ReadView } from './series-env.js';
 export const MAX_SUMMARY_INTERVALS = 100_000;
 const DAY_NS = 24n * HOUR_NS;
 
-export interface SummaryPiece { series: string; fromNs: bigint; toNs: bigint }
+/** type: the series' value type when the caller has read its meta (else it is read here). */
+export interface SummaryPiece { series: string; fromNs: bigint; toNs: bigint; type?: ValueType }
 
 export interface SummaryQuery {
   /** Interval boundaries, ascending: interval k is [boundaries[k], boundaries[k+1]). */
@@ -224,7 +225,7 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
     const piece = pieces[p];
     const from = piece.fromNs > startNs ? piece.fromNs : startNs, to = piece.toNs < endNs ? piece.toNs : endNs;
     if (to <= from) continue;
-    const meta = requireMeta(view, piece.series);
+    const meta = piece.type !== undefined ? { type: piece.type } : requireMeta(view, piece.series);
     const isString = meta.type === 'string';
     const series = seriesKey(piece.series);
     memo = new Map();
@@ -274,7 +275,7 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
   if (walked !== null && walked.piece === lastDone) {
     if (prevTo === endNs && acc.hasPrev() && walked.after) acc.segmentTo(acc.edgeOffset(walked.after.ts), walked.after.v);
   } else if (lastDone !== null && prevTo === endNs && acc.hasPrev()) {
-    const meta = requireMeta(view, lastDone.series);
+    const meta = lastDone.type !== undefined ? { type: lastDone.type } : requireMeta(view, lastDone.series);
     const after = keptAtOrAfter(view, seriesKey(lastDone.series), endNs, keep, memo);
     if (after) acc.segmentTo(acc.edgeOffset(after.ts), meta.type === 'string' ? NaN : after.v);
   }

@@ -70,7 +70,7 @@ export function readSummaryTask(t: ReadSummaryTask): TaskOutcome {
         const meta = readMeta(view, s.series);
         if (!meta) continue;
         const from = BigInt(s.startNs), to = BigInt(s.endNs);
-        pieces.push({ series: s.series, fromNs: from, toNs: to });
+        pieces.push({ series: s.series, fromNs: from, toNs: to, type: meta.type });
         for (const r of meta.lossyRanges) if (r.endNs > from && r.startNs < to) lossy.push({ start_ns: r.startNs > from ? r.startNs : from, end_ns: r.endNs < to ? r.endNs : to, tag: r.tag });
       }
       const c = summarizePieces(view, pieces, { boundaries: B, continuity: a.continuity === 'continuous' ? 'continuous' : 'stepped', useRollups, minQuality: keep });
