@@ -92,10 +92,14 @@ async function client(plan: Plan): Promise<Record<string, unknown>> {
   out.raw_one_attribute_points = (parseJson(raw1) as Array<{ segments: Array<{ points: unknown[] }> }>)[0]?.segments.reduce((a, s) => a + s.points.length, 0);
 
   const hour = { start_ns: BigInt(plan.hourStart), end_ns: BigInt(plan.hourEnd), max_points: 10_000_000 };
-  const rawJson = await timed('raw_hour_all_numeric_json', R, () => post('/v1/read/raw', { resolve: fleet, ...hour }));
-  const items = parseJson(rawJson) as Array<{ segments: Array<{ points: unknown[] }> }>;
-  out.raw_hour_attributes = items.length;
-  out.raw_hour_points = items.reduce((a, i) => a + i.segments.reduce((b, s) => b + s.points.length, 0), 0);
+  {
+    // parsed in a block of its own: millions of parsed objects left reachable made the client's
+    // collector pause for seconds during the next read, on a loaded box long enough (10 s
+    // without reading) for uWebSockets to close the response (docs/decisions.md)
+    const items = parseJson(await timed('raw_hour_all_numeric_json', R, () => post('/v1/read/raw', { resolve: fleet, ...hour }))) as Array<{ segments: Array<{ points: unknown[] }> }>;
+    out.raw_hour_attributes = items.length;
+    out.raw_hour_points = items.reduce((a, i) => a + i.segments.reduce((b, s) => b + s.points.length, 0), 0);
+  }
   await timed('raw_hour_all_numeric_msgpack', R, () => post('/v1/read/raw', { resolve: fleet, ...hour }, 'application/x-msgpack'));
   // the columns layout (typed columns per segment, as the series routes' bulk reads): a third of the rows' bytes
   await timed('raw_hour_all_numeric_msgpack_columns', R, () => post('/v1/read/raw', { resolve: fleet, ...hour, layout: 'columns' }, 'application/x-msgpack'));

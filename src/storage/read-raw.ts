@@ -117,13 +117,14 @@ export interface SnapshotPoint {
  * `known`: the caller has checked that the series exists (its meta read).
  */
 /**
- * The last points of head segments this thread read, by series, with a copy of the segment
- * they came from. A segment that is not a raw one is decoded whole to find its last point
- * (~100 µs for a 500-point segment on the loaded 2-core box, where everything else a
- * snapshot does costs ~25 µs); an open head's newest segment is read by every snapshot
- * until the next write to that series, so the point is kept. It is used only when the
- * newest segment read now is byte for byte the kept one, so it can never be stale whatever
- * rewrote the segment (a late point, an edit, a seal). Bounded in bytes, oldest first.
+ * The last points of head segments and last chunks this thread read, by series, with a
+ * copy of the bytes they came from. A segment that is not a raw one is decoded whole to
+ * find its last point (~100 µs for a 500-point segment on the loaded 2-core box, where
+ * everything else a snapshot does costs ~25 µs), and a chunk's last point costs a header
+ * parse and a CRC of the whole chunk; the newest segment or chunk is read by every
+ * snapshot until the next write to that series, so the point is kept. It is used only when
+ * the bytes read now are byte for byte the kept ones (a memcmp), so it can never be stale
+ * whatever rewrote them (a late point, an edit, a seal). Bounded in bytes, oldest first.
  */
 const keptLast = new Map<string, { bytes: Buffer; point: SnapshotPoint }>();
 let keptBytes = 0;
@@ -132,9 +133,17 @@ const KEPT_BYTES = 32 * 1024 * 1024;
 const KEPT_SEGMENT_BYTES = 256 * 1024;
 
 function lastPointOfSegmentKept(id: string, series: Buffer, seg: Buffer): SnapshotPoint {
+  return keptPoint(`s${id}`, seg, () => lastPointOfSegment(series, seg));
+}
+
+function lastPointOfChunkKept(id: string, series: Buffer, start: bigint | null, bytes: Uint8Array): SnapshotPoint {
+  return keptPoint(`c${id}:${start}`, bytes, () => lastPointOfChunk(series, start, bytes));
+}
+
+function keptPoint(id: string, seg: Uint8Array, read: () => SnapshotPoint): SnapshotPoint {
   const hit = keptLast.get(id);
-  if (hit !== undefined && hit.bytes.equals(seg)) return hit.point;
-  const point = lastPointOfSegment(series, seg);
+  if (hit !== undefined && hit.bytes.length === seg.length && hit.bytes.equals(seg)) return hit.point;
+  const point = read();
   if (seg.length > KEPT_SEGMENT_BYTES) return point;
   if (hit !== undefined) { keptBytes -= hit.bytes.length; keptLast.delete(id); }
   while (keptBytes + seg.length > KEPT_BYTES && keptLast.size > 0) {
@@ -142,7 +151,7 @@ function lastPointOfSegmentKept(id: string, series: Buffer, seg: Buffer): Snapsh
     keptBytes -= v.bytes.length;
     keptLast.delete(oldest);
   }
-  keptLast.set(id, { bytes: Buffer.from(seg), point });
+  keptLast.set(id, { bytes: Buffer.from(seg.buffer.slice(seg.byteOffset, seg.byteOffset + seg.byteLength)), point });
   keptBytes += seg.length;
   return point;
 }
@@ -168,7 +177,7 @@ export function readSnapshot(view: ReadView, id: string, known = false): Snapsho
   }
   const last = allChunks(view, series, true, 1).next();
   if (last.done) return null;
-  return lastPointOfChunk(series, last.value.start, last.value.bytes);
+  return lastPointOfChunkKept(id, series, last.value.start, last.value.bytes);
 }
 
 /**
