@@ -10,17 +10,16 @@
 // is covered only between points, as in the rollups (rollups.ts) and render: after the
 // last known point nothing is assumed. Time between pieces (unbound) is not covered.
 //
-// Aligned interior hours come from the hourly rollups, edges from raw points: inside a
-// piece, an hour bucket of its series is used when it lies inside one interval and strictly
+// Aligned interior days and hours come from the rollups, edges from raw points: inside a
+// piece, a bucket of its series is used when it lies inside one interval and strictly
 // between the piece's first and last point of that series (then the segments entering and
-// leaving the bucket are segments of U, so the stored areas are exactly U's). Everything
-// else is read raw. Rollups keep neither value sums nor the bad/uncertain split of non-good
-// time, so a summary asking for mean, stddev or those durations reads every point
-// (useRollups false): see docs/decisions.md (2026-11-27, summary).
-//
-// Times inside the accumulator are ns offsets (doubles) from `base`, a point of the
-// interval grid moved forward when runs reach 2^51 ns past it, so offsets stay exact over
-// ranges longer than the 104 days a single double offset would allow.
+// leaving the bucket are segments of U, so the stored areas are exactly U's); a whole UTC
+// day from its stored day row when its block has one (rollup-block.ts, version 3), else
+// its hours. Everything else is read raw, one walk per piece (summary-raw.ts). Rollups
+// keep neither value sums nor the bad/uncertain split of non-good time, so a summary
+// asking for mean, stddev or those durations reads every point (useRollups false): see
+// docs/decisions.md (2026-11-27 and 2026-11-28, summary). The accumulator, with its exact
+// ns offsets, is summary-accumulator.ts.
 import { invalid } from '../errors.js';
 import type { PointColumns, ValueType } from './encoding/chunk-types.js';
 import { chunkKey, seriesKey } from './keys.js';
