@@ -30,6 +30,12 @@ import { DueWheel } from './due-wheel.js';
 
 /** Longest window one evaluation covers on this thread (1 h: 3,600 points of a 1 s input). */
 export const MAX_WINDOW_NS = 3_600_000_000_000n;
+/**
+ * Batches in flight at once: the next batch is evaluated in the read pool while the previous
+ * one's outputs are written (both wait off this thread: a worker, an fsync), so one batch's
+ * write no longer holds back the evaluation of the points that arrived during it.
+ */
+const BATCHES_IN_FLIGHT = 2;
 /** Targets evaluated per batch: bounds one batch's thread time and write size. */
 const BATCH_TARGETS = 4_000;
 /** Periodic instants are evaluated this long after they pass, so their inputs have arrived. */
@@ -82,6 +88,16 @@ export class CalcEngine {
   /** Progress and lineage writes, in batch order. */
   private recording: Promise<void> = Promise.resolve();
   private pumping = false;
+  /** Wakes a pump waiting on its batches in flight when new targets become due. */
+  private wakePump: (() => void) | null = null;
+  /** Writes and their bookkeeping, in batch order. */
+  private writing: Promise<void> = Promise.resolve();
+  /**
+   * Set when a batch's write failed; batches in flight behind it then count as failed too
+   * (their windows are due again), so no target's progress passes a window that was not
+   * written. Cleared when the pump has no batch in flight.
+   */
+  private writeFailed = false;
   private closed = false;
   private lastBlockCheck = 0;
   /** Evaluations written and batches run (diagnostics, bench). */
@@ -245,23 +261,38 @@ export class CalcEngine {
 
   /** Starts the pump when something is due (the wheel's timer calls again when a debounce ends). */
   private kick(): void {
-    if (this.closed || this.pumping || !this.wheel.hasReady()) return;
+    if (this.closed || !this.wheel.hasReady()) return;
+    if (this.pumping) { this.wakePump?.(); return; }
     this.pumping = true;
     const run = this.chain.then(() => this.pump());
     this.chain = run.catch((e: unknown) => this.log.error({ err: e }, 'calculation batch failed')).finally(() => { this.pumping = false; this.kick(); });
   }
 
   private async pump(): Promise<void> {
-    for (;;) {
-      if (this.closed) return;
-      const due = this.wheel.take(BATCH_TARGETS).filter((s) => s.dirtyFrom !== null);
-      if (due.length === 0) return;
-      await this.runBatch(due);
+    const inFlight = new Set<Promise<void>>();
+    try {
+      for (;;) {
+        if (this.closed) return;
+        const due = this.wheel.take(BATCH_TARGETS).filter((s) => s.dirtyFrom !== null);
+        if (due.length === 0) {
+          if (inFlight.size === 0) return;
+          // Nothing due: wait for a batch to finish or for new due targets, whichever comes first.
+          await Promise.race([...inFlight, new Promise<void>((r) => { this.wakePump = r; })]);
+          this.wakePump = null;
+          continue;
+        }
+        const run: Promise<void> = this.runBatch(due).finally(() => { inFlight.delete(run); });
+        inFlight.add(run);
+        if (inFlight.size >= BATCHES_IN_FLIGHT) await Promise.race(inFlight);
+      }
+    } finally {
+      await Promise.allSettled([...inFlight]);
+      this.wakePump = null;
+      this.writeFailed = false;
     }
   }
 
   private async runBatch(due: TargetState[]): Promise<void> {
-    const storage = this.service.parts.storage;
     const work: Array<{ s: TargetState; from: bigint; to: bigint; ackMs: number }> = [];
     for (const s of due) {
       const from = s.dirtyFrom as bigint;
@@ -284,12 +315,23 @@ export class CalcEngine {
     }
     const batches: PointBatch[] = [];
     for (const o of outcomes) if (!(o instanceof Error) && o.batch) batches.push(o.batch);
+    this.evaluateMs += performance.now() - te;
+    // Writes and what follows them run in batch order: a later batch (a newer snapshot of the
+    // inputs, e.g. after a late point) always lands after an earlier one.
+    const turn = this.writing.then(() => this.writeAndRecord(work, outcomes, batches));
+    this.writing = turn.catch(() => undefined);
+    await turn;
+  }
+
+  private async writeAndRecord(work: Array<{ s: TargetState; from: bigint; to: bigint; ackMs: number }>, outcomes: Array<WindowOutcome | Error>, batches: PointBatch[]): Promise<void> {
+    const storage = this.service.parts.storage;
     const tw = performance.now();
-    this.evaluateMs += tw - te;
     try {
+      if (this.writeFailed) throw new Error('an earlier batch\'s write failed');
       if (batches.length > 0) await storage.write(batches, { principal: ENGINE_PRINCIPAL });
       this.writeWaitMs += performance.now() - tw;
     } catch (e) {
+      this.writeFailed = true;
       // Nothing of the batch counts as done: every window is due again after a pause.
       for (const w of work) this.markDirty(w.s, w.from, w.to, RETRY_MS);
       for (const w of work) await recordFailure(this.service.db, w.s.target.rule.ruleId, w.s.target.assetId, w.s.target.rule.version, `writing outputs failed: ${(e as Error).message}`).catch(() => undefined);
