@@ -1,7 +1,8 @@
 // Calculation windows in a read-pool worker: the engine's live windows and a backfill's
 // windows (evaluated, and diffed against what the output series holds). A task carries the
 // rule versions' plans as plain data; the worker builds each version's evaluators once and
-// keeps them (keyed by rule and version), with one grid scratch reused across windows. The
+// keeps them (keyed by rule and version, least recently used dropped), with one grid
+// scratch reused across windows. The
 // results come back by structured clone: typed columns of a day of outputs are a few MB,
 // copied in about a millisecond, so nothing large is rebuilt on the HTTP thread.
 import { ServiceError, isServiceError, type WireError } from '../../errors.js';
@@ -42,19 +43,25 @@ export type CalcWindowResult =
   | { ok: true; kind: 'diff'; diff: WindowDiff }
   | { ok: false; error: WireError };
 
-/** Rule versions kept per worker (plans are small; a version's program and scratch are a few KB). */
-const MAX_RULES = 4096;
+/**
+ * Rule versions kept per worker, least recently used dropped first. A version's program holds
+ * its registers (13 KB each for a block of 1,024 instants; ~130 KB for ten), so 512 stay
+ * under ~70 MB per worker.
+ */
+const MAX_RULES = 512;
 const rules = new Map<string, CompiledRule>();
 const scratch = new GridScratch();
 
 function ruleOf(data: RulePlanData): CompiledRule {
   const key = `${data.ruleId}@${data.version}`;
   let r = rules.get(key);
-  if (!r) {
+  if (r) {
+    rules.delete(key); // re-inserted: a Map iterates in insertion order, so the first key is the least recent
+  } else {
     if (rules.size >= MAX_RULES) rules.delete(rules.keys().next().value as string);
     r = compiledRuleOf(data);
-    rules.set(key, r);
   }
+  rules.set(key, r);
   return r;
 }
 
