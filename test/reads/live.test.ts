@@ -405,5 +405,19 @@ t.test('live resolved updates', async (t) => {
       t.same(brief(points(ma)), [[t2, 35.6, 192]]);
       t.same(brief(points(mc)), [[t2, 2, 192]], 'another filter, its own body');
     });
+
+    t.test('an attribute of another quantity kind entering the scope ends a subscription in °F with units-incompatible', async (t) => {
+      const sse = await openSse(svc.url, { resolve: { select: { kind: 'all' }, scope: { under: { kind: 'path', content: '/Works' } } }, units: { default: FAHRENHEIT } }, auth);
+      t.teardown(() => sse.close());
+      t.equal(sse.status, 200, sse.text ?? '');
+      await sse.next((m) => m.type === 'snapshot');
+      const gauge = await ok2<{ template_id: string }>('/v1/model/templates', {
+        name: 'Gauge', attributes: [{ name: 'Pressure', quantity_kind_id: systemEntryId('quantity-kinds', 'Pressure'), default_unit_id: systemEntryId('units', 'kilopascal'), continuity_class: 'continuous', writer_class: 'collector', enum_set_id: null, limit_traits: null, lifecycle_policy: null, entry_cadence: null, overridable: [] }],
+      }, 201);
+      await ok2('/v1/model/assets', { name: 'G1', parent: works.asset_id, template_id: gauge.template_id });
+      const closing = await sse.next((m) => m.type === 'closing');
+      t.match(closing.data, { code: 'units-incompatible' });
+      t.match(String(closing.data.error), FAHRENHEIT);
+    });
   });
 });

@@ -85,6 +85,8 @@ export class LiveSubscription {
   private bySeries = new Map<string, Target[]>();
   /** Identifies what this subscription's `points` bodies hold (its targets and filters); see shareKey(). */
   private installedKey = '';
+  /** Whether a target may still hold a dedupe point (false once shareKey() found none). */
+  private dedupeMaybe = true;
   private pending: string[] = [];
   private attached = false;
   private closed = false;
@@ -172,7 +174,10 @@ export class LiveSubscription {
    * first later point (dedupe), which makes its body its own.
    */
   shareKey(): string | null {
-    for (const t of this.targets) if (t.dedupe !== null) return null;
+    if (this.dedupeMaybe) {
+      for (const t of this.targets) if (t.dedupe !== null) return null;
+      this.dedupeMaybe = false; // dedupe points are only set with the initial values: none until the next ones
+    }
     return this.installedKey;
   }
 
@@ -247,7 +252,7 @@ export class LiveSubscription {
         this.close('unauthenticated', e.message);
         return;
       }
-      if (e instanceof ServiceError && e.code === 'invalid-request') {
+      if (e instanceof UnitsRefused) {
         // An attribute that entered the scope cannot be given in the requested unit: say so and stop.
         this.close('units-incompatible', e.message);
         return;
@@ -317,6 +322,7 @@ export class LiveSubscription {
 
   private install(targets: Target[]): void {
     this.targets = targets;
+    this.dedupeMaybe = true;
     this.installedKey = targets.map((t) => `${t.attributeId}:${t.series}:${t.formatKey}`).join(',');
     this.bySeries = new Map();
     for (const t of targets) {
@@ -334,7 +340,13 @@ export class LiveSubscription {
       throw new ServiceError('read-too-large', `resolve: the subscription resolves to ${r.attributes.length} attributes, more than the limit of ${MAX_LIVE_ATTRIBUTES} for one live subscription; narrow select or scope`,
         { limit: MAX_LIVE_ATTRIBUTES, field: 'resolve' });
     }
-    const plans = await unitPlans(this.service, r.attributes, this.options.units);
+    let plans: Awaited<ReturnType<typeof unitPlans>>;
+    try {
+      plans = await unitPlans(this.service, r.attributes, this.options.units);
+    } catch (e) {
+      if (e instanceof ServiceError && e.code === 'invalid-request') throw new UnitsRefused(e);
+      throw e;
+    }
     const floor = minQuality(this.options.exclude_quality ?? null);
     const converters = new Map<string, ValueConverter>();
     const targets = r.attributes.map((a): Target => {
@@ -363,11 +375,19 @@ export class LiveSubscription {
   /** `{…, "snapshot": point or null}` per target, read now; sets each target's dedupe point. */
   private snapshots(targets: Target[]): string[] {
     if (targets.length === 0) return [];
+    this.dedupeMaybe = true;
     return this.service.parts.storage.read((view) => targets.map((t) => {
       const text = latestText(view, t);
       t.dedupe = text === null ? null : text;
       return `${t.head}"snapshot":${text === null ? 'null' : text.text}}`;
     }));
+  }
+}
+
+/** The request's units do not fit the resolved attributes: 400 at the start, `closing` (units-incompatible) later. */
+class UnitsRefused extends ServiceError {
+  constructor(e: ServiceError) {
+    super(e.code, e.message, e.details);
   }
 }
 
