@@ -6,11 +6,12 @@
 //   2. overlay: POST /v1/read/episode-overlay of 100 batches x 10 attributes x 500 points
 //      (10 units with 10 float attributes, one point a second, ten 10-minute batches each),
 //      in the spec's row layout (JSON) and the columns layout (JSON, msgpack), timed to the
-//      last byte received (the client's parse is not counted);
+//      last byte received (the client's parse is not counted), with the process's CPU time
+//      per overlay (service, read workers and client: steadier than wall time under load);
 //   3. trigger: from the instant a live condition has held for min_duration_ms to its
 //      episode committed (a collector sends the points over gRPC; 20 cycles).
 // Each figure is the median (p50) of its runs; max beside it.
-//   node --import tsx bench/episodes.ts [--pglite] [--runs 41] [--phases query,overlay,trigger] [--reuse-db NAME] [--json]   (npm run bench:episodes)
+//   node --import tsx bench/episodes.ts [--pglite] [--runs 41] [--phases query,overlay,trigger] [--layouts rows,columns_json,columns_msgpack] [--reuse-db NAME] [--json]   (npm run bench:episodes)
 // Uses DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) and a fresh database
 // dropped at the end; --pglite runs on the embedded model instead.
 import { join } from 'node:path';
@@ -32,6 +33,8 @@ const PGLITE = args.includes('--pglite');
 const RUNS = (() => { const i = args.indexOf('--runs'); return i >= 0 ? Number(args[i + 1]) : 41; })();
 /** Which figures to take (default all): --phases query,overlay,trigger. Without query no episodes are seeded. */
 const PHASES = new Set((() => { const i = args.indexOf('--phases'); return i >= 0 ? args[i + 1].split(',') : ['query', 'overlay', 'trigger']; })());
+/** Which overlay layouts to time (default all): --layouts rows,columns_json,columns_msgpack. */
+const LAYOUTS = new Set((() => { const i = args.indexOf('--layouts'); return i >= 0 ? args[i + 1].split(',') : ['rows', 'columns_json', 'columns_msgpack']; })());
 const log = (s: string) => { if (!JSON_OUT) process.stderr.write(s + '\n'); };
 
 const AREAS = 100, UNITS_PER_AREA = 100, UNITS = AREAS * UNITS_PER_AREA, PER_UNIT = 100;
@@ -167,13 +170,17 @@ async function overlayPhase(plant: { templateId: string; plantId: string }): Pro
     { name: 'columns_msgpack', body: { ...overlayBody, layout: 'columns' }, accept: 'application/x-msgpack', runs: 13, count: (b: Uint8Array) => countColumns(unpack(b)) },
   ];
   for (const l of layouts) {
-    const ov: number[] = [];
+    if (!LAYOUTS.has(l.name)) continue;
+    const ov: number[] = [], cpu: number[] = [];
     let bytes = 0;
     for (let i = 0; i < l.runs + 3; i++) {
+      const c0 = process.cpuUsage();
       const t0 = process.hrtime.bigint();
       const res = await fetch(`${url}/v1/read/episode-overlay`, { method: 'POST', headers: { 'content-type': 'application/json', accept: l.accept }, body: stringifyJson(l.body) });
       const body = new Uint8Array(await res.arrayBuffer());
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      const c = process.cpuUsage(c0);
+      if (i >= 3) cpu.push((c.user + c.system) / 1e3);
       if (res.status !== 200) throw new Error(`overlay ${l.name}: ${res.status} ${Buffer.from(body).toString('utf8').slice(0, 300)}`);
       if (i >= 3) ov.push(ms);
       const pts = l.count(body);
@@ -183,6 +190,8 @@ async function overlayPhase(plant: { templateId: string; plantId: string }): Pro
     figures[`overlay_${l.name}_p50_ms`] = median(ov);
     figures[`overlay_${l.name}_max_ms`] = max(ov);
     figures[`overlay_${l.name}_mb`] = Math.round(bytes / 1e5) / 10;
+    // CPU time of this process (the service, its read workers and the client) per overlay: steadier than wall time on a loaded box
+    figures[`overlay_${l.name}_cpu_ms`] = median(cpu);
   }
 }
 
@@ -228,7 +237,7 @@ try {
     console.log('figure                                          p50 ms      max ms');
     console.log(`query: subtree of 100 units, 1-day overlap   ${show('query_p50_ms')}  ${show('query_max_ms', 10)}   (${figures.query_episodes_per_answer ?? '-'} episodes/answer)`);
     for (const l of ['rows', 'columns_json', 'columns_msgpack']) {
-      console.log(`overlay ${l.padEnd(16)} 100 x 10 x 500  ${show(`overlay_${l}_p50_ms`)}  ${show(`overlay_${l}_max_ms`, 10)}   (${figures[`overlay_${l}_mb`] ?? '-'} MB)`);
+      console.log(`overlay ${l.padEnd(16)} 100 x 10 x 500  ${show(`overlay_${l}_p50_ms`)}  ${show(`overlay_${l}_max_ms`, 10)}   (${figures[`overlay_${l}_mb`] ?? '-'} MB, CPU p50 ${show(`overlay_${l}_cpu_ms`, 1)} ms)`);
     }
     console.log(`trigger: due -> episode committed            ${show('trigger_p50_ms')}  ${show('trigger_max_ms', 10)}   (${figures.trigger_opens ?? '-'} opens)`);
   }
