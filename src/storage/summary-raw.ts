@@ -34,19 +34,37 @@ export interface WindowSink {
 const summary = new ChunkSummary();
 const groups = new ChunkGroups();
 let rel = new Float64Array(8192), vals = new Float64Array(8192);
-let scratch: PointColumns | null = null;
+/** Whole-decode scratch per value type (a fleet alternates types from attribute to attribute). */
+const scratchByType = new Map<ValueType, PointColumns>();
 
 /** Per-thread scratch for whole decodes, grown to the chunk (a smaller one makes decodeColumns allocate). */
 function columnsFor(type: ValueType, count: number): PointColumns {
-  if (!scratch || scratch.type !== type || scratch.tsOffset.length < count) scratch = allocColumns(type, Math.max(8192, count, scratch?.tsOffset.length ?? 0));
-  return scratch;
+  let c = scratchByType.get(type);
+  if (!c || c.tsOffset.length < count) { c = allocColumns(type, Math.max(8192, count)); scratchByType.set(type, c); }
+  return c;
 }
 
 let qual = new Uint32Array(8192);
 
-/** The quality column of a chunk alone (after its CRC, like every decoder), into per-thread scratch. */
-function qualityColumn(bytes: Uint8Array, count: number): Uint32Array {
-  const c = openVerified(bytes);
+let alignedCopy = new Uint8Array(0);
+
+/**
+ * The quality column of a chunk alone, into per-thread scratch: after its CRC, like every
+ * decoder, unless ChunkGroups.open just checked these bytes (`verified`).
+ */
+function qualityColumn(bytes: Uint8Array, count: number, verified = false): Uint32Array {
+  let c: { bytes: Uint8Array; words: Uint32Array };
+  if (!verified) c = openVerified(bytes);
+  else {
+    // openVerified's word view without its second CRC pass
+    let b = bytes;
+    if ((bytes.byteOffset & 3) !== 0) {
+      if (alignedCopy.length < bytes.length) alignedCopy = new Uint8Array(Math.ceil((bytes.length * 1.5) / 8) * 8);
+      alignedCopy.set(bytes);
+      b = alignedCopy.subarray(0, bytes.length);
+    }
+    c = { bytes: b, words: new Uint32Array(b.buffer, b.byteOffset, b.length >>> 2) };
+  }
   if (qual.length < count) qual = new Uint32Array(Math.max(count, 2 * qual.length));
   const s = sectionOffsets(c.bytes);
   const r = new ChunkReader(c.bytes, c.words, s.qualityAt, s.end);
@@ -115,7 +133,7 @@ function visitGroups(bytes: Buffer, count: number, allGood: boolean, type: Value
   if (!readChunkSummary(bytes, count, summary) || summary.groups === 0) return false;
   groups.open(bytes, summary, count, type);
   // the quality column decodes alone (mostly one run of good quality); none when all are good
-  const q = allGood ? null : qualityColumn(bytes, count);
+  const q = allGood ? null : qualityColumn(bytes, count, true);
   const qAt = (i: number) => (q === null ? GOOD_QUALITY : q[i]);
   const G = 1 << summary.groupShift, n = count;
   // offsets from the chunk's first point; past 2^53 ns the clamps below still order correctly
