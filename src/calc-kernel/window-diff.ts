@@ -6,8 +6,7 @@
 import type { ReadView, PointBatch } from '../storage/series-store.js';
 import type { PointColumns } from '../storage/encoding/chunk-types.js';
 import { evaluateWindow, type Target } from './window-eval.js';
-import { readInput } from './input-read.js';
-import type { GridScratch } from './grid.js';
+import { readInput, type EvaluationScratch } from './input-read.js';
 
 export interface WindowDiff {
   added: number;
@@ -42,12 +41,12 @@ function pick(b: PointBatch, idx: Int32Array, n: number): PointBatch | null {
   return { series: b.series, times, values, quality };
 }
 
-export function diffWindow(view: ReadView, t: Target, from: bigint, to: bigint, mode: 'fill-gaps' | 'recalculate', sampleRoom: number, scratch?: GridScratch): WindowDiff {
+export function diffWindow(view: ReadView, t: Target, from: bigint, to: bigint, mode: 'fill-gaps' | 'recalculate', sampleRoom: number, scratch?: EvaluationScratch): WindowDiff {
   const o = evaluateWindow(view, t, from, to, { trace: false, triggerName: 'backfill', ignoreBlock: true, scratch });
   const out: WindowDiff = { added: 0, changed: 0, unchanged: 0, batch: null, sample: [] };
   const b = o.batch;
   if (!b) return out;
-  const have = readInput(view, t.outputSeries, from, to, 0);
+  const have = readInput(view, t.outputSeries, from, to, 0, scratch?.output);
   // Stored and new instants compared as exact offsets from `from` (numbers, no BigInt per point).
   const shift = Number(have.tsBase - from);
   const off = o.offsets;

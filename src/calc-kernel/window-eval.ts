@@ -12,7 +12,7 @@ import type { PointColumns, ValueType } from '../storage/encoding/chunk-types.js
 import { unionGrid, periodicGrid, type GridScratch } from './grid.js';
 import { EVALUATION_REASONS, columnTypeOf, type EvaluationGrid, type EvaluationResult, type ExpressionPlan, type PlanEvaluation } from './evaluation.js';
 import { PlanEvaluator } from './plan-evaluator.js';
-import { readInput, emptyColumns } from './input-read.js';
+import { readInput, emptyColumns, type EvaluationScratch } from './input-read.js';
 import { nowNs } from '../clock.js';
 import { fillTimes } from './instant-times.js';
 
@@ -184,15 +184,15 @@ function inForce(c: PointColumns, t: bigint): { ts: bigint; value: number; quali
 
 /** Evaluates a target over [from, to); `to - from` must stay under 2^53 ns. */
 export function evaluateWindow(view: ReadView, t: Target, from: bigint, to: bigint,
-  opts: { trace: boolean; triggerName: string; ignoreBlock?: boolean; scratch?: GridScratch }): WindowOutcome {
+  opts: { trace: boolean; triggerName: string; ignoreBlock?: boolean; scratch?: EvaluationScratch }): WindowOutcome {
   const rule = t.rule;
   const byRef = new Map<string, PointColumns>();
-  for (const ref of rule.inputRefs) {
+  for (const [k, ref] of rule.inputRefs.entries()) {
     const s = t.seriesByRef.get(ref) ?? null;
-    byRef.set(ref, s === null ? emptyColumns('float64', from - rule.lookbackNs) : readInput(view, s, from - rule.lookbackNs, to, rule.lookbackPoints));
+    byRef.set(ref, s === null ? emptyColumns('float64', from - rule.lookbackNs) : readInput(view, s, from - rule.lookbackNs, to, rule.lookbackPoints, opts.scratch?.input(k)));
   }
   const final = finalisedThrough(view, t);
-  let grid = gridFor(t, byRef, from, to, opts.scratch);
+  let grid = gridFor(t, byRef, from, to, opts.scratch?.grid);
   let doneThrough = to - 1n;
   if (rule.provisional === 'block' && !opts.ignoreBlock) {
     const limit = final === null ? from - 1n : final;

@@ -1,13 +1,13 @@
 // Calculation windows in a read-pool worker: the engine's live windows and a backfill's
 // windows (evaluated, and diffed against what the output series holds). A task carries the
 // rule versions' plans as plain data; the worker builds each version's evaluators once and
-// keeps them (keyed by rule and version, least recently used dropped), with one grid
-// scratch reused across windows. The
+// keeps them (keyed by rule and version, least recently used dropped), with one set of grid
+// and column buffers reused across windows (results are copied out of them). The
 // results come back by structured clone: typed columns of a day of outputs are a few MB,
 // copied in about a millisecond, so nothing large is rebuilt on the HTTP thread.
 import { ServiceError, isServiceError, type WireError } from '../../errors.js';
 import type { ValueType } from '../../storage/encoding/chunk-types.js';
-import { GridScratch } from '../../calc-kernel/grid.js';
+import { EvaluationScratch } from '../../calc-kernel/input-read.js';
 import { compiledRuleOf, evaluateWindow, type CompiledRule, type RulePlanData, type Target, type WindowOutcome } from '../../calc-kernel/window-eval.js';
 import { diffWindow, type WindowDiff } from '../../calc-kernel/window-diff.js';
 import { withLatestView } from '../worker-state.js';
@@ -50,7 +50,7 @@ export type CalcWindowResult =
  */
 const MAX_RULES = 512;
 const rules = new Map<string, CompiledRule>();
-const scratch = new GridScratch();
+const scratch = new EvaluationScratch();
 
 function ruleOf(data: RulePlanData): CompiledRule {
   const key = `${data.ruleId}@${data.version}`;
