@@ -44,6 +44,20 @@ export function uGrid(startNs: bigint, endNs: bigint, points: number): { u: Floa
 }
 
 /**
+ * Each episode's grid end (an open one ends now) and one resolution over the span of all
+ * the episodes (both layouts read each episode's own window of it).
+ */
+export async function overlayResolution(service: ServiceContext, can: Can, req: ResolveRequest, episodes: Episode[], units: ReadUnitsRequest | undefined):
+  Promise<{ ends: bigint[]; r: ReadResolution; plans: Awaited<ReturnType<typeof unitPlans>> }> {
+  const now = nowNs();
+  const ends = episodes.map((e) => (e.end_ns ?? (now > e.start_ns ? now : e.start_ns + 1n)));
+  let lo = episodes[0].start_ns, hi = ends[0];
+  for (let i = 1; i < episodes.length; i++) { if (episodes[i].start_ns < lo) lo = episodes[i].start_ns; if (ends[i] > hi) hi = ends[i]; }
+  const r = await resolveRead(service, can, req, { startNs: lo, endNs: hi + 1n });
+  return { ends, r, plans: await unitPlans(service, r.attributes, units) };
+}
+
+/**
  * The overlay body's bytes: `{"episodes": [...]}` (and `unresolved_lives` when given). Each
  * episode's series come from its readAt task's JSON as the worker wrote it, with `"u":<u>,`
  * spliced in front of each point's `"ts_ns"`: the 500,000 points of a 100 x 10 x 500 overlay
@@ -57,12 +71,7 @@ export async function episodeOverlay(service: ServiceContext, can: Can, req: Res
   units: ReadUnitsRequest | undefined, unresolved?: Array<{ asset_id: string; reason: string }>): Promise<Buffer> {
   const parts: Uint8Array[] = [Buffer.from('{"episodes":[')];
   if (episodes.length > 0) {
-    const now = nowNs();
-    const ends = episodes.map((e) => (e.end_ns ?? (now > e.start_ns ? now : e.start_ns + 1n)));
-    let lo = episodes[0].start_ns, hi = ends[0];
-    for (let i = 1; i < episodes.length; i++) { if (episodes[i].start_ns < lo) lo = episodes[i].start_ns; if (ends[i] > hi) hi = ends[i]; }
-    const r = await resolveRead(service, can, req, { startNs: lo, endNs: hi + 1n });
-    const plans = await unitPlans(service, r.attributes, units);
+    const { ends, r, plans } = await overlayResolution(service, can, req, episodes, units);
     const byAsset = new Map<string, ReadResolution['attributes']>();
     for (const a of r.attributes) {
       const list = byAsset.get(a.assetId);

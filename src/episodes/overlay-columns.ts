@@ -6,13 +6,12 @@
 // task each, so both workers gather at once and the HTTP thread only joins their bodies.
 import type { ServiceContext } from '../service-context.js';
 import type { Can, ReadResolution, ResolveRequest } from '../reads/read-resolution.js';
-import { resolveRead } from '../reads/read-resolution.js';
-import { unitPlans, type ReadUnitsRequest } from '../reads/read-units.js';
+import type { ReadUnitsRequest } from '../reads/read-units.js';
 import { readTaskBase, DEFAULT_MAX_POINTS } from '../reads/read-plan.js';
 import { stringifyJson } from '../json/json.js';
-import { nowNs } from '../clock.js';
 import type { BodyFormat, ReadOverlayTask } from '../workers/task-protocol.js';
 import type { Episode } from './episode-store.js';
+import { overlayResolution } from './episode-overlay.js';
 
 /** Tasks per worker: enough to even out episodes of different sizes, few enough to keep the per-task cost small. */
 const TASKS_PER_WORKER = 2;
@@ -28,12 +27,7 @@ export async function episodeOverlayColumns(service: ServiceContext, can: Can, r
   units: ReadUnitsRequest | undefined, format: BodyFormat, unresolved?: Array<{ asset_id: string; reason: string }>): Promise<Buffer> {
   const bodies: Uint8Array[] = [];
   if (episodes.length > 0) {
-    const now = nowNs();
-    const ends = episodes.map((e) => (e.end_ns ?? (now > e.start_ns ? now : e.start_ns + 1n)));
-    let lo = episodes[0].start_ns, hi = ends[0];
-    for (let i = 1; i < episodes.length; i++) { if (episodes[i].start_ns < lo) lo = episodes[i].start_ns; if (ends[i] > hi) hi = ends[i]; }
-    const r = await resolveRead(service, can, req, { startNs: lo, endNs: hi + 1n });
-    const plans = await unitPlans(service, r.attributes, units);
+    const { ends, r, plans } = await overlayResolution(service, can, req, episodes, units);
     const byAsset = new Map<string, number[]>();
     r.attributes.forEach((a: ReadResolution['attributes'][number], k: number) => {
       const list = byAsset.get(a.assetId);
