@@ -24,8 +24,11 @@ import { NO_VALUE, neighbours, segmentPoints, sparse, type KnownPoints } from '.
 
 /** One attribute of one episode on the grid: per instant its value, quality, flag, the no_value reason or the series it came from. */
 interface OverlayColumns {
-  value: unknown[];
-  numeric: boolean;
+  /** Numbers unboxed (a boxed double per point was most of the task's garbage); `other` takes over at the first value that is not a number. */
+  num: Float64Array;
+  other: unknown[] | null;
+  /** 1 where a value was found. */
+  has: Uint8Array;
   quality: Uint32Array;
   maxQuality: number;
   interpolated: Uint8Array;
@@ -35,7 +38,7 @@ interface OverlayColumns {
 }
 
 const newColumns = (n: number): OverlayColumns => ({
-  value: new Array<unknown>(n), numeric: true, quality: new Uint32Array(n), maxQuality: 0, interpolated: new Uint8Array(n),
+  num: new Float64Array(n), other: null, has: new Uint8Array(n), quality: new Uint32Array(n), maxQuality: 0, interpolated: new Uint8Array(n),
   reason: new Array<string | undefined>(n), series: new Array<string | undefined>(n), suspect: false,
 });
 
@@ -113,8 +116,12 @@ function onGrid(view: ReadView, t: ReadOverlayTask, a: PlanAttribute, targets: T
   let visited = 0;
   const put = (x: Target, v: unknown, q: number, interpolated: boolean, series: string) => {
     const c = x.c;
-    c.value[x.i] = v;
-    if (typeof v !== 'number') c.numeric = false;
+    c.has[x.i] = 1;
+    if (c.other === null && typeof v === 'number') c.num[x.i] = v;
+    else {
+      if (c.other === null) { c.other = new Array<unknown>(c.num.length); for (let i = 0; i < c.num.length; i++) if (c.has[i] === 1) c.other[i] = c.num[i]; }
+      c.other[x.i] = v;
+    }
     c.quality[x.i] = q;
     if (q > c.maxQuality) c.maxQuality = q;
     if (interpolated) c.interpolated[x.i] = 1;
@@ -180,8 +187,8 @@ function runsOf<K extends 'reason' | 'series'>(labels: Array<string | undefined>
 
 function provenanceOf(t: ReadOverlayTask, e: ReadOverlayTask['episodes'][number], a: PlanAttribute, c: OverlayColumns): Record<string, unknown> {
   let valued = 0, good = 0, interpolated = false;
-  for (let i = 0; i < c.value.length; i++) {
-    if (c.value[i] === undefined) continue;
+  for (let i = 0; i < c.has.length; i++) {
+    if (c.has[i] === 0) continue;
     valued++;
     if (c.quality[i] >= 192) good++;
     if (c.interpolated[i] === 1) interpolated = true;
@@ -208,7 +215,7 @@ function writeEpisode(sink: BodySink, t: ReadOverlayTask, e: ReadOverlayTask['ep
       if (s > 0) sink.byte(0x2c);
       const values = new Array<string>(n);
       for (let i = 0; i < n; i++) {
-        const v = c.value[i];
+        const v = c.has[i] === 0 ? undefined : c.other === null ? c.num[i] : c.other[i];
         values[i] = v === undefined ? 'null' : typeof v === 'number' && Number.isFinite(v) ? String(v) : stringifyJson(v);
       }
       sink.utf8(`{"attribute_id":"${a.attributeId}","path":${JSON.stringify(a.path)},"unit_id":${a.unitId === null ? 'null' : `"${a.unitId}"`},"count":${n},`
@@ -234,12 +241,12 @@ function writeEpisode(sink: BodySink, t: ReadOverlayTask, e: ReadOverlayTask['ep
     sink.bytes(mpKey('points'));
     mpMapHeader(sink, 3);
     sink.bytes(mpKey('value'));
-    if (c.numeric) {
+    if (c.other === null) {
       binHeader(sink, 8 * n);
-      for (let i = 0; i < n; i++) { const v = c.value[i]; sink.view.setFloat64(sink.pos, v === undefined ? NaN : (v as number), true); sink.pos += 8; }
+      for (let i = 0; i < n; i++) { sink.view.setFloat64(sink.pos, c.has[i] === 1 ? c.num[i] : NaN, true); sink.pos += 8; }
     } else {
       mpArrayHeader(sink, n);
-      for (let i = 0; i < n; i++) mpAny(sink, c.value[i] ?? null);
+      for (let i = 0; i < n; i++) mpAny(sink, c.has[i] === 1 ? c.other[i] : null);
     }
     const wide = c.maxQuality > 255;
     sink.bytes(mpKey('quality'));
@@ -251,7 +258,7 @@ function writeEpisode(sink: BodySink, t: ReadOverlayTask, e: ReadOverlayTask['ep
     sink.bytes(mpKey('no_value')); mpRuns(sink, runsOf(c.reason, 'reason'), 'reason');
     sink.bytes(mpKey('segments')); mpRuns(sink, runsOf(c.series, 'series'), 'series');
     sink.bytes(mpKey('encoding'));
-    mpAny(sink, { value: c.numeric ? 'float64le' : 'array', quality: wide ? 'uint32le' : 'uint8', interpolated: 'uint8', ts_ns: 'int64le' });
+    mpAny(sink, { value: c.other === null ? 'float64le' : 'array', quality: wide ? 'uint32le' : 'uint8', interpolated: 'uint8', ts_ns: 'int64le' });
     sink.bytes(mpKey('provenance')); mpAny(sink, provenanceOf(t, e, a, c));
   }
 }
