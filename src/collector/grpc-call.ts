@@ -39,7 +39,10 @@ export class GrpcCall extends EventEmitter {
   private readonly session: http2.ClientHttp2Session;
   private readonly stream: http2.ClientHttp2Stream;
   private status: CallStatus | null = null;
-  private pending: Buffer | null = null;
+  /** Received bytes not yet delivered, their total, and the size of the frame they start (-1: not known yet). */
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private need = -1;
   private readonly pool: Buffer[] = [];
   private lastError = '';
 
@@ -116,44 +119,57 @@ export class GrpcCall extends EventEmitter {
     this.session.close();
   }
 
-  /** Ends the call at once, reporting CANCELLED. */
-  cancel(): void {
-    this.finish({ code: GrpcStatus.CANCELLED, details: 'cancelled by the collector' });
-    if (!this.stream.destroyed) this.stream.close(http2.constants.NGHTTP2_CANCEL);
-    this.session.close();
-  }
-
   private recycle(frame: Buffer): void {
     if (this.pool.length < POOL_KEPT && frame.length <= 64 * MIN_FRAME) this.pool.push(frame);
   }
 
+  /**
+   * Frames arrive in HTTP/2 DATA chunks (16 KB): a large message (a welcome of 100,000
+   * streams is ~10 MB) is gathered as a list of chunks and joined once it is whole, not
+   * re-joined at every chunk (that copied the pending bytes each time: quadratic).
+   */
   private receive(chunk: Buffer): void {
-    const buf = this.pending === null ? chunk : Buffer.concat([this.pending, chunk]);
-    this.pending = null;
-    let at = 0;
-    while (buf.length - at >= PREFIX) {
-      const len = buf.readUInt32BE(at + 1);
-      if (buf[at] !== 0) { this.fail(GrpcStatus.INTERNAL, 'the server sent a compressed message (none was offered)'); return; }
-      if (len > this.opts.maxReceiveBytes) { this.fail(GrpcStatus.RESOURCE_EXHAUSTED, `a server message of ${len} bytes exceeds ${this.opts.maxReceiveBytes}`); return; }
-      if (buf.length - at - PREFIX < len) break;
-      const msg = buf.subarray(at + PREFIX, at + PREFIX + len);
-      at += PREFIX + len;
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    while (this.status === null) {
+      if (this.need < 0) {
+        if (this.buffered < PREFIX) return;
+        const head = this.chunks[0].length >= PREFIX ? this.chunks[0] : this.joined();
+        if (head[0] !== 0) { this.fail(GrpcStatus.INTERNAL, 'the server sent a compressed message (none was offered)'); return; }
+        const len = head.readUInt32BE(1);
+        if (len > this.opts.maxReceiveBytes) { this.fail(GrpcStatus.RESOURCE_EXHAUSTED, `a server message of ${len} bytes exceeds ${this.opts.maxReceiveBytes}`); return; }
+        this.need = PREFIX + len;
+      }
+      if (this.buffered < this.need) return;
+      const buf = this.joined();
+      const msg = buf.subarray(PREFIX, this.need);
+      const rest = buf.length - this.need;
+      // the rest is copied out, so a small remainder does not keep a large message alive
+      this.chunks = rest > 0 ? [Buffer.from(buf.subarray(this.need))] : [];
+      this.buffered = rest;
+      this.need = -1;
       this.emit('message', msg);
-      if (this.status !== null) return;
     }
-    if (at < buf.length) this.pending = Buffer.from(buf.subarray(at));
+  }
+
+  /** The received chunks as one buffer (joined in place). */
+  private joined(): Buffer {
+    if (this.chunks.length > 1) this.chunks = [Buffer.concat(this.chunks, this.buffered)];
+    return this.chunks[0];
   }
 
   private fail(code: number, details: string): void {
-    this.finish({ code, details });
-    if (!this.stream.destroyed) this.stream.close(http2.constants.NGHTTP2_CANCEL);
-    this.session.close();
+    this.finish({ code, details }, http2.constants.NGHTTP2_CANCEL);
   }
 
-  private finish(s: CallStatus): void {
+  /** The call is over: report it once, then let go of the stream and the connection. */
+  private finish(s: CallStatus, rst: number = http2.constants.NGHTTP2_NO_ERROR): void {
     if (this.status !== null) return;
     this.status = s;
     this.emit('status', s);
+    // a status from the server ends the call even while our side of the stream is open
+    if (!this.stream.closed && !this.stream.destroyed) this.stream.close(rst);
+    this.session.close();
   }
 }
 
