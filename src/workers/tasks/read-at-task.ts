@@ -179,7 +179,7 @@ export function neighbours(view: ReadView, seg: PlanSegment, at: bigint, keep: n
 }
 
 /** The time of the kept point after `at` (walking forward past dropped ones), before `ceiling`. */
-function keptAfter(view: ReadView, key: Buffer, at: bigint, ceiling: bigint | null, keep: number, memo: DecodedChunks, head: PointColumns | null): bigint | null {
+export function keptAfter(view: ReadView, key: Buffer, at: bigint, ceiling: bigint | null, keep: number, memo: DecodedChunks, head: PointColumns | null): bigint | null {
   let t = at + 1n;
   for (let step = 0; step <= PRIOR_WALK; step++) {
     const p = pointAtOrAfter(view, key, t, head, memo);
