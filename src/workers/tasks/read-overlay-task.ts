@@ -13,34 +13,13 @@
 // int64le, value float64le when every value is a number, else an array; quality uint8 or
 // uint32le; interpolated uint8 0/1), in JSON arrays (a missing value is null). The items
 // are written one after another (a fragment); the HTTP thread adds the envelope.
-import type { ReadView } from '../../storage/series-store.js';
 import type { BodySink } from '../../body-sink.js';
 import { runTask } from '../worker-state.js';
 import { JSON_TYPE, MSGPACK_TYPE, type ReadOverlayTask } from '../task-protocol.js';
-import { converterOf, minQuality, tooLarge, mpAny, type PlanAttribute } from '../resolved-points.js';
+import { minQuality, tooLarge, mpAny, type PlanAttribute } from '../resolved-points.js';
 import { mpArrayHeader, mpKey, mpMapHeader, mpString, mpUint } from '../msgpack-bytes.js';
 import { stringifyJson } from '../../json/json.js';
-import { NO_VALUE, neighbours, segmentPoints, sparse, type KnownPoints } from './read-at-task.js';
-
-/** One attribute of one episode on the grid: per instant its value, quality, flag, the no_value reason or the series it came from. */
-interface OverlayColumns {
-  /** Numbers unboxed (a boxed double per point was most of the task's garbage); `other` takes over at the first value that is not a number. */
-  num: Float64Array;
-  other: unknown[] | null;
-  /** 1 where a value was found. */
-  has: Uint8Array;
-  quality: Uint32Array;
-  maxQuality: number;
-  interpolated: Uint8Array;
-  reason: Array<string | undefined>;
-  series: Array<string | undefined>;
-  suspect: boolean;
-}
-
-const newColumns = (n: number): OverlayColumns => ({
-  num: new Float64Array(n), other: null, has: new Uint8Array(n), quality: new Uint32Array(n), maxQuality: 0, interpolated: new Uint8Array(n),
-  reason: new Array<string | undefined>(n), series: new Array<string | undefined>(n), suspect: false,
-});
+import { groups, newColumns, onGrid, relativeGrid, type GridUser, type OverlayColumns } from './overlay-grid.js';
 
 /** The grid's instants: points from start to end inclusive, rounded down (repeats kept when the episode is shorter than points ns). */
 export function gridInstants(startNs: bigint, endNs: bigint, points: number): BigInt64Array {
@@ -51,36 +30,6 @@ export function gridInstants(startNs: bigint, endNs: bigint, points: number): Bi
   return ts;
 }
 
-/** An instant to value: grid instant i of the column. */
-interface Target { at: bigint; c: OverlayColumns; i: number }
-
-/**
- * Episodes of one attribute read together when they lie close: sorted by start, an episode
- * joins the group when the gap before it is no longer than the group's span so far, so a
- * group's one scan reads at most about twice the points its episodes cover (batches back to
- * back on a vessel: one scan and one head decode, not one per batch).
- */
-function groups(users: Array<{ grid: BigInt64Array; c: OverlayColumns }>): Target[][] {
-  const sorted = users.filter((x) => x.grid.length > 0).sort((x, y) => (x.grid[0] < y.grid[0] ? -1 : x.grid[0] > y.grid[0] ? 1 : 0));
-  const out: Target[][] = [];
-  let cur: Target[] = [], lo = 0n, hi = 0n;
-  for (const u of sorted) {
-    const start = u.grid[0], end = u.grid[u.grid.length - 1];
-    if (cur.length > 0 && start - hi > hi - lo) { out.push(cur); cur = []; }
-    if (cur.length === 0) { lo = start; hi = end; }
-    if (end > hi) hi = end;
-    for (let i = 0; i < u.grid.length; i++) cur.push({ at: u.grid[i], c: u.c, i });
-  }
-  if (cur.length > 0) out.push(cur);
-  // episodes that do not overlap (the usual case on one asset) are in order already
-  for (const g of out) {
-    let sorted = true;
-    for (let i = 1; i < g.length && sorted; i++) sorted = g[i - 1].at <= g[i].at;
-    if (!sorted) g.sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
-  }
-  return out;
-}
-
 export function readOverlayTask(t: ReadOverlayTask): ReturnType<typeof runTask> {
   return runTask(t.format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, (view, sink) => {
     const keep = minQuality(t.excludeQuality);
@@ -88,10 +37,11 @@ export function readOverlayTask(t: ReadOverlayTask): ReturnType<typeof runTask> 
     const budget = { left: t.maxPoints, limit: t.maxPoints };
     const grids = t.episodes.map((e) => gridInstants(BigInt(e.episode.start_ns), BigInt(e.gridEndNs), t.points));
     const columns = t.episodes.map((e) => e.attributes.map(() => newColumns(t.points)));
-    const users = new Map<number, Array<{ grid: BigInt64Array; c: OverlayColumns }>>();
+    const rels = grids.map(relativeGrid);
+    const users = new Map<number, GridUser[]>();
     t.episodes.forEach((e, k) => e.attributes.forEach((ai, s) => {
       const list = users.get(ai);
-      const u = { grid: grids[k], c: columns[k][s] };
+      const u = { grid: grids[k], rel: rels[k], from: 0, c: columns[k][s] };
       if (list) list.push(u); else users.set(ai, [u]);
     }));
     let values = 0;
@@ -107,69 +57,6 @@ export function readOverlayTask(t: ReadOverlayTask): ReturnType<typeof runTask> 
     }
     return visited;
   });
-}
-
-/** One attribute's values at the targets' instants (ascending), under the segments (bindings) that cover them; returns the points read. */
-function onGrid(view: ReadView, t: ReadOverlayTask, a: PlanAttribute, targets: Target[], keep: number, now: bigint, budget: { left: number; limit: number }): number {
-  const n = targets.length;
-  const conv = converterOf(a);
-  let visited = 0;
-  const put = (x: Target, v: unknown, q: number, interpolated: boolean, series: string) => {
-    const c = x.c;
-    c.has[x.i] = 1;
-    if (c.other === null && typeof v === 'number') c.num[x.i] = v;
-    else {
-      if (c.other === null) { c.other = new Array<unknown>(c.num.length); for (let i = 0; i < c.num.length; i++) if (c.has[i] === 1) c.other[i] = c.num[i]; }
-      c.other[x.i] = v;
-    }
-    c.quality[x.i] = q;
-    if (q > c.maxQuality) c.maxQuality = q;
-    if (interpolated) c.interpolated[x.i] = 1;
-    c.series[x.i] = series;
-  };
-  const none = (x: Target, reason: string, series?: string) => { x.c.reason[x.i] = reason; x.c.series[x.i] = series; };
-  // the value at targets[i] from the known points, j the last at or before it (-1: none): read-at-task's valueAt
-  const valueAt = (k: KnownPoints, j: number, x: Target, series: string) => {
-    const at = x.at;
-    if (j >= 0 && k.ts[j] === at) { put(x, k.val[j], k.q[j], false, series); return; }
-    if (a.continuity === 'event') { none(x, NO_VALUE.event, series); return; }
-    if (j < 0) { none(x, NO_VALUE.before, series); return; }
-    if (a.continuity === 'stepped') { put(x, k.val[j], k.q[j], true, series); return; }
-    if (j + 1 >= k.ts.length) { none(x, NO_VALUE.after, series); return; }
-    const v0 = k.num[j], v1 = k.num[j + 1];
-    const f = Number(at - k.ts[j]) / Number(k.ts[j + 1] - k.ts[j]);
-    put(x, v0 + (v1 - v0) * f, Math.min(k.q[j], k.q[j + 1]), true, series);
-  };
-  const suspect = () => { for (const x of targets) x.c.suspect = true; };
-  let i = 0;
-  for (const seg of a.segments) {
-    const segStart = BigInt(seg.startNs), segEnd = BigInt(seg.endNs);
-    for (; i < n && targets[i].at < segStart; i++) none(targets[i], NO_VALUE.unbound);
-    let j = i;
-    while (j < n && targets[j].at < segEnd) j++;
-    if (j === i) continue;
-    // the segment clipped to these instants: the scan reads only the points they need
-    const first = targets[i].at, last = targets[j - 1].at + 1n;
-    const clipped = { ...seg, startNs: String(first > segStart ? first : segStart), endNs: String(last < segEnd ? last : segEnd) };
-    if (sparse(view, clipped, j - i)) {
-      for (; i < j; i++) {
-        const known = neighbours(view, clipped, targets[i].at, keep, conv, t.members);
-        visited += known.ts.length;
-        if (known.suspect(now)) suspect();
-        valueAt(known, known.ts.length > 0 && known.ts[0] <= targets[i].at ? 0 : -1, targets[i], seg.series);
-      }
-      continue;
-    }
-    const known = segmentPoints(view, clipped, keep, conv, budget, t.members);
-    visited += known.ts.length;
-    if (known.suspect(now)) suspect();
-    for (let p = 0; i < j; i++) {
-      while (p < known.ts.length && known.ts[p] <= targets[i].at) p++;
-      valueAt(known, p - 1, targets[i], seg.series);
-    }
-  }
-  for (; i < n; i++) none(targets[i], NO_VALUE.unbound);
-  return visited;
 }
 
 /** Runs [from, to) of equal labels (undefined: not a run). */
