@@ -15,6 +15,7 @@ import { request } from '../helpers/service.js';
 import { stringifyJson } from '../../src/json/json.js';
 import { unpack } from 'msgpackr';
 import { sessionCookieOf, ADMIN_PASSWORD } from '../helpers/auth.js';
+import { overlayColumnsAgreeWithReadAt } from './overlay-sampling.js';
 
 const T0 = 1_700_000_000_000_000_000n;
 const SEC = 1_000_000_000n;
@@ -422,4 +423,6 @@ t.test('episodes', async (t) => {
     const walk = await ok<{ episodes: Array<{ episode: { id: string } }> }>('/v1/episodes/traverse', 'POST', { start: [closedA.id], direction: 'both' }, 200, reader);
     t.same(walk.episodes, [], 'a traverse from an episode the caller cannot read finds nothing');
   });
+
+  t.test('overlay: the columns layout samples as read-at does (fast-check; seals every head, so last)', (t) => overlayColumnsAgreeWithReadAt(t, svc));
 });
