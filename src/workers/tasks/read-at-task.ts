@@ -148,12 +148,12 @@ export function segmentPoints(view: ReadView, seg: PlanSegment, keep: number, co
 /** Points a segment holds per instant above which seeking each instant beats one scan. */
 const SEEK_RATIO = 64;
 
-/** Whether the segment holds so many points per instant (chunk headers, no decode) that each instant is sought. */
-export function sparse(view: ReadView, seg: PlanSegment, instants: number): boolean {
+/** Whether the segment holds so many points per instant (chunk headers, no decode) that each instant is sought; `head`: the series' open head when the caller has decoded it already. */
+export function sparse(view: ReadView, seg: PlanSegment, instants: number, head?: PointColumns | null): boolean {
   if (readMeta(view, seg.series) === undefined) return false;
   const key = keyOf(seg.series);
   const limit = SEEK_RATIO * instants;
-  const listing = listRange(view, key, BigInt(seg.startNs), BigInt(seg.endNs), readOpenColumns(view, key), limit);
+  const listing = listRange(view, key, BigInt(seg.startNs), BigInt(seg.endNs), head === undefined ? readOpenColumns(view, key) : head, limit);
   return !listing.whole || listing.bound > limit;
 }
 
