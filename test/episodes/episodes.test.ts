@@ -335,6 +335,7 @@ t.test('episodes', async (t) => {
       t.same(sj.points.value, want, 'JSON values as the rows, null where no value');
       t.same(f64(sm.points.value).map((v, i) => (sm.no_value.some((r) => i >= r.from && i < r.to) ? null : v)), want, 'msgpack float64 values as the rows');
       t.same(Array.from(sm.points.interpolated as Uint8Array), (sj.points.interpolated as number[]), 'interpolation flags');
+      t.same(Array.from(sm.points.quality as Uint8Array), (sj.points.quality as number[]), 'qualities (uint8 bin) as in JSON');
       t.same(sj.points.interpolated, e.series[0].points.map((p) => (p.interpolated ? 1 : 0)));
       const reasons = e.series[0].points.map((p) => p.no_value ?? null);
       const fromRuns = Array.from({ length: 11 }, (_, i) => sj.no_value.find((r) => i >= r.from && i < r.to)?.reason ?? null);

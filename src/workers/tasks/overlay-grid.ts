@@ -9,6 +9,7 @@
 // columns walked with one moving index. A segment that is not float64, or whose points lie
 // too far from the group for exact offsets, is read by read-at's own functions instead.
 import type { ReadView } from '../../storage/series-store.js';
+import type { PointColumns } from '../../storage/encoding/chunk-types.js';
 import { readOpenColumns, scanRange, type DecodedChunks } from '../../storage/series-store.js';
 import type { ReadOverlayTask } from '../task-protocol.js';
 import { converterOf, enumRefOf, keyOf, pointAt, priorPoint, tooLarge, type PlanAttribute, type PlanSegment, type ValueConverter } from '../resolved-points.js';
@@ -100,11 +101,10 @@ function offsetOf(x: bigint, base: bigint): number {
 }
 
 /** read-at's segmentPoints into typed scratch: the kept point before, the kept points, the kept point after; null: not float64, or too far from base. */
-function segmentTyped(view: ReadView, seg: PlanSegment, base: bigint, keep: number, conv: ValueConverter | null, budget: { left: number; limit: number }, members: ReadOverlayTask['members']): KnownTyped | null {
+function segmentTyped(view: ReadView, seg: PlanSegment, head: PointColumns | null, base: bigint, keep: number, conv: ValueConverter | null, budget: { left: number; limit: number }, members: ReadOverlayTask['members']): KnownTyped | null {
   const meta = readMeta(view, seg.series);
   if (meta === undefined) return { n: 0, last: -1n };
   const key = keyOf(seg.series);
-  const head = readOpenColumns(view, key);
   const memo: DecodedChunks = new Map();
   const enumSet = enumRefOf(members, meta);
   const start = BigInt(seg.startNs), end = BigInt(seg.endNs);
@@ -209,7 +209,9 @@ export function onGrid(view: ReadView, t: ReadOverlayTask, a: PlanAttribute, use
     const first = base + BigInt(at[order[i]]), last = base + BigInt(at[order[j - 1]]) + 1n;
     const s0 = BigInt(seg.startNs), s1 = BigInt(seg.endNs);
     const clipped = { ...seg, startNs: String(first > s0 ? first : s0), endNs: String(last < s1 ? last : s1) };
-    if (sparse(view, clipped, j - i)) {
+    // the head decoded once for both the sparseness check and the scan
+    const head = readMeta(view, seg.series) === undefined ? null : readOpenColumns(view, keyOf(seg.series));
+    if (sparse(view, clipped, j - i, head)) {
       for (; i < j; i++) {
         const x = order[i];
         const known = neighbours(view, clipped, base + BigInt(at[x]), keep, conv, t.members);
@@ -219,7 +221,7 @@ export function onGrid(view: ReadView, t: ReadOverlayTask, a: PlanAttribute, use
       }
       continue;
     }
-    const typed = segmentTyped(view, clipped, base, keep, conv, budget, t.members);
+    const typed = segmentTyped(view, clipped, head, base, keep, conv, budget, t.members);
     if (typed === null) {
       const known = segmentPoints(view, clipped, keep, conv, budget, t.members);
       visited += known.ts.length;

@@ -21,6 +21,9 @@ import { mpArrayHeader, mpKey, mpMapHeader, mpString, mpUint } from '../msgpack-
 import { stringifyJson } from '../../json/json.js';
 import { groups, newColumns, onGrid, relativeGrid, type GridUser, type OverlayColumns } from './overlay-grid.js';
 
+/** The msgpack bins are little-endian: on such a machine typed columns are copied as bytes. */
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
 /** The grid's instants: points from start to end inclusive, rounded down (repeats kept when the episode is shorter than points ns). */
 export function gridInstants(startNs: bigint, endNs: bigint, points: number): BigInt64Array {
   const ts = new BigInt64Array(points);
@@ -116,7 +119,8 @@ function writeEpisode(sink: BodySink, t: ReadOverlayTask, e: ReadOverlayTask['ep
   sink.bytes(mpKey('episode')); mpAny(sink, episodeHead(e));
   sink.bytes(mpKey('ts_ns'));
   binHeader(sink, 8 * n);
-  for (let i = 0; i < n; i++) { sink.view.setBigInt64(sink.pos, grid[i], true); sink.pos += 8; }
+  if (LITTLE_ENDIAN) { sink.buf.set(new Uint8Array(grid.buffer, grid.byteOffset, 8 * n), sink.pos); sink.pos += 8 * n; }
+  else for (let i = 0; i < n; i++) { sink.view.setBigInt64(sink.pos, grid[i], true); sink.pos += 8; }
   sink.bytes(mpKey('series'));
   mpArrayHeader(sink, series.length);
   for (const { a, c } of series) {
@@ -130,7 +134,10 @@ function writeEpisode(sink: BodySink, t: ReadOverlayTask, e: ReadOverlayTask['ep
     sink.bytes(mpKey('value'));
     if (c.other === null) {
       binHeader(sink, 8 * n);
-      for (let i = 0; i < n; i++) { sink.view.setFloat64(sink.pos, c.has[i] === 1 ? c.num[i] : NaN, true); sink.pos += 8; }
+      // num is not read again once written: NaN where no value, then its bytes as they are
+      for (let i = 0; i < n; i++) if (c.has[i] === 0) c.num[i] = NaN;
+      if (LITTLE_ENDIAN) { sink.buf.set(new Uint8Array(c.num.buffer, c.num.byteOffset, 8 * n), sink.pos); sink.pos += 8 * n; }
+      else for (let i = 0; i < n; i++) { sink.view.setFloat64(sink.pos, c.num[i], true); sink.pos += 8; }
     } else {
       mpArrayHeader(sink, n);
       for (let i = 0; i < n; i++) mpAny(sink, c.has[i] === 1 ? c.other[i] : null);
@@ -138,7 +145,10 @@ function writeEpisode(sink: BodySink, t: ReadOverlayTask, e: ReadOverlayTask['ep
     const wide = c.maxQuality > 255;
     sink.bytes(mpKey('quality'));
     binHeader(sink, (wide ? 4 : 1) * n);
-    for (let i = 0; i < n; i++) { if (wide) { sink.view.setUint32(sink.pos, c.quality[i], true); sink.pos += 4; } else sink.buf[sink.pos++] = c.quality[i]; }
+    // narrow: set() converts each uint32 to a byte (all are under 256)
+    if (!wide) { sink.buf.set(c.quality, sink.pos); sink.pos += n; }
+    else if (LITTLE_ENDIAN) { sink.buf.set(new Uint8Array(c.quality.buffer, c.quality.byteOffset, 4 * n), sink.pos); sink.pos += 4 * n; }
+    else for (let i = 0; i < n; i++) { sink.view.setUint32(sink.pos, c.quality[i], true); sink.pos += 4; }
     sink.bytes(mpKey('interpolated'));
     binHeader(sink, n);
     sink.buf.set(c.interpolated, sink.pos); sink.pos += n;
