@@ -1,9 +1,9 @@
 // POST /v1/read/episode-overlay with layout "columns", in a worker: a run of episodes, each
 // read on its u grid (`points` instants from start to end, ts_i = start + (end - start) * i
 // / (points - 1), rounded down), every attribute of the episode's assets valued at each
-// instant by the rules of POST /v1/read/at (read-at-task.ts: the same segment scan and
-// neighbour seek, the same interpolation, the same no_value reasons), but gathered into
-// typed columns instead of one object per point. The per-point object and its `series`
+// instant by the rules of POST /v1/read/at (read-at-task.ts: the same segment bounds and
+// neighbour seek, the same interpolation, the same no_value reasons), sampled from typed
+// columns (overlay-grid.ts) and gathered into typed columns instead of one object per point. The per-point object and its `series`
 // member made the row layout's 100 x 10 x 500 overlay 81 MB of JSON and 6.9 s; columns
 // carry the series once per run of instants it covers and the no_value reasons once per run.
 //
