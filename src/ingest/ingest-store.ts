@@ -98,11 +98,12 @@ export class EngineIngestStore implements IngestStore {
 
   /**
    * groupWindowMs 0: the commit pipeline already gathers a group before it writes.
-   * quietSealMs: heads are sealed once batches stop for that long (SERVICE_INGEST_QUIET_SEAL_MS).
+   * quietSealMs: heads are sealed once batches stop for that long (SERVICE_INGEST_QUIET_SEAL_MS),
+   * when quietSealAllowed says so (not while the disk is below the ingest threshold).
    */
-  static open(seriesDir: string, quietSealMs = 0): EngineIngestStore {
+  static open(seriesDir: string, quietSealMs = 0, quietSealAllowed?: () => boolean): EngineIngestStore {
     const onTransaction = groupTrace ? (t: object) => groupTrace?.record({ k: 'txn', ...t }) : undefined;
-    return new EngineIngestStore(SeriesStore.open(seriesDir, { groupWindowMs: 0, onTransaction, sealThread: process.env.HISTORIAN_SEAL_THREAD !== '0', quietSealMs }));
+    return new EngineIngestStore(SeriesStore.open(seriesDir, { groupWindowMs: 0, onTransaction, sealThread: process.env.HISTORIAN_SEAL_THREAD !== '0', quietSealMs, quietSealAllowed }));
   }
 
   async write(batches: PointBatch[], principal: string): Promise<StoredBatchResult[]> {

@@ -12,7 +12,9 @@ async function run(): Promise<void> {
   if (!parentPort) throw new Error('BUG: ingest-worker must run in a worker_thread');
   const data = workerData as IngestWorkerData;
   const rpc = new PortRpc(parentPort);
-  const store = EngineIngestStore.open(data.seriesDir, data.tuning.quietSealMs);
+  // The core is made below, over this store; until then nothing was written to seal.
+  let core: IngestCore | undefined;
+  const store = EngineIngestStore.open(data.seriesDir, data.tuning.quietSealMs, () => core !== undefined && !core.storageFull());
   const main: MainSide = {
     authenticate: (arg) => rpc.call<AuthenticateResult>('authenticate', arg),
     openSession: (arg) => rpc.call<OpenSessionResult>('openSession', arg),
@@ -21,7 +23,7 @@ async function run(): Promise<void> {
     log: (level, msg, fields) => rpc.notify('log', { level, msg, fields }),
     commits: (group, transfer) => rpc.notify('commits', group, transfer),
   };
-  const core = new IngestCore(store, main, data.tuning, data.authMode, data.dataDir, data.known);
+  core = new IngestCore(store, main, data.tuning, data.authMode, data.dataDir, data.known);
   await core.checkDisk();
   // before the port opens: the first collectors' batches then meet compiled code
   await warmUpEngine().catch((e: unknown) => main.log('warn', 'ingest warm-up failed (the first batches will be slower)', { error: e instanceof Error ? e.message : String(e) }));

@@ -95,6 +95,12 @@ export interface SeriesStoreOptions {
   quietSealMs?: number;
   /** A quiet seal runs only after this many points were written since the last one (QUIET_SEAL_AFTER_POINTS). */
   quietSealAfterPoints?: number;
+  /**
+   * Asked when a quiet seal is due; false puts it off by another quiet period. The ingest
+   * worker says false while it refuses batches for a full disk: a seal writes chunks, and a
+   * write that meets ENOSPC stops the worker (found by reliability/disk-full).
+   */
+  quietSealAllowed?: () => boolean;
 }
 
 /**
@@ -160,6 +166,7 @@ export class SeriesStore {
   private readonly offload: SealOffload | null;
   private readonly quietSealMs: number;
   private readonly quietSealAfterPoints: number;
+  private readonly quietSealAllowed: () => boolean;
   /** Points write() was given since the last quiet seal began. */
   private pointsSinceQuietSeal = 0;
   /** Date.now() of the last write() call, and the timer that seals once writes stop. */
@@ -178,6 +185,7 @@ export class SeriesStore {
     this.heads = new HeadCache(options.headCachePoints ?? DEFAULT_HEAD_CACHE_POINTS);
     this.quietSealMs = options.quietSealMs ?? 0;
     this.quietSealAfterPoints = options.quietSealAfterPoints ?? QUIET_SEAL_AFTER_POINTS;
+    this.quietSealAllowed = options.quietSealAllowed ?? (() => true);
   }
 
   static open(dir: string, options: SeriesStoreOptions = {}): SeriesStore {
@@ -303,6 +311,7 @@ export class SeriesStore {
     const waited = Date.now() - this.lastWriteCallMs;
     if (waited < this.quietSealMs) { this.armQuietTimer(this.quietSealMs - waited); return; }
     if (this.pointsSinceQuietSeal < this.quietSealAfterPoints) return;
+    if (!this.quietSealAllowed()) { this.armQuietTimer(this.quietSealMs); return; }
     try {
       await this.sealQuiet();
     } catch {
