@@ -72,6 +72,9 @@ t.test('episodes', async (t) => {
   for (const [k, a] of [[0, r1], [1, r2], [2, r4], [3, r5]] as const) {
     await ok('/v1/model/bindings', 'POST', { attribute_id: attrOf(a), series_id: collector.welcome.streams[k].series_id, from_ns: at(-1000) }, 201);
   }
+  // the model before any episode: include_episodes as of then attaches none
+  const beforeEpisodesNs = BigInt(Date.now()) * 1_000_000n;
+  await new Promise((r) => setTimeout(r, 5));
   // R1 reads its own age in seconds (0..599); R2 reads 1000 + seconds
   t.ok((await collector.send('LIVE', 0, 'float64', floatBatch(at(0), 600, SEC, 0))).ok, 'R1 points written');
   t.ok((await collector.send('LIVE', 1, 'float64', floatBatch(at(0), 600, SEC, 1000))).ok, 'R2 points written');
@@ -281,6 +284,8 @@ t.test('episodes', async (t) => {
     t.same(of(r1).find((e) => e.id === closedA.id)!.roles, ['reactor']);
     t.equal(of(r1).length, 2, 'both batches touch the window');
     t.equal(of(r3).length, 1, 'R3 has its own');
+    const asOf = await ok<Item[]>('/v1/read/raw', 'POST', { resolve: { ...resolve, as_of_ns: beforeEpisodesNs }, start_ns: at(150), end_ns: at(250), include_episodes: true }, 200);
+    t.same(asOf.map((x) => x.episodes), [[], []], 'as of a time before the episodes, none is attached');
     const plain = await ok<Item[]>('/v1/read/raw', 'POST', { resolve, start_ns: at(150), end_ns: at(250) }, 200);
     t.equal(plain[0].episodes, undefined, 'not asked, not attached');
     t.equal((await call('/v1/read/raw', 'POST', { resolve, start_ns: at(150), end_ns: at(250), include_episodes: { states: ['ended'] } })).status, 400);

@@ -2,11 +2,13 @@
 // episodes over its asset that overlap the read's window (at the instant, for snapshot),
 // in start order. `include_episodes` is `true`, or `{template_ids?, states?}` to narrow
 // them (states default open and closed, as the query's). Episodes the caller may not read
-// are left out, as everywhere else.
+// are left out, as everywhere else. With `resolve.as_of_ns` they are the episodes as the
+// model knew them then, like the attributes the read resolved.
 import type { ReadAttacher, AttachWindow } from '../reads/read-attachments.js';
 import { invalid } from '../../../errors.js';
 import { isUuid } from '../../../uuid.js';
 import { queryEpisodes } from '../../../episodes/episode-query.js';
+import { readTxFor } from '../../../model/versions/history.js';
 import type { EpisodeState } from '../../../episodes/episode-store.js';
 import { episodesOf } from './episode-access.js';
 import { readable } from './query-route.js';
@@ -48,7 +50,9 @@ export const episodesAttacher: ReadAttacher = {
     if (attributes.length === 0) return out;
     const { db } = episodesOf(ctx);
     const assetIds = [...new Set(attributes.map((a) => a.assetId))];
-    const page = await queryEpisodes(db, { templateIds: want.templateIds, assetIds, overlaps: rangeOf(window), states: want.states, attributes: [], after: null, limit: MAX_ATTACHED, tx: null });
+    const asOfNs = (body.resolve as { as_of_ns?: number | bigint } | undefined)?.as_of_ns;
+    const tx = await readTxFor(db, asOfNs);
+    const page = await queryEpisodes(db, { templateIds: want.templateIds, assetIds, overlaps: rangeOf(window), states: want.states, attributes: [], after: null, limit: MAX_ATTACHED, tx });
     if (page.more) throw invalid('include_episodes', `more than ${MAX_ATTACHED} episodes overlap the window on these assets; narrow the window, the selection or include_episodes.template_ids`);
     const byAsset = new Map<string, unknown[]>();
     for (const e of await readable(ctx, page.items)) {
