@@ -21,11 +21,11 @@ import { startService } from '../src/service.js';
 import { openDb } from '../src/model/db.js';
 import { migrate } from '../src/model/migrate.js';
 import { nowNs } from '../src/clock.js';
-import { stringifyJson } from '../src/json/json.js';
 import { queryAnnotations } from '../src/annotations/annotation-query.js';
 import type { Queryable } from '../src/model/db.js';
 import { mulberry32 } from './seeded-random.js';
 import { benchDatabase } from './bench-database.js';
+import { timedPost as post } from './timed-post.js';
 
 const args = process.argv.slice(2);
 const JSON_OUT = args.includes('--json');
@@ -84,15 +84,6 @@ async function seed(): Promise<void> {
   } finally {
     await db.close();
   }
-}
-
-async function post(url: string, body: unknown): Promise<{ ms: number; json: unknown }> {
-  const t0 = process.hrtime.bigint();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stringifyJson(body) });
-  const text = await res.text();
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (res.status !== 200 && res.status !== 201) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
-  return { ms, json: JSON.parse(text) };
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;

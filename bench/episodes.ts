@@ -26,6 +26,7 @@ import { CollectorClient } from '../src/collector/collector-client.js';
 import { mulberry32 } from './seeded-random.js';
 import { unpack } from 'msgpackr';
 import { benchDatabase } from './bench-database.js';
+import { timedPost as post } from './timed-post.js';
 
 const args = process.argv.slice(2);
 const JSON_OUT = args.includes('--json');
@@ -94,15 +95,6 @@ async function seed(): Promise<{ templateId: string }> {
   } finally {
     await db.close();
   }
-}
-
-async function post(url: string, body: unknown): Promise<{ ms: number; json: unknown }> {
-  const t0 = process.hrtime.bigint();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stringifyJson(body) });
-  const text = await res.text();
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (res.status !== 200 && res.status !== 201) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
-  return { ms, json: JSON.parse(text) };
 }
 
 const { templateId } = PHASES.has('query') ? await seed() : { templateId: '' };
