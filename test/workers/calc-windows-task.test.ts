@@ -12,7 +12,7 @@ import { ReadPool } from '../../src/workers/read-pool.js';
 import { SeriesStore } from '../../src/storage/series-store.js';
 import { checkExpression, planOf, type ExpressionScope } from '../../src/calc/expression/index.js';
 import { compiledRuleOf, evaluateWindow, type Target } from '../../src/calc-kernel/window-eval.js';
-import { evaluateWindowsInPool, diffWindowInPool } from '../../src/calc/engine/window-eval.js';
+import { evaluateWindowsInPool, diffWindowInPool } from '../../src/calc/engine/pool-windows.js';
 
 const SEC = 1_000_000_000n;
 const T0 = 1_790_000_000n * SEC;

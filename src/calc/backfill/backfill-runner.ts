@@ -26,7 +26,7 @@ import { recordLineage, newCursor, type LineageCursor } from '../engine/progress
 import { ruleAt } from '../rules/rule-store.js';
 import type { WindowDiff } from '../../calc-kernel/window-diff.js';
 import type { PointBatch } from '../../storage/series-store.js';
-import { diffWindowInPool, type Target } from '../engine/window-eval.js';
+import { diffWindowInPool, type Target } from '../engine/pool-windows.js';
 import { BindingSegments } from './binding-segments.js';
 import { insertJob, jobById, jobsInState, moveJob, saveProgress, type BackfillJob, type BackfillPreview } from './backfill-store.js';
 import { operationCancelled, operationResumed } from './backfill-operation.js';

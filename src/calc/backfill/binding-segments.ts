@@ -14,7 +14,7 @@ import type { Binding } from '../../model/bindings/bindings.js';
 import { placeOf, loadNeighbourhood } from '../rules/rule-check.js';
 import { attributeFor } from '../rules/rule-scope.js';
 import type { RulePlan } from '../engine/rule-plan.js';
-import type { Target } from '../engine/window-eval.js';
+import type { Target } from '../engine/pool-windows.js';
 
 interface AssetBindings {
   /** Per input reference: the attribute's bindings, by from_ns (empty: not resolvable now). */

@@ -10,7 +10,7 @@
 // - `provisional: block` targets are also re-tried as their inputs' watermarks move.
 //
 // Evaluation runs in batches: every due target's window evaluated in the read pool's
-// workers (window-eval.ts: one task per worker, each over one read snapshot), all outputs in
+// workers (pool-windows.ts: one task per worker, each over one read snapshot), all outputs in
 // one storage write (one durable group commit), then progress and lineage in the model in
 // one statement each. Progress is recorded only after the write is durable. Catch-up after a
 // restart is sliced into MAX_WINDOW_NS pieces so no task holds a worker for long.
@@ -22,7 +22,7 @@ import { onModelCommit } from '../../model/tx-log.js';
 import { nowNs } from '../../clock.js';
 import { rulesWithInputs } from '../rules/rule-store.js';
 import { planRule, ENGINE_PRINCIPAL, type RulePlan } from './rule-plan.js';
-import { evaluateWindowsInPool, finalisedThrough, type Target, type WindowOutcome } from './window-eval.js';
+import { evaluateWindowsInPool, finalisedThrough, type Target, type WindowOutcome } from './pool-windows.js';
 import { allProgress, recordWindows, recordFailure, newCursor, type WindowDone, type LineageCursor } from './progress-store.js';
 import { TraceStore } from './trace-ring.js';
 import { LatencyRecorder } from './latency.js';

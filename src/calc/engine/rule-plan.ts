@@ -16,7 +16,7 @@ import type { CheckedExpression } from '../expression/types.js';
 import { checkRule, placeOf, type CheckedRule } from '../rules/rule-check.js';
 import { attributeFor, currentSeries } from '../rules/rule-scope.js';
 import type { StoredRule } from '../rules/rule-definition.js';
-import { compiledRuleOf, type CompiledRule, type Target } from './window-eval.js';
+import { compiledRuleOf, type CompiledRule, type Target } from './pool-windows.js';
 
 export const ENGINE_PRINCIPAL = 'calculation-engine';
 
