@@ -1,7 +1,7 @@
 // Backfills through the real routes: a preview (added, changed, unchanged, a sample of old
 // and new values), a commit that writes it (its Operation completed with a receipt), a
 // recalculation previewed and cancelled, and a commit interrupted by a restart that
-// resumes on the next start without losing or doubling a point.
+// resumes on the next start from its saved position without losing or doubling a point.
 import t from 'tap';
 import { pino } from 'pino';
 import { startPlant, templateRule, SEC, type Plant } from './calc-fixture.js';
@@ -10,6 +10,10 @@ import { request } from '../helpers/service.js';
 import { loadConfig } from '../../src/config/config.js';
 import { startService } from '../../src/service.js';
 import { nowNs } from '../../src/clock.js';
+import { openDb } from '../../src/model/db.js';
+import { moveJob, saveProgress } from '../../src/calc/backfill/backfill-store.js';
+import { operationResumed } from '../../src/calc/backfill/backfill-operation.js';
+import { join } from 'node:path';
 
 const MIN = 60n * SEC;
 const DAY = 86_400n * SEC;
@@ -154,8 +158,21 @@ t.test('backfills', async (t) => {
   t.test('a commit interrupted by a restart resumes without losing or doubling a point', async (t) => {
     const created = await p.api<View>('POST', '/v1/calc/backfill', { rule_id: rule.rule_id, assets: 'all', ...range, mode: 'recalculate' }, 202);
     const v = await settled(p, p.svc.url, created.job_id, 'preview');
-    await p.api('POST', `/v1/calc/backfill/${v.job_id}/commit`, undefined, 202);
-    await p.svc.stop(); // mid-commit: the job stays committing with its saved position
+    await p.svc.stop();
+    // The interruption, made deterministic: with the service stopped, the job is put where a
+    // commit stopped after its first durable group leaves it (committing, position saved after
+    // P1's first day) through the store's own functions. A real commit of these 4 small windows
+    // may finish before a stop lands. That first day is deliberately left with the old
+    // version's values, so the outcome shows where the resume began: it must redo nothing
+    // before the saved position and every instant after it, once.
+    const db = await openDb({ url: p.svc.databaseUrl, pgliteDir: join(p.svc.dataDir, 'model') });
+    try {
+      t.ok(await moveJob(db, v.job_id, ['preview'], 'committing'), 'the previewed job is committing');
+      await operationResumed(db, v.operation_id, 'commit');
+      await saveProgress(db, v.job_id, { windowsDone: 1n, pointsWritten: 1440n, rateLimitedMs: 0n, assetsDone: 0, resumeAfterNs: start + DAY });
+    } finally {
+      await db.close();
+    }
     const config = loadConfig({
       SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_DATA_DIR: p.svc.dataDir,
       SERVICE_AUTH_MODE: 'disabled', SERVICE_WORKERS: '2', ...(p.svc.databaseUrl ? { DATABASE_URL: p.svc.databaseUrl } : {}),
@@ -167,12 +184,17 @@ t.test('backfills', async (t) => {
       t.ok(lines.some((l) => l.includes('resuming an interrupted backfill commit') && l.includes(v.job_id)), 'the commit was interrupted and resumed');
       const done = await settled(p, url, v.job_id, 'committed');
       t.equal(Number(done.progress.windows_done), 4, 'every window done once');
+      t.equal(Number(done.progress.points_written), times.length, 'the saved day and the resumed one, each counted once');
       const series = (await request(`${url}/v1/calc/rules/${rule.rule_id}/status`)).json as { assets: Array<{ asset_id: string; output_series: string }> };
       const out = series.assets.find((a) => a.asset_id === p.pumps[0].assetId)?.output_series as string;
       const pts = readAll({ ...p.svc, service: again } as typeof p.svc, out);
       t.equal(pts.length, times.length, 'no instant lost, none doubled');
       t.ok(pts.every((x, i) => x.ts === times[i]), 'at the input instants');
-      t.equal(pts[0].value, 20, 'with the new version\'s values');
+      // Version 1 is Discharge - Suction, version 2 adds 1 bar; minute i has 20 + i % 11 and 1 + i % 7.
+      const expected = times.map((ts, i) => (20 + (i % 11)) - (1 + (i % 7)) + (ts >= start + DAY ? 1 : 0));
+      const wrong = pts.findIndex((x, i) => x.value !== expected[i]);
+      t.equal(wrong, -1, 'the day before the saved position untouched (old version), every instant after it with the new version\'s value');
+      t.same([pts[1439].value, pts[1440].value], [24, 25], 'the resume began at the saved position (old version on its last minute before, new on its first)');
     } finally {
       await again.stop(2_000);
     }
