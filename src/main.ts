@@ -2,6 +2,7 @@
 // the environment; `--help` lists it. SIGTERM and SIGINT stop gracefully.
 import { loadConfig, helpText, ConfigError } from './config/config.js';
 import { createLogger } from './log.js';
+import { reportHeap } from './threads/heap-report.js';
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
     throw e;
   }
   const log = createLogger(config.logLevel);
+  reportHeap('main');
   // Imported here, not at the top: `--help` and a configuration error need none of the service's modules.
   const { startService } = await import('./service.js');
   const service = await startService(config, log);

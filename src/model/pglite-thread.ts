@@ -9,6 +9,7 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { DbReply, DbRequest, WireDbError, WireResult } from './pglite-protocol.js';
 import { parseStoredJson } from '../json/json.js';
+import { reportExtra } from '../threads/heap-report.js';
 
 const port = parentPort;
 if (!port) throw new Error('BUG: pglite-thread started outside a worker thread');
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
     return;
   }
   reply({ id: 0, ok: true, rows: [], rowCount: 0 });
+  reportExtra(() => ({ wasm_memory_bytes: db.Module.HEAPU8.byteLength }));
 
   /** The handle a request runs on: its open transaction, or the database itself. */
   const on = (tx: number): PGlite | Transaction => {

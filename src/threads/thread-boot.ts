@@ -8,6 +8,7 @@ const { workerData } = require('node:worker_threads');
 (async () => {
   if (workerData.entry.endsWith('.ts')) { const { register } = await import('tsx/esm/api'); register(); }
   await import(workerData.entry);
+  if (process.env.HISTORIAN_HEAP_REPORT) (await import(workerData.heapReport)).reportHeap(workerData.entry.split('/').pop().split('.')[0]);
 })().catch((e) => { require('node:worker_threads').parentPort.postMessage({ rpc: 'note', op: 'start-failed', arg: String(e && e.stack || e) }); });
 `;
 
@@ -21,5 +22,5 @@ export function siblingEntry(importMetaUrl: string, name: string): string {
 
 /** A worker running `entry`; `entry` is also passed in workerData for the bootstrap. */
 export function startThread<T extends object>(entry: string, data: T): Worker {
-  return new Worker(BOOT, { eval: true, workerData: { ...data, entry } });
+  return new Worker(BOOT, { eval: true, workerData: { ...data, entry, heapReport: siblingEntry(import.meta.url, 'heap-report') } });
 }

@@ -1,12 +1,15 @@
 // Per-worker state: the series LMDB env, opened once on the first task with exactly the
 // options every other thread uses (openSeriesEnv), and the reusable body slabs that tasks
 // serialise into (body-slabs.ts).
-import { threadId, workerData } from 'node:worker_threads';
+import { isMainThread, threadId, workerData } from 'node:worker_threads';
 import { ServiceError, isServiceError } from '../errors.js';
 import { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from '../storage/series-store.js';
 import { BodySink } from '../body-sink.js';
 import { BodySlabs, SLAB_HEADER_BYTES, type BodySlab } from './body-slabs.js';
 import type { TaskOutcome } from './task-protocol.js';
+import { reportHeap } from '../threads/heap-report.js';
+
+if (!isMainThread) reportHeap('read-worker');
 
 let env: SeriesEnv | null = null;
 const slabs = new BodySlabs(threadId * 2 ** 20);
