@@ -53,6 +53,7 @@ export class IngestHost {
       tls: readTlsFiles(config.tls),
       tuning: config.tuning,
       known: await listCollectorRows(db),
+      latest: context.parts.storage?.latest?.buffer ?? null,
     };
     const worker = startThread(entry, data);
     const rpc = new PortRpc(worker);

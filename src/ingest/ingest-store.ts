@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { SeriesStore, readSnapshot, readFinalised, readMeta } from '../storage/series-store.js';
+import { LatestTable, SeriesStore, readSnapshot, readFinalised, readMeta } from '../storage/series-store.js';
 import { groupTrace } from './group-trace.js';
 
 /** Writes of the warm-up (see warmUpEngine): groups of WARM_BATCHES batches of WARM_POINTS points. */
@@ -101,9 +101,9 @@ export class EngineIngestStore implements IngestStore {
    * quietSealMs: heads are sealed once batches stop for that long (SERVICE_INGEST_QUIET_SEAL_MS),
    * when quietSealAllowed says so (not while the disk is below the ingest threshold).
    */
-  static open(seriesDir: string, quietSealMs = 0, quietSealAllowed?: () => boolean): EngineIngestStore {
+  static open(seriesDir: string, quietSealMs = 0, quietSealAllowed?: () => boolean, latest: SharedArrayBuffer | null = null): EngineIngestStore {
     const onTransaction = groupTrace ? (t: object) => groupTrace?.record({ k: 'txn', ...t }) : undefined;
-    return new EngineIngestStore(SeriesStore.open(seriesDir, { groupWindowMs: 0, onTransaction, sealThread: process.env.HISTORIAN_SEAL_THREAD !== '0', quietSealMs, quietSealAllowed }));
+    return new EngineIngestStore(SeriesStore.open(seriesDir, { groupWindowMs: 0, onTransaction, sealThread: process.env.HISTORIAN_SEAL_THREAD !== '0', quietSealMs, quietSealAllowed, latest: latest === null ? null : LatestTable.attach(latest) }));
   }
 
   async write(batches: PointBatch[], principal: string): Promise<StoredBatchResult[]> {

@@ -14,7 +14,7 @@ async function run(): Promise<void> {
   const rpc = new PortRpc(parentPort);
   // The core is made below, over this store; until then nothing was written to seal.
   let core: IngestCore | undefined;
-  const store = EngineIngestStore.open(data.seriesDir, data.tuning.quietSealMs, () => core !== undefined && !core.storageFull());
+  const store = EngineIngestStore.open(data.seriesDir, data.tuning.quietSealMs, () => core !== undefined && !core.storageFull(), data.latest);
   const main: MainSide = {
     authenticate: (arg) => rpc.call<AuthenticateResult>('authenticate', arg),
     openSession: (arg) => rpc.call<OpenSessionResult>('openSession', arg),

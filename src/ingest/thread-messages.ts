@@ -17,6 +17,8 @@ export interface IngestWorkerData {
   tuning: IngestTuning;
   /** Collectors the model remembers (epochs and counters survive restarts). */
   known: CollectorRow[];
+  /** The main thread's latest-point table (storage/latest-table.ts): the worker's writes update it. */
+  latest: SharedArrayBuffer | null;
 }
 
 

@@ -4,7 +4,7 @@
 // closer that stops them in reverse order.
 import { join } from 'node:path';
 import type { ServiceContext } from '../service-context.js';
-import { SeriesStore } from '../storage/series-store.js';
+import { LatestTable, SeriesStore } from '../storage/series-store.js';
 import { ReadPool } from '../workers/read-pool.js';
 import { JobRunner } from '../background-work/job-runner.js';
 import { registerStorageJobs } from '../background-work/storage-jobs.js';
@@ -25,7 +25,8 @@ export function seriesDir(dataDir: string): string {
 
 export function startSeriesPart(context: ServiceContext): () => Promise<void> {
   const dir = seriesDir(context.config.dataDir);
-  const storage = SeriesStore.open(dir);
+  // the latest point of each series in shared memory: snapshots answer from it (latest-table.ts)
+  const storage = SeriesStore.open(dir, { latest: LatestTable.create() });
   const readPool = new ReadPool(dir, context.config.workers);
   const jobs = new JobRunner(context.log);
   registerStorageJobs(jobs, storage, context.operations);

@@ -34,9 +34,11 @@ import { checkBatchShape, type PointBatch } from './write-batch.js';
 import { decodeHeadRecord, readHeadRecord } from './head-record.js';
 import { HeadCache, DEFAULT_HEAD_CACHE_POINTS } from './head-cache.js';
 import { measureDisk, type DiskUsage } from './disk-usage.js';
+import type { LatestTable } from './latest-table.js';
 
 export type { PointBatch, RefusalReason, Refusal } from './write-batch.js';
 /** A durable write's batches and their results, index by index (SeriesStore.onWritten). */
+export { LatestTable } from './latest-table.js';
 export type WriteListener = (batches: readonly PointBatch[], results: readonly BatchResult[]) => void;
 export type { BatchResult, Writer } from './write-apply.js';
 export type { SeriesMeta, DeclaredGap, LossyRange, EnumSetRef } from './series-meta.js';
@@ -101,6 +103,12 @@ export interface SeriesStoreOptions {
    * write that meets ENOSPC stops the worker (found by reliability/disk-full).
    */
   quietSealAllowed?: () => boolean;
+  /**
+   * The latest point of each series in shared memory (latest-table.ts): updated by every
+   * write before it resolves, forgotten by lifecycle enforcement. The main thread creates
+   * it; the ingest worker's engine attaches to the same buffer.
+   */
+  latest?: LatestTable | null;
 }
 
 /**
@@ -151,6 +159,8 @@ interface Pending {
 
 export class SeriesStore {
   private readonly writeListeners = new Set<WriteListener>();
+  /** See SeriesStoreOptions.latest. */
+  readonly latest: LatestTable | null;
   private queue: Pending[] = [];
   private timer: NodeJS.Timeout | null = null;
   private running = false;
@@ -186,6 +196,7 @@ export class SeriesStore {
     this.quietSealMs = options.quietSealMs ?? 0;
     this.quietSealAfterPoints = options.quietSealAfterPoints ?? QUIET_SEAL_AFTER_POINTS;
     this.quietSealAllowed = options.quietSealAllowed ?? (() => true);
+    this.latest = options.latest ?? null;
   }
 
   static open(dir: string, options: SeriesStoreOptions = {}): SeriesStore {
@@ -249,12 +260,20 @@ export class SeriesStore {
     }
     const damaged = new Set<number>();
     this.noteWrite(batches);
-    const done = this.enqueue((ctx) => {
+    let done = this.enqueue((ctx) => {
       const results = applyBatches(ctx, batches, who, damaged);
       let accepted = 0, refused = 0;
       for (const r of results) { accepted += r.accepted; refused += r.refused; }
       return { batches: results, accepted, refused };
     });
+    const latest = this.latest;
+    if (latest !== null) {
+      done = done.then((r) => {
+        // a fault here must not fail a durable write; what the table holds is then unsure
+        try { latest.noteWritten(batches, r.batches, (id) => this.meta(id)?.type); } catch { latest.forgetAll(); }
+        return r;
+      });
+    }
     if (this.writeListeners.size === 0) return done;
     return done.then((r) => {
       for (const l of this.writeListeners) { try { l(batches, r.batches); } catch { /* a listener must not fail the write */ } }
@@ -382,7 +401,10 @@ export class SeriesStore {
 
   /** Runs lifecycle enforcement for every series with a policy; returns what it did. */
   enforceLifecycle(atNs: bigint = nowNs()): Promise<LifecycleReport> {
-    return this.enqueue((ctx) => enforceLifecycleInTxn(ctx.view, atNs));
+    const done = this.enqueue((ctx) => enforceLifecycleInTxn(ctx.view, atNs));
+    const latest = this.latest;
+    // it may have removed a series' latest point: every slot is read from storage again
+    return latest === null ? done : done.then((r) => { latest.forgetAll(); return r; });
   }
 
   /** Points currently open in the head of a series (for tests and diagnostics). */
