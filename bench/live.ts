@@ -2,7 +2,7 @@
 // sessions over loopback gRPC and live subscribers (half SSE, half WebSocket) in this
 // process, all on this machine.
 //   node --import tsx bench/live.ts [--subscribers 1000] [--series 2000] [--watched 1000]
-//     [--points 6000000] [--batch 1000] [--sessions 2] [--rounds 2] [--json] [--profile DIR]
+//     [--points 6000000] [--batch 1000] [--sessions 2] [--rounds 2] [--settle-ms 8000] [--json] [--profile DIR]
 // The model: `watched` attributes (10 per pump asset) each bound to one of the first
 // `watched` series; the collectors write `series` streams round-robin, so about
 // watched/series of the points are of a subscribed attribute. Subscriber i follows
@@ -31,6 +31,7 @@ import { SERVICE_NODE_FLAGS } from './service-flags.js';
 import { CollectorClient, type OutgoingColumns } from '../src/collector/collector-client.js';
 import { openWs, type WsClient } from '../test/helpers/live-clients.js';
 import { mulberry32 } from './seeded-random.js';
+import { cpuSeconds } from './process-figures.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
@@ -40,16 +41,21 @@ const JSON_OUT = args.includes('--json');
 /** --profile DIR: the server writes a CPU profile of its main thread there (node --cpu-prof) when it exits. */
 const PROFILE_DIR = (() => { const i = args.indexOf('--profile'); return i >= 0 ? args[i + 1] : null; })();
 const PER_ASSET = 10;
+/**
+ * --settle-ms: the pause before each timed run. Each run adds to the engine's open heads,
+ * and later runs cost more (bigger heads, more of them reloaded into the writer's head
+ * cache): with no pause and no subscribers, the runs "with" read 0.61-0.71x the runs
+ * "without" before them. The pause lets the quiet seal (SERVICE_INGEST_QUIET_SEAL_MS, 3 s
+ * by default) seal every head, so each run starts from the same storage state.
+ */
+const SETTLE_MS = opt('settle-ms', 8000);
+const settle = () => new Promise((r) => setTimeout(r, SETTLE_MS));
 
 const freePort = () => new Promise<number>((resolve) => { const s = createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); }); });
 const pct = (xs: number[], p: number) => { if (!xs.length) return NaN; const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 const r1 = (x: number) => Math.round(x * 10) / 10;
 /** The 1-minute load average (the box is shared: figures are read beside it). */
 const loadAverage = (): number => { try { return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]); } catch { return NaN; } };
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
-const cpuSeconds = (pid: number | undefined): number => {
-  try { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) / 100; } catch { return NaN; }
-};
 const spread = (xs: number[]) => ({ p50: r1(pct(xs, 50)), p95: r1(pct(xs, 95)), p99: r1(pct(xs, 99)), max: r1(pct(xs, 100)), samples: xs.length });
 
 /** Batches of BATCH points per stream: 1 ms cadence from startNs, a random walk. */
@@ -263,9 +269,10 @@ async function main(): Promise<void> {
     const serverCpu = { without: [] as number[], with: [] as number[] }, subscriberCpu: number[] = [];
     let subsOpenMs = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      let c0 = cpuSeconds(server.pid);
+      await settle();
+      let c0 = await cpuSeconds(server.pid as number);
       const a = await ingest(clients, runs[round * 2], seriesIds, perSession, new Set());
-      serverCpu.without.push(cpuSeconds(server.pid) - c0);
+      serverCpu.without.push(await cpuSeconds(server.pid as number) - c0);
       without.push(a.points / a.secs);
       if (round === 0) {
         const t0 = performance.now();
@@ -273,10 +280,11 @@ async function main(): Promise<void> {
         subsOpenMs = performance.now() - t0;
       }
       await child.ask({ cmd: 'clear' }); ackAt.clear(); // keep the last round's
-      c0 = cpuSeconds(server.pid);
+      await settle();
+      c0 = await cpuSeconds(server.pid as number);
       const s0 = (await child.ask({ cmd: 'cpu' }) as { cpu_s: number }).cpu_s;
       const b = await ingest(clients, runs[round * 2 + 1], seriesIds, perSession, watchedIds);
-      serverCpu.with.push(cpuSeconds(server.pid) - c0);
+      serverCpu.with.push(await cpuSeconds(server.pid as number) - c0);
       subscriberCpu.push((await child.ask({ cmd: 'cpu' }) as { cpu_s: number }).cpu_s - s0);
       withSubs.push(b.points / b.secs);
       await new Promise((r) => setTimeout(r, 500)); // late receipts
