@@ -6,16 +6,17 @@
 // watched, publish() returns at its first test, so ingest without subscribers pays
 // nothing. With some watched, a group costs one Set lookup per batch, and one copy of the
 // columns of each watched batch (the batch's arrays are views into gRPC message buffers
-// and a shared all-good quality column, so they cannot be handed over), all moved to the
-// main thread in one postMessage per group with the copies' buffers transferred.
+// and a shared all-good quality column, so they cannot be handed over), all into one
+// buffer moved to the main thread in one postMessage per group (a transfer per column's
+// array cost ~4x more per group; unpackCommits() gives the main thread views into it).
 // Refused points (unknown series, non-finite values, ...) are left out; identical
 // re-sends, which the engine stores as no-ops, are included (the worker does not know
 // which points of a batch were unchanged).
 import type { PointBatch } from '../storage/series-store.js';
 import type { StoredBatchResult } from './ingest-store.js';
-import type { CommittedColumns, CommittedGroup } from './thread-messages.js';
+import type { CommittedColumns, CommittedGroup, PackedCommits } from './thread-messages.js';
 
-export type PostCommits = (group: CommittedGroup, transfer: ArrayBuffer[]) => void;
+export type PostCommits = (group: PackedCommits, transfer: ArrayBuffer[]) => void;
 
 export class CommitFeed {
   private watched: ReadonlySet<string> = new Set();
@@ -38,57 +39,119 @@ export class CommitFeed {
   /** Called once per durable group, in commit order, with the batches written and their results. */
   publish(batches: readonly PointBatch[], results: readonly StoredBatchResult[]): void {
     if (this.watched.size === 0) return;
-    let out: CommittedColumns[] | null = null;
-    const transfer: ArrayBuffer[] = [];
+    // First pass: which batches go, and how many of their points (refusals left out).
+    let picked: number[] | null = null;
+    let keeps: Array<number[] | null> = [];
+    let bytes = 0;
     for (let i = 0; i < batches.length; i++) {
       const b = batches[i];
-      const series = String(b.series).toLowerCase();
-      if (!this.watched.has(series)) continue;
+      if (!this.watched.has(String(b.series).toLowerCase())) continue;
       const r = results[i];
       if (r && r.accepted + r.unchanged === 0) continue;
-      const cols = copyColumns(b, r?.refusals ?? [], transfer);
-      if (cols.times.length === 0) continue;
-      (out ??= []).push({ series, ...cols });
-      this.pointsForwarded += cols.times.length;
+      const keep = kept(b.times.length, r?.refusals ?? []);
+      const n = keep === null ? b.times.length : keep.length;
+      if (n === 0) continue;
+      (picked ??= []).push(i);
+      keeps.push(keep);
+      bytes += columnBytes(n, valueKind(b.values));
     }
-    if (out === null) return;
+    if (picked === null) return;
+    // Second pass: every column into one buffer, moved to the main thread with one transfer.
+    const buf = new ArrayBuffer(bytes);
+    const shape = new Int32Array(picked.length * 2);
+    const series: string[] = [];
+    const other: unknown[][] = [];
+    let at = 0;
+    for (let k = 0; k < picked.length; k++) {
+      const b = batches[picked[k]];
+      const keep = keeps[k];
+      const n = keep === null ? b.times.length : keep.length;
+      const kind = valueKind(b.values);
+      series.push(String(b.series).toLowerCase());
+      shape[2 * k] = n;
+      shape[2 * k + 1] = kind;
+      const times = new BigInt64Array(buf, at, n);
+      at += 8 * n;
+      copyInto(times, b.times, keep);
+      if (kind === OTHER) {
+        const v = b.values as readonly unknown[];
+        other.push(keep === null ? v.slice() : keep.map((i) => v[i]));
+      } else {
+        const C = KIND_ARRAY[kind];
+        copyInto(new C(buf, at, n), b.values as ArrayLike<number | bigint>, keep);
+        at += align8(KIND_BYTES[kind] * n);
+      }
+      copyInto(new Uint32Array(buf, at, n), b.quality, keep);
+      at += align8(4 * n);
+      this.pointsForwarded += n;
+    }
+    keeps = [];
     this.published++;
-    this.post({ seq: ++this.seq, durableMs: performance.timeOrigin + performance.now(), columns: out }, transfer);
+    this.post({ seq: ++this.seq, durableMs: performance.timeOrigin + performance.now(), series, shape, bytes: buf, other }, [buf, shape.buffer as ArrayBuffer]);
   }
 }
 
-type Typed = Float64Array | BigInt64Array | Uint8Array | Int32Array;
-
-function isTyped(v: unknown): v is Typed {
-  return v instanceof Float64Array || v instanceof BigInt64Array || v instanceof Uint8Array || v instanceof Int32Array;
+/**
+ * The main thread's side: the group as columns, each a view into the one moved buffer
+ * (values of other kinds, strings say, came as arrays).
+ */
+export function unpackCommits(p: PackedCommits): CommittedGroup {
+  const columns: CommittedColumns[] = [];
+  let at = 0, o = 0;
+  for (let k = 0; k < p.series.length; k++) {
+    const n = p.shape[2 * k], kind = p.shape[2 * k + 1];
+    const times = new BigInt64Array(p.bytes, at, n);
+    at += 8 * n;
+    let values: CommittedColumns['values'];
+    if (kind === OTHER) values = p.other[o++];
+    else {
+      values = new KIND_ARRAY[kind](p.bytes, at, n);
+      at += align8(KIND_BYTES[kind] * n);
+    }
+    const quality = new Uint32Array(p.bytes, at, n);
+    at += align8(4 * n);
+    columns.push({ series: p.series[k], times, values, quality });
+  }
+  return { seq: p.seq, durableMs: p.durableMs, columns };
 }
 
-/** A fresh typed array of `src`'s elements at `keep` (all when null): slice() is one memcpy. */
-function pick<T extends Typed | Uint32Array>(src: T, keep: number[] | null): T {
-  if (keep === null) return src.slice() as T;
-  const out = new (src.constructor as { new(n: number): T })(keep.length);
-  for (let j = 0; j < keep.length; j++) (out as unknown as unknown[])[j] = src[keep[j]];
-  return out;
+/** Value kinds of a packed column (PackedCommits.shape). */
+const F64 = 0, I64 = 1, U8 = 2, I32 = 3, OTHER = 4;
+const KIND_ARRAY = [Float64Array, BigInt64Array, Uint8Array, Int32Array] as const;
+const KIND_BYTES = [8, 8, 1, 4];
+
+function valueKind(v: PointBatch['values']): number {
+  if (v instanceof Float64Array) return F64;
+  if (v instanceof BigInt64Array) return I64;
+  if (v instanceof Uint8Array) return U8;
+  if (v instanceof Int32Array) return I32;
+  return OTHER;
 }
 
-/** Fresh arrays of the batch's points minus the refused ones; their buffers join `transfer`. */
-function copyColumns(b: PointBatch, refusals: ReadonlyArray<{ index: number }>, transfer: ArrayBuffer[]): Omit<CommittedColumns, 'series'> {
-  let keep: number[] | null = null;
-  if (refusals.length > 0) {
-    const refused = new Set(refusals.map((r) => r.index));
-    keep = [];
-    for (let i = 0; i < b.times.length; i++) if (!refused.has(i)) keep.push(i);
+const align8 = (n: number) => (n + 7) & ~7;
+
+/** Bytes of one column of n points in the packed buffer (every array starts 8-aligned). */
+function columnBytes(n: number, kind: number): number {
+  return 8 * n + (kind === OTHER ? 0 : align8(KIND_BYTES[kind] * n)) + align8(4 * n);
+}
+
+/** Indices of the points kept (null: all of them) once refused points are left out. */
+function kept(n: number, refusals: ReadonlyArray<{ index: number }>): number[] | null {
+  if (refusals.length === 0) return null;
+  const refused = new Set(refusals.map((r) => r.index));
+  const keep: number[] = [];
+  for (let i = 0; i < n; i++) if (!refused.has(i)) keep.push(i);
+  return keep;
+}
+
+type Column = { [i: number]: number | bigint; length: number };
+
+/** `src`'s elements (those at `keep`, all when null) into `dst`: typed sources of the same kind are one memcpy. */
+function copyInto(dst: Column & { set?: unknown }, src: ArrayLike<number | bigint>, keep: number[] | null): void {
+  if (keep === null && ArrayBuffer.isView(src) && src.constructor === dst.constructor) {
+    (dst as unknown as { set(a: ArrayLike<number | bigint>): void }).set(src);
+    return;
   }
-  const times = b.times instanceof BigInt64Array ? pick(b.times, keep) : BigInt64Array.from(keep ? keep.map((i) => (b.times as readonly bigint[])[i]) : b.times);
-  const quality = b.quality instanceof Uint32Array ? pick(b.quality, keep) : Uint32Array.from(keep ? keep.map((i) => (b.quality as readonly number[])[i]) : b.quality);
-  transfer.push(times.buffer as ArrayBuffer, quality.buffer as ArrayBuffer);
-  let values: CommittedColumns['values'];
-  if (isTyped(b.values)) {
-    values = pick(b.values, keep);
-    transfer.push(values.buffer as ArrayBuffer);
-  } else {
-    const v = b.values;
-    values = keep ? keep.map((i) => v[i]) : v.slice();
-  }
-  return { times, values, quality };
+  if (keep === null) { for (let j = 0; j < dst.length; j++) dst[j] = src[j]; return; }
+  for (let j = 0; j < keep.length; j++) dst[j] = src[keep[j]];
 }

@@ -14,7 +14,7 @@ import type { IngestStore } from './ingest-store.js';
 import { IngestSession, type SessionStream } from './ingest-session.js';
 import type { SessionLink } from './session-link.js';
 import type {
-  AuthenticateArg, AuthenticateResult, CollectorDetail, CommittedGroup, CollectorDiagnostic, CollectorRow, IngestTuning,
+  AuthenticateArg, AuthenticateResult, CollectorDetail, PackedCommits, CollectorDiagnostic, CollectorRow, IngestTuning,
   OpenSessionArg, OpenSessionResult, StreamRequest,
 } from './thread-messages.js';
 import type { AuthMode } from '../auth/access-types.js';
@@ -27,7 +27,7 @@ export interface MainSide {
   fatal(message: string): void;
   log(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>): void;
   /** The commit feed's groups (see commit-feed.ts); buffers in `transfer` are moved, not copied. */
-  commits(group: CommittedGroup, transfer: ArrayBuffer[]): void;
+  commits(group: PackedCommits, transfer: ArrayBuffer[]): void;
 }
 
 /** SessionOpen as proto-loader hands it over. */

@@ -9,11 +9,12 @@ import type { ServiceContext } from '../service-context.js';
 import { ServiceError } from '../errors.js';
 import { authOf, authenticateServiceToken } from '../auth/index.js';
 import { PortRpc } from './port-rpc.js';
+import { unpackCommits } from './commit-feed.js';
 import { claimEpoch, collectorIdentitiesNamed, listCollectorRows, saveCollectorRows } from './collector-records.js';
 import { readTlsFiles, type IngestConfig } from '../config/ingest-config.js';
 import { resolveStreams } from './stream-series.js';
 import type {
-  AuthenticateArg, AuthenticateResult, CollectorDetail, CommittedGroup, CollectorDiagnostic, CollectorRow, IngestWorkerData, OpenSessionArg, OpenSessionResult,
+  AuthenticateArg, AuthenticateResult, CollectorDetail, CommittedGroup, PackedCommits, CollectorDiagnostic, CollectorRow, IngestWorkerData, OpenSessionArg, OpenSessionResult,
 } from './thread-messages.js';
 
 declare module '../service-context.js' {
@@ -75,7 +76,8 @@ export class IngestHost {
       worker.once('exit', (code) => reject(new Error(`the ingest worker exited with code ${code} while starting`)));
     });
     const host = new IngestHost(worker, rpc, port, context);
-    rpc.handle<CommittedGroup>('commits', (group) => {
+    rpc.handle<PackedCommits>('commits', (packed) => {
+      const group = unpackCommits(packed);
       for (const l of host.commitListeners) {
         try { l(group); } catch (e) { ilog.warn({ err: e }, 'a commit-feed listener failed'); }
       }

@@ -154,3 +154,15 @@ export interface CommittedGroup {
   durableMs: number;
   columns: CommittedColumns[];
 }
+
+/** A CommittedGroup as the worker posts it: every column in one moved buffer (commit-feed.ts packs and unpacks it). */
+export interface PackedCommits {
+  seq: number;
+  durableMs: number;
+  series: string[];
+  /** Per column: its point count and value kind. */
+  shape: Int32Array;
+  bytes: ArrayBuffer;
+  /** Values of the columns of kind 'other' (strings), in column order. */
+  other: unknown[][];
+}
