@@ -101,9 +101,12 @@ const SERIES_TYPES_KEPT = 1_000_000;
  * and the same one-process-per-model-database assumption as the model's attribute cache);
  * a fill that raced a commit is not kept (the epoch moved). A snapshot of 1,000 attributes
  * spent ~3 ms of its HTTP-thread time resolving (issue 26 profile), most of it again and
- * again for an unchanged model.
+ * again for an unchanged model. The count bound is well above the live subscriptions one
+ * process serves (each resolves again every 30-36 s: with 64 kept, 1,000 subscriptions of
+ * different attributes missed every time, ~5 s of model-thread CPU a round); the
+ * attribute bound below is what limits memory.
  */
-const RESOLUTIONS_KEPT = 64;
+const RESOLUTIONS_KEPT = 16_384;
 /** Attributes held in all kept resolutions at most (~500 B each: ~100 MB); a larger answer is not kept. */
 const ATTRIBUTES_KEPT = 200_000;
 /** Bodies longer than this (long attribute id lists) are resolved each time. */
