@@ -44,6 +44,11 @@ export function headIsFull(count: number, bytesPerPoint: number, budget: SealBud
   return count >= budget.chunkPoints || MIN_CHUNK_BYTES + count * bytesPerPoint >= budget.chunkBytes * FILL_LOW; // NaN: false
 }
 
+/** The point count at which headIsFull turns true (NaN while bytesPerPoint is not known). */
+export function pointsWhenFull(bytesPerPoint: number, budget: SealBudget): number {
+  return Math.min(budget.chunkPoints, Math.ceil((budget.chunkBytes * FILL_LOW - MIN_CHUNK_BYTES) / bytesPerPoint));
+}
+
 /** Encodes cols[from, from+n) and learns bytes per point from it (not counted in st.encodes). */
 function measure(cols: PointColumns, from: number, n: number, st: FitState): Uint8Array {
   const bytes = encodeChunk(slicePointColumns(cols, from, n));

@@ -15,7 +15,7 @@ import {
   type PointValue, type Supersession, type TimedPoints,
 } from './point-runs.js';
 import { appendRollups, repairRollups } from './rollups.js';
-import { headIsFull } from './chunk-fit.js';
+import { headIsFull, pointsWhenFull } from './chunk-fit.js';
 import { PARTIAL_CHUNK_SHARE, installChunk, partialTail, sealFromHead, sealRun, sealTally, type SealBudget } from './seal.js';
 import type { FinishedSeal, SealOffload } from './seal-offload.js';
 import { decodeMeta, putMetaInTxn, recordPackr, type SeriesMeta } from './series-meta.js';
@@ -242,7 +242,7 @@ function mergeIntoHead(ctx: TxnContext, series: Buffer, meta: SeriesMeta, head: 
   const prevLast = head.lastTs();
   const spanStart = prevLast === null ? first : head.firstTs();
   if ((prevLast === null || first > prevLast) && last - spanStart < MAX_SPAN_BIG) {
-    head.append(pts, from, pts.count);
+    head.append(pts, from, pts.count, pointsWhenFull(head.bytesPerPoint, ctx.budget));
     ch.accepted += pts.count - from; widen(ch, first, last);
   } else if (prevLast !== null && last < head.firstTs() && !meta.lifecycle?.policy.swinging_door) {
     // History between the sealed chunks and the open head (a backfill before live data): no
