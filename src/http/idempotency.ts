@@ -7,7 +7,7 @@ import type { Claim } from '../model/idempotency-store.js';
 import type { Principal } from '../auth/access-types.js';
 import type { AnyRoute, Headers } from './route.js';
 import type { Exchange } from './exchange.js';
-import { writeResponse } from './respond.js';
+import { writeResponse, type ResponseBody } from './respond.js';
 
 /** The claim to settle after the handler, or null; 'replayed' when the stored response was written. */
 export async function claimKey(service: ServiceContext, route: AnyRoute, ex: Exchange, principal: Principal | null, rawBody: Buffer): Promise<Claim | null | 'replayed'> {
@@ -24,9 +24,9 @@ export async function claimKey(service: ServiceContext, route: AnyRoute, ex: Exc
 }
 
 /** Stores a 2xx response under the key, or releases the key. `headers` must not hold the correlation id. */
-export async function settleClaim(claim: Claim | null, status: number, headers: Headers, body: Uint8Array | string | null): Promise<void> {
+export async function settleClaim(claim: Claim | null, status: number, headers: Headers, body: ResponseBody): Promise<void> {
   if (claim?.kind !== 'proceed') return;
-  if (status < 300) await claim.complete({ status, headers, body: Buffer.from(body ?? '') });
+  if (status < 300) await claim.complete({ status, headers, body: Array.isArray(body) ? Buffer.concat(body) : Buffer.from((body as Uint8Array | string | null) ?? '') });
   else await claim.release();
 }
 

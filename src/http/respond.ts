@@ -13,6 +13,22 @@ const STATUS_TEXT: Record<number, string> = {
 };
 const statusLine = (status: number) => `${status} ${STATUS_TEXT[status] ?? 'Status'}`;
 
+/**
+ * A response body: text, bytes, or bytes in consecutive pieces (a sliced read's parts, sent
+ * in order from where they lie instead of being copied into one buffer first); null: none.
+ */
+export type ResponseBody = Uint8Array | string | null | readonly Uint8Array[];
+
+/** Bodies below this go out with one end call. */
+const SMALL_BODY = 64 * 1024;
+
+/** Bytes in all the pieces. */
+export function piecesLength(pieces: readonly Uint8Array[]): number {
+  let n = 0;
+  for (const p of pieces) n += p.byteLength;
+  return n;
+}
+
 /** A uWS response with the flags that keep us from touching it after abort or end. */
 export interface LiveResponse extends HttpResponse {
   aborted?: boolean;
@@ -28,20 +44,23 @@ export function writeResponse(
   res: LiveResponse,
   status: number,
   headers: Headers,
-  body: Uint8Array | string | null,
+  body: ResponseBody,
   opts: { closeConnection?: boolean; onSent?: () => void } = {},
 ): boolean {
   if (res.aborted || res.done) { opts.onSent?.(); return false; }
   res.done = true;
   let streaming = false;
+  const pieces = Array.isArray(body) ? (body as readonly Uint8Array[]) : null;
+  // small pieces go out joined, with one end call; large ones from where they lie
+  const flat = pieces === null ? (body as Uint8Array | string | null) : piecesLength(pieces) < SMALL_BODY ? Buffer.concat(pieces) : null;
   res.cork(() => {
     res.writeStatus(statusLine(status));
     for (const [k, v] of headers) res.writeHeader(k, v);
     // Only 204 and 304 are bodiless by definition; a bodiless 302/303 still needs
     // Content-Length: 0, or the client waits for a body until the connection closes.
-    if (body === null) { if (status === 204 || status === 304) res.endWithoutBody(); else res.end(''); return; }
-    if (typeof body === 'string' || body.byteLength < 64 * 1024) { res.end(body, opts.closeConnection); return; }
-    streaming = !streamLarge(res, body, opts.onSent);
+    if (pieces === null && flat === null) { if (status === 204 || status === 304) res.endWithoutBody(); else res.end(''); return; }
+    if (flat !== null && (typeof flat === 'string' || flat.byteLength < SMALL_BODY)) { res.end(flat, opts.closeConnection); return; }
+    streaming = !streamLarge(res, pieces ?? [flat as Uint8Array], opts.onSent);
   });
   if (!streaming) opts.onSent?.();
   return true;
@@ -76,25 +95,35 @@ const TURN_MS = 3;
 
 type Pumped = 'done' | 'full' | 'more';
 
-/** A large body being sent. */
+/** A large body being sent, from its pieces in order. */
 class BodyStream {
   private readonly total: number;
   private readonly base: number;
+  /** The piece the next byte comes from, and the body offset it starts at. */
+  private piece = 0;
+  private pieceStart = 0;
   finished = false;
   queued = false;
 
-  constructor(private readonly res: LiveResponse, private readonly body: Uint8Array, private readonly onSent: (() => void) | undefined) {
-    this.total = body.byteLength;
+  constructor(private readonly res: LiveResponse, private readonly pieces: readonly Uint8Array[], private readonly onSent: (() => void) | undefined) {
+    this.total = piecesLength(pieces);
     this.base = res.getWriteOffset();
   }
 
-  /** Offers uWS up to `max` more bytes (the caller corks); returns what happened and the bytes taken. */
+  /** Offers uWS up to `max` more bytes, from one piece at most (the caller corks); returns what happened and the bytes taken. */
   step(max: number): [Pumped, number] {
     const res = this.res;
     const sent = res.getWriteOffset() - this.base;
-    const end = Math.min(this.total, sent + max);
-    const [ok, done] = res.tryEnd(this.body.subarray(sent, end), this.total);
-    if (done) { this.finished = true; return ['done', end - sent]; }
+    // pieces only advance: skip those written whole (and empty ones)
+    while (this.piece < this.pieces.length - 1 && this.pieceStart + this.pieces[this.piece].byteLength <= sent) {
+      this.pieceStart += this.pieces[this.piece].byteLength;
+      this.piece++;
+    }
+    const body = this.pieces[this.piece];
+    const from = sent - this.pieceStart;
+    const to = Math.min(body.byteLength, from + max);
+    const [ok, done] = res.tryEnd(body.subarray(from, to), this.total);
+    if (done) { this.finished = true; return ['done', to - from]; }
     return [ok ? 'more' : 'full', res.getWriteOffset() - this.base - sent];
   }
 
@@ -137,9 +166,9 @@ function sendTurn(): void {
   if (sendQueue.length > 0 && !turnScheduled) { turnScheduled = true; setImmediate(sendTurn); }
 }
 
-/** Returns true when the whole body was written now (no later callback will read `body`). */
-function streamLarge(res: LiveResponse, body: Uint8Array, onSent?: () => void): boolean {
-  const s = new BodyStream(res, body, onSent);
+/** Returns true when the whole body was written now (no later callback will read `pieces`). */
+function streamLarge(res: LiveResponse, pieces: readonly Uint8Array[], onSent?: () => void): boolean {
+  const s = new BodyStream(res, pieces, onSent);
   const [first] = s.step(SLICE_BYTES); // inside writeResponse's cork
   if (first === 'done') return true;
   // A drained socket puts the body back in the queue; the write happens in a later turn.

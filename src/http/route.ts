@@ -112,7 +112,8 @@ export type Headers = Array<[string, string]>;
 
 export type Reply =
   | { kind?: 'json'; status?: number; body: unknown; headers?: Headers }
-  | { kind: 'bytes'; status?: number; contentType: string; bytes: Uint8Array | string; headers?: Headers; release?: () => void }
+  /** `bytes` as an array: the body's pieces in order, sent without joining them (respond.ts). */
+  | { kind: 'bytes'; status?: number; contentType: string; bytes: Uint8Array | string | readonly Uint8Array[]; headers?: Headers; release?: () => void }
   | { kind: 'empty'; status: 204 | 302 | 303; headers?: Headers }
   | { kind: 'sse'; headers?: Headers; start: (sink: SseSink) => void }
   /** Upgrades the request to a WebSocket (src/http/websocket.ts); `open` runs once it is open. */

@@ -1,8 +1,10 @@
 // Large response bodies (respond.ts streamLarge): sent in slices with backpressure, from
 // a buffer that is lent and must be handed back once, only after its last byte is written.
 // A route declared for this test answers with a patterned body of the requested size,
-// like a read worker's slab; the real server, a raw socket client over loopback.
+// like a read worker's slab, or with the same bytes cut into pieces (a sliced read's
+// bodies, sent without joining them); the real server, a raw socket client over loopback.
 import t from 'tap';
+import fc from 'fast-check';
 import { Type } from '@sinclair/typebox';
 import { connect, type Socket } from 'node:net';
 import { createHash } from 'node:crypto';
@@ -29,7 +31,27 @@ const testRoutes = [
       return { kind: 'bytes', contentType: 'application/octet-stream', bytes: pattern(query.bytes), release: () => { released[id]++; } };
     },
   }),
+  defineRoute({
+    operationId: 'testBigPieces', method: 'get', path: '/v1/test/pieces', area: 'Test', summary: 'a large lent body in pieces',
+    access: { kind: 'capability', capability: 'read', scope: 'anywhere' },
+    // cuts: comma-separated piece lengths; the pieces are consecutive runs of pattern(sum)
+    query: Type.Object({ cuts: Type.String(), id: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+    response: { status: 200, schema: Type.Unknown() }, errors: [],
+    handler: async ({ query }) => {
+      const id = query.id;
+      released[id] = 0;
+      const lengths = query.cuts.split(',').map(Number);
+      const whole = pattern(lengths.reduce((a, b) => a + b, 0));
+      const pieces: Uint8Array[] = [];
+      let at = 0;
+      for (const n of lengths) { pieces.push(whole.slice(at, at + n)); at += n; }
+      return { kind: 'bytes', contentType: 'application/octet-stream', bytes: pieces, release: () => { released[id]++; } };
+    },
+  }),
 ];
+
+const SEED = 20261128;
+t.comment(`fast-check seed ${SEED}`);
 
 interface Read { head: string; body: Buffer }
 
@@ -93,6 +115,21 @@ t.test('large bodies', async (t) => {
     }
     await until(() => sizes.every((_, k) => released[10 + k] === 1));
     t.same(sizes.map((_, k) => released[10 + k]), sizes.map(() => 1), 'each handed back once');
+  });
+
+  t.test('a body in pieces (empty, tiny and many slices long, small and large in all) arrives as the pieces joined, and is handed back once', async (t) => {
+    const piece = fc.oneof(fc.constantFrom(0, 1, 3), fc.integer({ min: 0, max: 70_000 }), fc.integer({ min: 250_000, max: 2 ** 21 }));
+    let id = 100;
+    await fc.assert(fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 12 }), async (cuts) => {
+      const k = id++;
+      const total = cuts.reduce((a, b) => a + b, 0);
+      const r = await get(port, `/v1/test/pieces?cuts=${cuts.join(',')}&id=${k}`, { pauseMs: k % 3 === 0 ? 30 : 0 });
+      if (!new RegExp(`content-length: ${total}\\r\\n`, 'i').test(r.head)) throw new Error(`content length of ${cuts}: ${r.head}`);
+      if (r.body.length !== total || md5(r.body) !== md5(pattern(total))) throw new Error(`body of ${cuts} differs`);
+      await until(() => released[k] > 0);
+      if (released[k] !== 1) throw new Error(`pieces ${cuts} handed back ${released[k]} times`);
+    }), { seed: SEED, numRuns: 25 });
+    t.pass('25 random cuts, each body whole and in order');
   });
 
   t.test('a reader that leaves mid-body: the body is handed back once and the server keeps serving', async (t) => {

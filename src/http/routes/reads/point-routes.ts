@@ -7,6 +7,7 @@
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
 import { runSliced } from './split-tasks.js';
 import { attachToRead } from './read-attachments.js';
+import { snapshotRead } from './snapshot-read.js';
 import { invalid } from '../../../errors.js';
 import { nowNs } from '../../../clock.js';
 import { resolveRead, type ReadResolution, type ResolveRequest } from '../../../reads/read-resolution.js';
@@ -54,14 +55,7 @@ export function pointReadRoutes(): AnyRoute[] {
       access: READ, body: SnapshotBody, bodyLimit: BODY_LIMIT,
       response: { status: 200, schema: bareArray(SnapshotItem), alsoProduces: [MSGPACK_TYPE] },
       errors: [400, 503],
-      handler: async (ctx) => {
-        const req = ctx.body.resolve as ResolveRequest;
-        const at = req.as_of_ns == null ? null : BigInt(req.as_of_ns);
-        const w = { atNs: at ?? nowNs() };
-        const { r, base } = await planned(ctx, ctx.body, w, req, { format: bulkFormat(ctx) });
-        const upToNs = at === null ? null : String(at);
-        return attachToRead(ctx, ctx.body, r.attributes, w, await runSliced(ctx, 'readSnapshot', base, () => ({ upToNs })));
-      },
+      handler: (ctx) => snapshotRead(ctx, ctx.body, bulkFormat(ctx)),
     }),
     defineRoute({
       operationId: 'readRaw', method: 'post', path: '/v1/read/raw', area: AREA,
@@ -74,7 +68,7 @@ export function pointReadRoutes(): AnyRoute[] {
         const { r, base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: bulkFormat(ctx) });
         const includePrior = ctx.body.include_prior ?? false;
         const layout = ctx.body.layout ?? 'rows';
-        return attachToRead(ctx, ctx.body, r.attributes, w, await runSliced(ctx, 'readRaw', base, () => ({ includePrior, layout }), { limitPoints: true }));
+        return attachToRead(ctx, ctx.body, r.attributes, w, await runSliced(ctx, 'readRaw', base, () => ({ includePrior, layout }), { limitPoints: true, pieces: true }));
       },
     }),
     defineRoute({

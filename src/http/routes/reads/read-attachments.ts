@@ -64,7 +64,7 @@ export async function attachToRead(ctx: HandlerContext, body: ReadRequestBody, a
     reply.release?.();
     throw e;
   }
-  const bytes = typeof reply.bytes === 'string' ? Buffer.from(reply.bytes, 'utf8') : reply.bytes;
+  const bytes = typeof reply.bytes === 'string' ? Buffer.from(reply.bytes, 'utf8') : Array.isArray(reply.bytes) ? Buffer.concat(reply.bytes) : (reply.bytes as Uint8Array);
   try {
     const out = spliceAttachments(bytes, reply.contentType.startsWith('application/json') ? 'json' : 'msgpack', wanted, values);
     return { kind: 'bytes', status: reply.status, contentType: reply.contentType, bytes: out, headers: reply.headers };

@@ -3,8 +3,11 @@
 // handing a slice to a worker (structured clone of its plan, on this thread) stays a few
 // milliseconds: a 10,000-attribute plan posted whole took 30-50 ms here on a loaded 2-core
 // machine (2026-11-27, node postMessage of the plan objects), past the 20 ms a request may
-// hold the event loop. Each task writes its items only (`fragment`); the bodies are joined
-// here into one array (one copy of the bytes; the slabs go back to their workers at once).
+// hold the event loop. Each task writes its items only (`fragment`); the bodies become one
+// array here, either joined (one copy of the bytes; the slabs go back to their workers at
+// once) or, for the raw read, as pieces sent from the slabs as they are: joining the hour of
+// 950 attributes (49-212 MB) cost the HTTP thread 30-300 ms of copying into fresh memory
+// (first-touch page faults), more than sending it (2026-11-28).
 import type { HandlerContext, Reply } from '../../route.js';
 import type { ReadBody } from '../../../workers/read-pool.js';
 import type { BodyFormat, TaskArgs } from '../../../workers/task-protocol.js';
@@ -24,10 +27,12 @@ type SlicedTask = { [K in keyof TaskArgs]: TaskArgs[K] extends ResolvedTaskBase 
  * Runs `name` over the plan's attributes, sliced (see the file header). `extra` gives the
  * members a slice needs beyond the base (from: the slice's first attribute index).
  * `limitPoints`: refuse with read-too-large when the slices together visited more points
- * than the base allows (each slice is held to the whole limit on its own).
+ * than the base allows (each slice is held to the whole limit on its own). `pieces`: answer
+ * the tasks' bodies as the pieces of one array, sent from their slabs without being joined
+ * (the slabs go back once the last byte is sent); the caller's reply must not need one buffer.
  */
 export async function runSliced<K extends SlicedTask>(ctx: HandlerContext, name: K, base: ResolvedTaskBase,
-  extra: (slice: PlanAttribute[], from: number) => Omit<TaskArgs[K], keyof ResolvedTaskBase>, opts: { limitPoints?: boolean } = {}): Promise<Reply> {
+  extra: (slice: PlanAttribute[], from: number) => Omit<TaskArgs[K], keyof ResolvedTaskBase>, opts: { limitPoints?: boolean; pieces?: boolean } = {}): Promise<Reply> {
   const pool = ctx.service.parts.readPool;
   const attrs = base.attributes;
   if (attrs.length < SPLIT_AT) {
@@ -58,8 +63,30 @@ export async function runSliced<K extends SlicedTask>(ctx: HandlerContext, name:
       throw new ServiceError('read-too-large', `the read holds more than ${base.maxPoints} points (max_points); narrow the window or the selection, or raise max_points`, { limit: base.maxPoints, field: 'max_points' });
     }
   }
+  if (opts.pieces) {
+    const release = () => { for (const b of bodies) b.release(); };
+    return { kind: 'bytes', contentType: bodies[0].contentType, bytes: itemPieces(bodies, base.format, attrs.length), release };
+  }
   return { kind: 'bytes', contentType: bodies[0].contentType, bytes: await joinItems(bodies, base.format, attrs.length), release: () => undefined };
 }
+
+/**
+ * The tasks' item lists as the pieces of one array body, in order, nothing copied: the
+ * array's header, then each non-empty body (JSON: with commas between), then `]` (JSON).
+ */
+export function itemPieces(bodies: ReadBody[], format: BodyFormat, count: number): Uint8Array[] {
+  const out: Uint8Array[] = [format === 'msgpack' ? arrayHeader(count) : Uint8Array.of(0x5b)];
+  let first = true;
+  for (const b of bodies) {
+    if (b.bytes.length === 0) continue;
+    if (format === 'json' && !first) out.push(COMMA);
+    out.push(b.bytes);
+    first = false;
+  }
+  if (format === 'json') out.push(CLOSE);
+  return out;
+}
+const COMMA = Uint8Array.of(0x2c), CLOSE = Uint8Array.of(0x5d);
 
 /** Bytes copied per turn of the event loop when joining: ~2-4 ms here at 1-2 GB/s. */
 const JOIN_STEP = 4 << 20;
