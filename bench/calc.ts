@@ -15,9 +15,6 @@
 //    straight into storage: preview time, then commit time (wall, and the process's CPU seconds).
 // 4. A late input point: time from its ack to the corrected output being durable.
 // Inputs are generated from a fixed seed before timing.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { execSync, fork, type ChildProcess } from 'node:child_process';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/config.js';
@@ -28,6 +25,7 @@ import { nowNs } from '../src/clock.js';
 import { request } from '../test/helpers/service.js';
 import { runCalcEvaluationBench } from './calc-evaluation.js';
 import { mulberry32 } from './seeded-random.js';
+import { benchDatabase } from './bench-database.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
@@ -39,11 +37,12 @@ const r1 = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
 /** CPU seconds of this process (every thread) since `from`: on a loaded box, closer to the work than wall time. */
 const cpuSeconds = (from: NodeJS.CpuUsage) => { const u = process.cpuUsage(from); return (u.user + u.system) / 1e6; };
 
-async function service(): Promise<{ svc: RunningService; url: string; dir: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'bench-calc-'));
-  const config = loadConfig({ SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_DATA_DIR: dir, SERVICE_AUTH_MODE: 'disabled', ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) });
+/** A service on a fresh model database (benchDatabase: a new PostgreSQL database when DATABASE_URL is set, else PGlite), dropped by `drop`. */
+async function service(): Promise<{ svc: RunningService; url: string; drop: () => Promise<void> }> {
+  const db = await benchDatabase('calc', { pglite: !process.env.DATABASE_URL });
+  const config = loadConfig({ SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_DATA_DIR: db.dataDir, SERVICE_AUTH_MODE: 'disabled', ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {}) });
   const svc = await startService(config, pino({ level: 'warn' }), { printBootstrapSecret: () => undefined });
-  return { svc, url: `http://127.0.0.1:${svc.http.port}`, dir };
+  return { svc, url: `http://127.0.0.1:${svc.http.port}`, drop: () => db.drop() };
 }
 
 async function api<T>(url: string, method: string, path: string, body?: unknown): Promise<T> {
@@ -108,7 +107,7 @@ async function eventPlant(url: string, assets: number, sender: Sender) {
  * The collector runs in a process of its own (as collectors do): sending 10,000 batches a
  * second from the service's own event loop measured the sender, not the engine.
  */
-interface SenderMessage { kind: string; sent?: number; second?: number; error?: string }
+interface SenderMessage { kind: string; sent?: number; second?: number; error?: string; cpu_s?: number }
 class Sender {
   private readonly waiting = new Map<string, (m: SenderMessage) => void>();
   /** Points acknowledged, as the sender last reported. */
@@ -153,6 +152,7 @@ async function senderRole(): Promise<void> {
         const r = mulberry32(7);
         const start = BigInt(m.start_ns as string);
         let sent = 0;
+        const cpu0 = process.cpuUsage();
         for (let s = 0; s < (m.seconds as number); s++) {
           const at = start + BigInt(s) * SEC;
           const tick = Date.now();
@@ -163,14 +163,14 @@ async function senderRole(): Promise<void> {
           const spare = 1000 - (Date.now() - tick);
           if (spare > 0) await new Promise((res) => setTimeout(res, spare));
         }
-        process.send?.({ kind: 'sent', sent });
+        process.send?.({ kind: 'sent', sent, cpu_s: cpuSeconds(cpu0) });
       }
     })().catch(fail);
   });
 }
 
 async function latencyFigure(): Promise<void> {
-  const { svc, url, dir } = await service();
+  const { svc, url, drop } = await service();
   const sender = Sender.start(svc.context.parts.ingest.port, ASSETS);
   try {
     const ts = Date.now();
@@ -185,6 +185,7 @@ async function latencyFigure(): Promise<void> {
     await engine.reload();
     figures.latency_replan_s = r1((Date.now() - tr2) / 1000);
     engine.latency.reset();
+    for (const r of Object.values(engine.latencyParts)) r.reset();
     const evalBefore = engine.evaluations;
     // Backlog: points acknowledged less outputs written, sampled as each second's sends are acknowledged.
     const backlog: number[] = [];
@@ -207,6 +208,12 @@ async function latencyFigure(): Promise<void> {
     figures.latency_p95_ms = r1(p95);
     figures.latency_p99_ms = r1(p99);
     figures.latency_max_ms = r1(max);
+    for (const [name, r] of Object.entries(engine.latencyParts)) {
+      const [a, b] = r.percentiles([50, 99]);
+      figures[`latency_${name}_p50_ms`] = r1(a);
+      figures[`latency_${name}_p99_ms`] = r1(b);
+    }
+    figures.latency_sender_cpu_per_s = r1((done.cpu_s ?? 0) / elapsed);
     figures.latency_batches = engine.batches;
     figures.latency_engine_evaluate_ms_per_s = r1(engine.evaluateMs / elapsed);
     figures.latency_engine_write_wait_ms_per_s = r1(engine.writeWaitMs / elapsed);
@@ -222,12 +229,12 @@ async function latencyFigure(): Promise<void> {
   } finally {
     sender.stop();
     await svc.stop(5_000);
-    await rm(dir, { recursive: true, force: true });
+    await drop();
   }
 }
 
 async function backfillAndLateFigures(): Promise<void> {
-  const { svc, url, dir } = await service();
+  const { svc, url, drop } = await service();
   try {
     const p = await plant(url, ['A', 'B'], 1);
     const collector = await CollectorClient.connect({ address: `127.0.0.1:${svc.context.parts.ingest.port}`, collectorId: 'bench-bf', epoch: 1n, streams: [{ name: 'a', type: 'float64' }, { name: 'b', type: 'float64' }] });
@@ -284,7 +291,7 @@ async function backfillAndLateFigures(): Promise<void> {
     await collector.close();
   } finally {
     await svc.stop(5_000);
-    await rm(dir, { recursive: true, force: true });
+    await drop();
   }
 }
 

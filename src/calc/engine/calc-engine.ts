@@ -18,7 +18,7 @@ import type { ServiceContext } from '../../service-context.js';
 import type { CommitSource, LiveGroup } from '../../reads/live/commit-source.js';
 import type { PointBatch } from '../../storage/series-store.js';
 import { pointAtOrAfter, seriesKey, readMeta, INT64_MIN } from '../../storage/series-store.js';
-import { onModelCommit } from '../../model/tx-log.js';
+import { onModelCommit, type ModelEvent } from '../../model/tx-log.js';
 import { nowNs } from '../../clock.js';
 import { rulesWithInputs } from '../rules/rule-store.js';
 import { planRule, ENGINE_PRINCIPAL, type RulePlan } from './rule-plan.js';
@@ -27,6 +27,7 @@ import { allProgress, recordWindows, recordFailure, newCursor, type WindowDone, 
 import { TraceStore } from './trace-ring.js';
 import { LatencyRecorder } from './latency.js';
 import { DueWheel } from './due-wheel.js';
+import { replanScope, assetsOfPlan, type ReplanScope } from './replan-scope.js';
 
 /** Longest window one evaluation covers on this thread (1 h: 3,600 points of a 1 s input). */
 export const MAX_WINDOW_NS = 3_600_000_000_000n;
@@ -76,6 +77,12 @@ export class CalcEngine {
   private bySeries = new Map<string, TargetState[]>();
   readonly traces = new TraceStore();
   readonly latency = new LatencyRecorder();
+  /**
+   * Where that latency goes (bench): from the input's ack until its target's batch starts
+   * (commit feed, debounce, due wheel, batches ahead of it), the batch's evaluation in the
+   * read pool, then its write until durable (with any earlier batch's write ahead of it).
+   */
+  readonly latencyParts = { queued: new LatencyRecorder(), evaluate: new LatencyRecorder(), write: new LatencyRecorder() };
   private readonly unsubscribeFeed: () => void;
   private readonly unsubscribeModel: () => void;
   private readonly tick: NodeJS.Timeout;
@@ -83,7 +90,17 @@ export class CalcEngine {
   /** Targets the tick looks at: periodic ones, and `provisional: block` ones (rebuilt on reload). */
   private ticked: TargetState[] = [];
   private reloadTimer: NodeJS.Timeout | null = null;
-  /** Reloads and batches run one at a time, in order. */
+  /** Model events not yet planned for (replan-scope.ts says which rules they change). */
+  private pendingEvents: ModelEvent[] = [];
+  /** The assets each plan runs on or reports, by rule (replan-scope.ts). */
+  private assetsByRule = new Map<string, Set<string>>();
+  /**
+   * Reloads run one at a time, beside the batches: a plan is made while the pump keeps
+   * evaluating with the plans it replaces, then swapped in at once (planning a 10,000-asset
+   * template rule takes seconds; batches waiting behind it held every output back).
+   */
+  private planning: Promise<void> = Promise.resolve();
+  /** Batches run one pump at a time. */
   private chain: Promise<void> = Promise.resolve();
   /** Progress and lineage writes, in batch order. */
   private recording: Promise<void> = Promise.resolve();
@@ -111,7 +128,8 @@ export class CalcEngine {
     this.unsubscribeFeed = source ? source.onCommits((g) => this.onCommits(g)) : () => undefined;
     this.unsubscribeModel = onModelCommit((tx) => {
       if (tx.principal === ENGINE_PRINCIPAL && tx.events.every((e) => e.entity_kind === 'binding' || e.entity_kind === 'series')) return;
-      if (tx.events.some((e) => MODEL_KINDS.has(e.entity_kind))) this.scheduleReload();
+      const relevant = tx.events.filter((e) => MODEL_KINDS.has(e.entity_kind));
+      if (relevant.length > 0) { this.pendingEvents.push(...relevant); this.scheduleReload(); }
     });
     this.tick = setInterval(() => this.onTick(), TICK_MS);
     this.tick.unref();
@@ -119,37 +137,67 @@ export class CalcEngine {
 
   private get log() { return this.service.log.child({ area: 'calc' }); }
 
-  /** Plans every current rule and resumes each target after its durable progress. */
-  reload(): Promise<void> {
-    const run = this.chain.then(() => this.reloadNow());
-    this.chain = run.catch((e: unknown) => this.log.error({ err: e }, 'calculation engine reload failed'));
+  /** Plans the rules in scope (every current rule by default) and resumes each of their targets after its durable progress. */
+  reload(scope: ReplanScope = 'all'): Promise<void> {
+    const run = this.planning.then(() => this.reloadNow(scope));
+    this.planning = run.catch((e: unknown) => this.log.error({ err: e }, 'calculation engine reload failed'));
     return run;
   }
 
   private scheduleReload(): void {
     if (this.closed) return;
     if (this.reloadTimer) clearTimeout(this.reloadTimer);
-    this.reloadTimer = setTimeout(() => { this.reloadTimer = null; void this.reload().catch(() => undefined); }, RELOAD_DEBOUNCE_MS);
+    this.reloadTimer = setTimeout(() => {
+      this.reloadTimer = null;
+      const run = this.planning.then(async () => {
+        // Scoped against the plans as the reloads before this one left them.
+        const events = this.pendingEvents;
+        this.pendingEvents = [];
+        const scope = replanScope(events, this.plans, this.assetsByRule);
+        if (scope === 'all' || scope.size > 0) await this.reloadNow(scope);
+      });
+      this.planning = run.catch((e: unknown) => this.log.error({ err: e }, 'calculation engine reload failed'));
+    }, RELOAD_DEBOUNCE_MS);
     this.reloadTimer.unref();
   }
 
-  private async reloadNow(): Promise<void> {
+  private async reloadNow(scope: ReplanScope): Promise<void> {
     if (this.closed) return;
-    await this.recording; // progress read below must include every batch already run
     const rules = await rulesWithInputs(this.service.db);
     const plans = new Map<string, RulePlan>();
+    const replanned = new Set<string>();
     for (const { rule } of rules) {
+      const old = this.plans.get(rule.rule_id);
+      if (scope !== 'all' && !scope.has(rule.rule_id) && old && old.rule.version === rule.version) { plans.set(rule.rule_id, old); continue; }
+      replanned.add(rule.rule_id);
+    }
+    // Where each re-planned target stood when planning began: what the old plan evaluates
+    // meanwhile is evaluated again with the new one if its inputs or version changed.
+    const before = new Map<string, bigint>();
+    for (const s of this.states.values()) if (replanned.has(s.target.rule.ruleId)) before.set(s.key, s.through);
+    for (const { rule } of rules) {
+      if (!replanned.has(rule.rule_id)) continue;
       try {
         plans.set(rule.rule_id, await planRule(this.service, rule));
       } catch (e) {
         this.log.warn({ err: e, rule_id: rule.rule_id }, 'calculation rule could not be planned');
       }
     }
+    if (this.closed) return;
+    await this.recording; // progress read below must include every batch recorded so far
     const progress = await allProgress(this.service.db);
+    this.apply(plans, replanned, before, progress);
+    await this.source?.watch(WATCH_CLIENT, [...this.bySeries.keys()]);
+    this.kick();
+  }
+
+  /** Swaps the plans in (synchronously: no batch sees half of them). */
+  private apply(plans: Map<string, RulePlan>, replanned: ReadonlySet<string>, before: ReadonlyMap<string, bigint>, progress: ReadonlyMap<string, bigint>): void {
     const seen = new Set<string>();
     const bySeries = new Map<string, TargetState[]>();
     const now = nowNs();
     for (const plan of plans.values()) {
+      const fresh = replanned.has(plan.rule.rule_id);
       for (const t of plan.targets) {
         const key = `${plan.rule.rule_id}/${t.assetId}`;
         seen.add(key);
@@ -161,14 +209,24 @@ export class CalcEngine {
             inputDurableMs: 0, provisionalFromNs: null, lastError: null, lineage: newCursor(),
           };
           this.states.set(key, s);
-        } else {
+        } else if (fresh) {
+          const old = s.target;
           s.target = t;
-          if (durable !== undefined && durable < s.through) s.through = durable; // a reset (recompute history)
+          const versionChanged = old.rule.version !== t.rule.version;
+          if (versionChanged && durable !== undefined && durable < s.through) s.through = durable; // a reset (recompute history)
+          const was = before.get(key);
+          if (was !== undefined && was < s.through && (versionChanged || old.outputSeries !== t.outputSeries || !sameInputs(old, t))) {
+            // Evaluated with the old plan while this one was made: again with this one (from the new version's start).
+            const from = versionChanged && plan.rule.valid_from_ns > was + 1n ? plan.rule.valid_from_ns : was + 1n;
+            if (from <= s.through) this.markDirty(s, from, t.rule.trigger.kind === 'periodic' ? s.through + 1n : now + 1n, 0);
+          }
         }
-        if (s.through === INT64_MIN) s.through = this.earliestInput(t) - 1n;
-        // Resume: whatever arrived after the durable progress (a restart, a new rule, a reset) is evaluated.
-        if (t.rule.trigger.kind !== 'periodic' && s.through < now) this.markDirty(s, s.through + 1n, now + 1n, 0);
-        for (const series of new Set(t.seriesByRef.values())) {
+        if (fresh) {
+          if (s.through === INT64_MIN) s.through = this.earliestInput(t) - 1n;
+          // Resume: whatever arrived after the durable progress (a restart, a new rule, a reset) is evaluated.
+          if (t.rule.trigger.kind !== 'periodic' && s.through < now) this.markDirty(s, s.through + 1n, now + 1n, 0);
+        }
+        for (const series of new Set(s.target.seriesByRef.values())) {
           if (series === null) continue;
           const list = bySeries.get(series);
           if (list) list.push(s); else bySeries.set(series, [s]);
@@ -177,11 +235,10 @@ export class CalcEngine {
     }
     for (const [key, s] of [...this.states]) if (!seen.has(key)) { this.states.delete(key); this.dirty.delete(s); this.wheel.remove(s); }
     this.ticked = [...this.states.values()].filter((s) => s.target.rule.trigger.kind === 'periodic' || s.target.rule.provisional === 'block');
-    for (const id of this.plans.keys()) if (!plans.has(id)) this.traces.dropRule(id);
+    for (const id of this.plans.keys()) if (!plans.has(id)) { this.traces.dropRule(id); this.assetsByRule.delete(id); }
+    for (const id of replanned) { const p = plans.get(id); if (p) this.assetsByRule.set(id, assetsOfPlan(p)); }
     this.plans = plans;
     this.bySeries = bySeries;
-    await this.source?.watch(WATCH_CLIENT, [...bySeries.keys()]);
-    this.kick();
   }
 
   /** The earliest point of the target's inputs (for a recompute of all history). */
@@ -303,6 +360,7 @@ export class CalcEngine {
       s.inputDurableMs = 0;
     }
     const te = performance.now();
+    const takenMs = performance.timeOrigin + te;
     let outcomes: Array<WindowOutcome | Error>;
     try {
       outcomes = await evaluateWindowsInPool(this.service.parts.readPool,
@@ -315,15 +373,18 @@ export class CalcEngine {
     }
     const batches: PointBatch[] = [];
     for (const o of outcomes) if (!(o instanceof Error) && o.batch) batches.push(o.batch);
-    this.evaluateMs += performance.now() - te;
+    const evaluatedAt = performance.now();
+    this.evaluateMs += evaluatedAt - te;
+    const timing = { takenMs, evaluatedMs: performance.timeOrigin + evaluatedAt };
     // Writes and what follows them run in batch order: a later batch (a newer snapshot of the
     // inputs, e.g. after a late point) always lands after an earlier one.
-    const turn = this.writing.then(() => this.writeAndRecord(work, outcomes, batches));
+    const turn = this.writing.then(() => this.writeAndRecord(work, outcomes, batches, timing));
     this.writing = turn.catch(() => undefined);
     await turn;
   }
 
-  private async writeAndRecord(work: Array<{ s: TargetState; from: bigint; to: bigint; ackMs: number }>, outcomes: Array<WindowOutcome | Error>, batches: PointBatch[]): Promise<void> {
+  private async writeAndRecord(work: Array<{ s: TargetState; from: bigint; to: bigint; ackMs: number }>, outcomes: Array<WindowOutcome | Error>, batches: PointBatch[],
+    timing: { takenMs: number; evaluatedMs: number }): Promise<void> {
     const storage = this.service.parts.storage;
     const tw = performance.now();
     try {
@@ -348,7 +409,12 @@ export class CalcEngine {
         await recordFailure(this.service.db, t.rule.ruleId, t.assetId, t.rule.version, o.message).catch(() => undefined);
         continue;
       }
-      if (w.ackMs > 0 && o.evaluated > 0) this.latency.add(durableMs - w.ackMs);
+      if (w.ackMs > 0 && o.evaluated > 0) {
+        this.latency.add(durableMs - w.ackMs);
+        this.latencyParts.queued.add(timing.takenMs - w.ackMs);
+        this.latencyParts.evaluate.add(timing.evaluatedMs - timing.takenMs);
+        this.latencyParts.write.add(durableMs - timing.evaluatedMs);
+      }
       // Held back (provisional: block): done only through the inputs' watermark, even if an earlier
       // window had gone further, so the held instants are evaluated as the watermark moves.
       const held = o.doneThroughNs < w.to - 1n;
@@ -389,6 +455,7 @@ export class CalcEngine {
   async idle(timeoutMs = 10_000): Promise<void> {
     const end = Date.now() + timeoutMs;
     for (;;) {
+      await this.planning;
       await this.chain;
       await this.recording;
       const busy = this.pumping || this.reloadTimer !== null || this.dirty.size > 0;
@@ -406,9 +473,17 @@ export class CalcEngine {
     this.unsubscribeFeed();
     this.unsubscribeModel();
     await this.source?.watch(WATCH_CLIENT, []).catch(() => undefined);
+    await this.planning.catch(() => undefined);
     await this.chain.catch(() => undefined);
     await this.recording;
   }
+}
+
+/** Whether two targets of one asset read the same series for every reference. */
+function sameInputs(a: Target, b: Target): boolean {
+  if (a.seriesByRef.size !== b.seriesByRef.size) return false;
+  for (const [ref, series] of a.seriesByRef) if (b.seriesByRef.get(ref) !== series) return false;
+  return true;
 }
 
 /** The first grid instant k·interval + align after `after`. */
