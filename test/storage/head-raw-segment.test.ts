@@ -5,7 +5,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { segmentKey } from '../../src/storage/head-record.js';
 import { RAW_SEGMENT, decodeSegment, encodeRawSegment, encodeSegment } from '../../src/storage/head-segment.js';
-import { PACKED_SEGMENT } from '../../src/storage/head-packed.js';
+import { PACKED_SEGMENT, encodePackedSegment } from '../../src/storage/head-packed.js';
 import { crc32 } from 'node:zlib';
 import { encodeChunk } from '../../src/storage/encoding/chunk.js';
 import type { PointColumns, ValueType } from '../../src/storage/encoding/chunk-types.js';
@@ -53,14 +53,16 @@ for (const type of TYPES) {
       if ((bytes[0] === PACKED_SEGMENT) !== (type !== 'string')) throw new Error(`segment kind ${bytes[0]} for ${type}`);
       assertSameSlice(cols, from, n, decodeSegment(SERIES, bytes));
       if (type !== 'string') assertSameSlice(cols, from, n, decodeSegment(SERIES, Buffer.from(encodeRawSegment(cols, from, n))));
+      // the packed form with one width a section (stored 2026-11-28 02:00-04:00 UTC)
+      if (type !== 'string') assertSameSlice(cols, from, n, decodeSegment(SERIES, Buffer.from(encodePackedSegment(cols, from, n, false))));
     }), { seed: SEED, numRuns: 150 });
     t.pass('round trip');
   });
 }
 
 t.test('a changed byte or a cut packed or raw segment is refused as corrupt, never read', async (t) => {
-  fc.assert(fc.property(fc.constantFrom('float64', 'int64', 'enum') as fc.Arbitrary<ValueType>, fc.boolean(), fc.nat(), fc.integer({ min: 1, max: 255 }), (type, packed, at, flip) => fc.assert(fc.property(sliceArb(type), ({ cols, from, n }) => {
-    const good = Buffer.from(packed ? encodeSegment(cols, from, n) : encodeRawSegment(cols, from, n));
+  fc.assert(fc.property(fc.constantFrom('float64', 'int64', 'enum') as fc.Arbitrary<ValueType>, fc.constantFrom('blocks', 'one width', 'raw'), fc.nat(), fc.integer({ min: 1, max: 255 }), (type, form, at, flip) => fc.assert(fc.property(sliceArb(type), ({ cols, from, n }) => {
+    const good = Buffer.from(form === 'blocks' ? encodeSegment(cols, from, n) : form === 'one width' ? encodePackedSegment(cols, from, n, false) : encodeRawSegment(cols, from, n));
     const bad = Buffer.from(good);
     bad[at % bad.length] ^= flip;
     for (const b of [bad, good.subarray(0, good.length - 1 - (at % 8))]) {
@@ -75,9 +77,10 @@ t.test('a changed byte or a cut packed or raw segment is refused as corrupt, nev
 });
 
 // Forms a writer stored before: the chunk codec (before 2026-11-21) and raw (2026-11-21..28).
-const OLDER_FORMS: Array<{ name: string; kind: (b: number) => boolean; rewrite: (key: Buffer, stored: Buffer) => Buffer }> = [
-  { name: 'encoded chunks (written before raw segments)', kind: (b) => b !== RAW_SEGMENT && b !== PACKED_SEGMENT, rewrite: (key, stored) => Buffer.from(encodeChunk(decodeSegment(key, stored))) },
-  { name: 'raw (written 2026-11-21..28)', kind: (b) => b === RAW_SEGMENT, rewrite: (key, stored) => { const c = decodeSegment(key, stored); return Buffer.from(encodeRawSegment(c, 0, c.count)); } },
+const OLDER_FORMS: Array<{ name: string; kind: (v: Buffer) => boolean; rewrite: (key: Buffer, stored: Buffer) => Buffer }> = [
+  { name: 'encoded chunks (written before raw segments)', kind: (v) => v[0] !== RAW_SEGMENT && v[0] !== PACKED_SEGMENT, rewrite: (key, stored) => Buffer.from(encodeChunk(decodeSegment(key, stored))) },
+  { name: 'raw (written 2026-11-21..28)', kind: (v) => v[0] === RAW_SEGMENT, rewrite: (key, stored) => { const c = decodeSegment(key, stored); return Buffer.from(encodeRawSegment(c, 0, c.count)); } },
+  { name: 'packed, one width a section (written 2026-11-28 02:00-04:00 UTC)', kind: (v) => v[0] === PACKED_SEGMENT && (v[2] & 32) === 0 && (v[2] & 24) !== 0, rewrite: (key, stored) => { const c = decodeSegment(key, stored); return Buffer.from(encodePackedSegment(c, 0, c.count, false)); } },
 ];
 
 for (const form of OLDER_FORMS) {
@@ -93,7 +96,7 @@ for (const form of OLDER_FORMS) {
     const [entry] = [...store.env.segments.getRange({ start: segmentKey(key, 0), end: segmentKey(key, 2 ** 53) })];
     t.equal(entry.value[0], PACKED_SEGMENT, 'the writer stores packed segments');
     await store.env.segments.put(entry.key, form.rewrite(key, entry.value));
-    t.ok(form.kind(store.env.segments.get(entry.key)![0]), 'stored in the older form');
+    t.ok(form.kind(store.env.segments.get(entry.key)!), 'stored in the older form');
     const range = { startNs: T0, endNs: T0 + 10_000n * SEC, limit: 100_000 };
     const values = () => { const p = store.read((v) => readRaw(v, id, range)); return [...p.f64!.subarray(0, p.count)]; };
     const want = (n: number) => Array.from({ length: n }, (_, i) => i / 10);
@@ -112,20 +115,33 @@ t.test('packed: a 1 s decimal tag stamped in ms takes ~2 bytes a point; other va
     values: Array.from({ length: n }, (_, i) => Math.round(100 * (50 + 3 * Math.sin(i / 40))) / 100), quality: new Array<number>(n).fill(192),
   });
   const walk = Buffer.from(encodeSegment(cols, 0, n));
-  t.equal(walk[2], 1 | 4 | 8 | 16, 'flags: one quality, decimal values, times and values bit-packed');
+  t.equal(walk[2], 1 | 4 | 8 | 16 | 32, 'flags: one quality, decimal values, times and values bit-packed in blocks');
   t.equal(walk[3], 6 | (2 << 4), 'times in ms, values in hundredths');
   t.ok(walk.length <= 18 + 1.25 * n + 4 + 4, `${walk.length} bytes for ${n} points (raw: ${16 + 10 * n + 8})`);
   // an exact cadence packs its times in no byte at all; numbers of 24 bits are bit-packed,
   // wider ones are varints
   const exact = toColumns({ type: 'float64', firstTs: 1_700_000_000_000_000_000n, o0: 0, deltas: new Array<number>(n - 1).fill(1_000_000_000), values: Array.from({ length: n }, (_, i) => (i % 2) * (2 ** 23 - 1)), quality: new Array<number>(n).fill(192) });
-  const ex = Buffer.from(encodeSegment(exact, 0, n));
-  t.equal(ex[16], 0, 'an exact cadence: 0-bit times');
-  t.equal(ex[17], 24, 'zigzag deltas up to 2^24 - 1: 24 bits');
+  const ex = Buffer.from(encodePackedSegment(exact, 0, n, false));
+  t.equal(ex[16], 0, 'one width: an exact cadence, 0-bit times');
+  t.equal(ex[17], 24, 'one width: zigzag deltas up to 2^24 - 1, 24 bits');
   assertSameSlice(exact, 0, n, decodeSegment(SERIES, ex));
+  const exBlocks = Buffer.from(encodeSegment(exact, 0, n));
+  t.equal(exBlocks[2] & (8 | 16 | 32), 8 | 16 | 32, 'blocks: times and values bit-packed');
+  // header, the step as a varint (1 s in units of 10^9 ns: 01), 16 zero-width blocks of
+  // steps, x 0 as a varint, 16 blocks of 24-bit deltas (width byte + 3 bytes each), quality, CRC
+  t.equal(exBlocks.length, 16 + 1 + 16 + 1 + 16 + 3 * (n - 1) + 4 + 4, 'an exact cadence: one width byte a block of steps, no bits');
+  assertSameSlice(exact, 0, n, decodeSegment(SERIES, exBlocks));
   exact.f64![1] = 2 ** 23;
-  const wider = Buffer.from(encodeSegment(exact, 0, n));
-  t.equal(wider[2] & 16, 0, 'a zigzag of 2^24: values as varints');
-  assertSameSlice(exact, 0, n, decodeSegment(SERIES, wider));
+  for (const blocked of [false, true]) {
+    const wider = Buffer.from(encodePackedSegment(exact, 0, n, blocked));
+    t.equal(wider[2] & 16, 0, `${blocked ? 'blocks' : 'one width'}: a zigzag of 2^24, values as varints`);
+    assertSameSlice(exact, 0, n, decodeSegment(SERIES, wider));
+  }
+  // a jump in one block widens that block only
+  const jump = toColumns({ type: 'float64', firstTs: 1_700_000_000_000_000_000n, o0: 0, deltas: Array.from({ length: n - 1 }, (_, i) => (i === 500 ? 60_000 : 1_000) * 1_000_000), values: Array.from({ length: n }, (_, i) => i === 700 ? 1000 : (i % 3) / 10), quality: new Array<number>(n).fill(192) });
+  const jumpBlocks = Buffer.from(encodeSegment(jump, 0, n)), jumpOne = Buffer.from(encodePackedSegment(jump, 0, n, false));
+  t.ok(jumpBlocks.length < 0.5 * jumpOne.length, `a late sample and a spike: ${jumpBlocks.length} bytes in blocks, ${jumpOne.length} with one width`);
+  assertSameSlice(jump, 0, n, decodeSegment(SERIES, jumpBlocks));
   assertSameSlice(cols, 0, n, decodeSegment(SERIES, Buffer.from(walk)));
   // values that are no decimal of <= 9 digits, and ones a decimal cannot carry: raw, exact
   for (const odd of [0.1 + 0.2, -0, NaN, Infinity, -Infinity, 2 ** 60, 5e-324, Math.PI]) {
@@ -146,12 +162,28 @@ t.test('packed: a 1 s decimal tag stamped in ms takes ~2 bytes a point; other va
   assertSameSlice(cols, 0, n, decodeSegment(SERIES, Buffer.from(encodeSegment(cols, 0, n))));
 });
 
-t.test('golden bytes of a packed segment', async (t) => {
+t.test('golden bytes of a packed segment in blocks', async (t) => {
   const cols = toColumns({
     type: 'float64', firstTs: 1_000_000_000n, o0: 0,
     deltas: [2_000_000, 1_000_000], values: [1.5, 1.25, 1.75], quality: [192, 192, 192],
   });
   const hex = Buffer.from(encodeSegment(cols, 0, 3)).toString('hex');
+  // 81 type 00 flags 3d (one quality, decimal, times and values bit-packed, in blocks) form
+  // 26 (e 6, k 2); n 3; tsBase 1e9 ns; times: the smallest step in ms (1) as a varint 01,
+  // then one block of steps above it (1, 0): width 1, bits 01; values x 150, 125, 175:
+  // zigzag(150) = 300 as a varint ac02, then one block of zigzag deltas 49, 100: width 7,
+  // low bits first 31 32; quality c0000000; CRC32
+  t.equal(hex.slice(0, -8), '81003d26' + '03000000' + '00ca9a3b00000000' + '01' + '0101' + 'ac02' + '073132' + 'c0000000');
+  t.equal(hex.slice(-8), Buffer.from(new Uint32Array([crc32(Buffer.from(hex.slice(0, -8), 'hex'))]).buffer).toString('hex'));
+  assertSameSlice(cols, 0, 3, decodeSegment(SERIES, Buffer.from(hex, 'hex')));
+});
+
+t.test('golden bytes of a packed segment with one width a section (stored 2026-11-28 02:00-04:00 UTC)', async (t) => {
+  const cols = toColumns({
+    type: 'float64', firstTs: 1_000_000_000n, o0: 0,
+    deltas: [2_000_000, 1_000_000], values: [1.5, 1.25, 1.75], quality: [192, 192, 192],
+  });
+  const hex = Buffer.from(encodePackedSegment(cols, 0, 3, false)).toString('hex');
   // 81 type 00 flags 1d (one quality, decimal, times and values bit-packed) form 26 (e 6,
   // k 2); n 3; tsBase 1e9 ns; widths 1 and 7 bits; times: dod of steps in ms zigzag(2) = 4
   // as a varint, zigzag(1 - 2) = 1 in 1 bit: 04 01; values x 150, 125, 175: zigzag(150) =
