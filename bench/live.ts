@@ -11,8 +11,11 @@
 // where dashboards watch a tenth is `--series 10000 --batch 500 --points 5000000`.
 // The subscribers run in a child process of their own (their receiving must not stall the
 // collectors' event loop); both stamp wall-clock ms.
-// Each round runs the same ingest twice, as fast as credit allows: without subscribers,
-// then with them all connected (alternated, so drift of the shared machine hits both).
+// Each round runs the same ingest twice, as fast as credit allows, with the subscribers
+// connected throughout: "without" writes a second set of `series` streams that nobody
+// watches, "with" the watched set (alternated, so drift of the shared machine hits both;
+// two sets, because runs "without" after the first "with" used to write the watched series
+// to connected subscribers too: only round 1 measured what it said).
 // Figures: ingest points/s without and with subscribers (and their ratio), and the
 // latency from a batch's ack at the collector to its points' receipt by each subscriber
 // of that series (receipt − ack; negative when the event beat the ack, which the commit
@@ -138,18 +141,20 @@ function openSseRaw(port: number, body: string): Promise<Socket> {
   });
 }
 
-async function ingest(clients: CollectorClient[], data: OutgoingColumns[][], seriesIds: string[], perSession: number, watchedIds: Set<string>): Promise<{ points: number; secs: number }> {
+/** Writes `data` to one set of streams: each session's first half (watched), or with `unwatched` its second half (nobody's). */
+async function ingest(clients: CollectorClient[], data: OutgoingColumns[][], seriesIds: string[], perSession: number, watchedIds: Set<string>, unwatched = false): Promise<{ points: number; secs: number }> {
   const t0 = performance.now();
   let acked = 0;
   await Promise.all(clients.map(async (c, ci) => {
     const all: Array<Promise<void>> = [];
     const mine = data.slice(ci * perSession, (ci + 1) * perSession);
+    const offset = unwatched ? c.welcome.streams.length / 2 : 0;
     for (let b = 0; b < mine[0].length; b++) {
       for (let s = 0; s < mine.length; s++) {
         const cols = mine[s][b];
         const sid = seriesIds[ci * perSession + s];
         const key = watchedIds.has(sid) ? `${sid}:${cols.times[0]}` : null;
-        all.push(c.send('LIVE', s, 'float64', cols).then((o) => {
+        all.push(c.send('LIVE', offset + s, 'float64', cols).then((o) => {
           if (!o.ok) throw new Error(`rejected: ${o.reason} ${o.detail}`);
           acked += BATCH - o.refused;
           if (key) ackAt.set(key, absMs());
@@ -233,7 +238,9 @@ async function main(): Promise<void> {
     const perSession = Math.ceil(SERIES / SESSIONS);
     const address = `127.0.0.1:${grpcPort}`;
     for (let i = 0; i < SESSIONS; i++) {
-      const names = Array.from({ length: Math.min(perSession, SERIES - i * perSession) }, (_, k) => `s${i * perSession + k}`);
+      const count = Math.min(perSession, SERIES - i * perSession);
+      // the watched set first, then as many streams nobody watches (runs "without")
+      const names = [...Array.from({ length: count }, (_, k) => `s${i * perSession + k}`), ...Array.from({ length: count }, (_, k) => `u${i * perSession + k}`)];
       const end = Date.now() + 120_000;
       for (;;) {
         try { clients.push(await CollectorClient.connect({ address, collectorId: `bench-${i}`, epoch: 1n, streams: names.map((name) => ({ name, type: 'float64' as const })) })); break; } catch (e) { if (Date.now() > end) throw e; await new Promise((r) => setTimeout(r, 250)); }
@@ -242,7 +249,8 @@ async function main(): Promise<void> {
     // The sessions idle while the model is built and the subscribers connect: keep them open.
     const beat = setInterval(() => { for (const c of clients) c.heartbeat(); }, 10_000);
     beat.unref();
-    const seriesIds = clients.flatMap((c) => c.welcome.streams.map((s) => s.series_id));
+    const seriesIds = clients.flatMap((c) => c.welcome.streams.slice(0, c.welcome.streams.length / 2).map((s) => s.series_id));
+    const unwatchedIds = clients.flatMap((c) => c.welcome.streams.slice(c.welcome.streams.length / 2).map((s) => s.series_id));
     const def = (name: string) => ({ name, quantity_kind_id: null, default_unit_id: null, continuity_class: 'continuous', writer_class: 'collector', enum_set_id: null, limit_traits: null, lifecycle_policy: null, entry_cadence: null, overridable: [] });
     const tpl = await http(base, '/v1/model/templates', { name: 'Pump', attributes: Array.from({ length: PER_ASSET }, (_, i) => def(`F${i}`)) }) as { template_id: string };
     const plant = await http(base, '/v1/model/assets', { name: 'Plant' }) as { asset_id: string };
@@ -262,23 +270,21 @@ async function main(): Promise<void> {
     const runs = Array.from({ length: ROUNDS * 2 }, (_, r) => generate(SERIES, batchesPerStream, startNs + BigInt(r * batchesPerStream * BATCH) * 1_000_000n + BigInt(r) * 1_000n));
     // warm-up: one small run (compiles the server's write path and the feed)
     await ingest(clients, generate(SERIES, 1, startNs - 3_600_000_000_000n), seriesIds, perSession, watchedIds);
+    await ingest(clients, generate(SERIES, 1, startNs - 3_600_000_000_000n), unwatchedIds, perSession, new Set(), true);
+    const t0 = performance.now();
+    await child.ask({ cmd: 'open', base, httpPort, attributes: attrs.map((a) => a.attribute_id), n: SUBSCRIBERS });
+    const subsOpenMs = performance.now() - t0;
 
     const without: number[] = [], withSubs: number[] = [];
     const loads: number[] = [loadAverage()];
     /** CPU seconds of the service process during each run, and of the subscribers' process during the runs with them. */
     const serverCpu = { without: [] as number[], with: [] as number[] }, subscriberCpu: number[] = [];
-    let subsOpenMs = 0;
     for (let round = 0; round < ROUNDS; round++) {
       await settle();
       let c0 = await cpuSeconds(server.pid as number);
-      const a = await ingest(clients, runs[round * 2], seriesIds, perSession, new Set());
+      const a = await ingest(clients, runs[round * 2], unwatchedIds, perSession, new Set(), true);
       serverCpu.without.push(await cpuSeconds(server.pid as number) - c0);
       without.push(a.points / a.secs);
-      if (round === 0) {
-        const t0 = performance.now();
-        await child.ask({ cmd: 'open', base, httpPort, attributes: attrs.map((a) => a.attribute_id), n: SUBSCRIBERS });
-        subsOpenMs = performance.now() - t0;
-      }
       await child.ask({ cmd: 'clear' }); ackAt.clear(); // keep the last round's
       await settle();
       c0 = await cpuSeconds(server.pid as number);
