@@ -44,3 +44,18 @@ export class RssPeak {
   }
   stop(): void { clearInterval(this.timer); }
 }
+
+/**
+ * CPU seconds (user + system) of each thread of a process, by thread id (the main
+ * thread's id is the pid): which thread a cost lands on, where the process total cannot tell.
+ */
+export async function threadCpuSeconds(pid: number): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (const tid of await readdir(`/proc/${pid}/task`)) {
+    try {
+      const f = (await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8')).split(') ')[1].split(' ');
+      out.set(Number(tid), (Number(f[11]) + Number(f[12])) / 100);
+    } catch { /* the thread ended meanwhile */ }
+  }
+  return out;
+}
