@@ -23,7 +23,8 @@
 //      slot's sequence, and only if the sequence has not moved since (compare-and-swap): a
 //      write that committed after the reader's snapshot moved it after its commit, so a
 //      stale fill can never land.
-// String series get no slot (their values do not fit the 8-byte word): always the stored path.
+// A string value is kept when its UTF-8 form fits STRING_BYTES (states, batch ids, modes:
+// what string series hold); a longer one leaves the slot UNKNOWN (the stored path).
 // The table never moves a claimed slot (series ids are never reused); when a probe finds no
 // free slot within MAX_PROBE the series has none and reads take the stored path.
 import type { PointValue } from './point-runs.js';
@@ -31,21 +32,25 @@ import type { ValueType } from './encoding/chunk-types.js';
 import type { PointBatch } from './write-batch.js';
 import type { BatchResult } from './write-apply.js';
 
-/** Slots by default: 262,144 series (12 MiB). */
+/** Slots by default: 262,144 series (28 MiB, touched only as series are written). */
 export const DEFAULT_LATEST_SLOTS = 1 << 18;
 /** Slots probed at most for one series. */
 const MAX_PROBE = 64;
 /** Int32 words per slot. */
-const W = 12;
-// word offsets in a slot
-const KEY_STATE = 0, SEQ = 1, KEY = 2, STATE = 6, QUALITY = 7, TS = 8, VALUE = 10;
+const W = 28;
+/** Longest string value kept (UTF-8 bytes). */
+export const STRING_BYTES = 56;
+// word offsets in a slot (STR_LEN: a string value's byte length, its bytes in the words after)
+const KEY_STATE = 0, SEQ = 1, KEY = 2, STATE = 6, QUALITY = 7, TS = 8, VALUE = 10, STR_LEN = 12, STR = 13;
 // key states
 const FREE = 0, CLAIMING = 1, READY = 2;
 export const UNKNOWN = 0, NONE = 1, POINT = 2;
 export type LatestState = typeof UNKNOWN | typeof NONE | typeof POINT;
 // value kinds (the slot's STATE word holds the state in its low byte and the kind above it)
-const F64 = 1, I64 = 2, BOOL = 3, ENUM = 4;
-const KINDS: Partial<Record<ValueType, number>> = { float64: F64, int64: I64, boolean: BOOL, enum: ENUM };
+const F64 = 1, I64 = 2, BOOL = 3, ENUM = 4, STRING = 5;
+const KINDS: Record<ValueType, number> = { float64: F64, int64: I64, boolean: BOOL, enum: ENUM, string: STRING };
+const utf8In = new TextEncoder();
+const utf8Out = new TextDecoder();
 
 /** A consistent read of one slot. `seq` is what a fill must find unchanged (odd: the slot was being written, no fill). */
 export interface LatestRead {
@@ -80,6 +85,9 @@ export class LatestTable {
   private readonly s32 = new Int32Array(this.scratch);
   private readonly s64 = new BigInt64Array(this.scratch);
   private readonly sf64 = new Float64Array(this.scratch);
+  // a string value's UTF-8 bytes (the last word is room to see that one did not fit)
+  private readonly text = new Int32Array(STRING_BYTES / 4 + 1);
+  private readonly text8 = new Uint8Array(this.text.buffer);
   /** Slot of each series id this thread has looked up (slots never move). */
   private readonly slots = new Map<string, number>();
 
@@ -150,6 +158,9 @@ export class LatestTable {
       s32[0] = Atomics.load(words, base + TS); s32[1] = Atomics.load(words, base + TS + 1);
       const ts = this.s64[0];
       s32[0] = Atomics.load(words, base + VALUE); s32[1] = Atomics.load(words, base + VALUE + 1);
+      const strLen = (st >>> 8) === STRING ? Atomics.load(words, base + STR_LEN) : 0;
+      if (strLen > STRING_BYTES) continue;
+      for (let w = 0; w < (strLen + 3) >> 2; w++) this.text[w] = Atomics.load(words, base + STR + w);
       if (Atomics.load(words, base + SEQ) !== seq) continue;
       out.seq = seq;
       out.state = (st & 0xff) as LatestState;
@@ -157,7 +168,7 @@ export class LatestTable {
       const kind = st >>> 8;
       out.ts = ts;
       out.quality = q >>> 0;
-      out.value = kind === I64 ? this.s64[0] : kind === BOOL ? this.sf64[0] !== 0 : this.sf64[0];
+      out.value = kind === I64 ? this.s64[0] : kind === BOOL ? this.sf64[0] !== 0 : kind === STRING ? utf8Out.decode(this.text8.subarray(0, strLen)) : this.sf64[0];
       return out;
     }
     out.seq = 1;
@@ -170,7 +181,7 @@ export class LatestTable {
    */
   fill(id: string, seq: number, type: ValueType, p: { ts: bigint; value: PointValue; quality: number } | null): boolean {
     const kind = KINDS[type];
-    if (kind === undefined || (seq & 1) !== 0) return false;
+    if ((seq & 1) !== 0) return false;
     const base = this.slotOf(id, true);
     if (base < 0) return false;
     if (Atomics.compareExchange(this.words, base + SEQ, seq, seq + 1) !== seq) return false;
@@ -217,14 +228,32 @@ export class LatestTable {
       s32[0] = Atomics.load(words, base + TS); s32[1] = Atomics.load(words, base + TS + 1);
       const held = this.s64[0];
       if (ts > held) this.put(base, kind, ts, value, quality);
-      else if (ts === held) {
-        const v0 = Atomics.load(words, base + VALUE), v1 = Atomics.load(words, base + VALUE + 1);
-        this.encode(kind, value);
-        const same = s32[0] === v0 && s32[1] === v1 && (Atomics.load(words, base + QUALITY) >>> 0) === quality >>> 0 && st >>> 8 === kind;
-        if (!same) Atomics.store(words, base + STATE, UNKNOWN);
-      }
+      else if (ts === held && !this.holds(base, st, kind, value, quality)) Atomics.store(words, base + STATE, UNKNOWN);
     }
     Atomics.store(words, base + SEQ, seq + 2);
+  }
+
+  /** Whether the locked slot (state word `st`) holds exactly this value and quality. */
+  private holds(base: number, st: number, kind: number, value: PointValue, quality: number): boolean {
+    const words = this.words, s32 = this.s32;
+    if (st >>> 8 !== kind || (Atomics.load(words, base + QUALITY) >>> 0) !== quality >>> 0) return false;
+    if (kind === STRING) {
+      const n = this.encodeText(value as string);
+      if (n < 0 || Atomics.load(words, base + STR_LEN) !== n) return false;
+      for (let w = 0; w < (n + 3) >> 2; w++) if (Atomics.load(words, base + STR + w) !== this.text[w]) return false;
+      return true;
+    }
+    const v0 = Atomics.load(words, base + VALUE), v1 = Atomics.load(words, base + VALUE + 1);
+    this.encode(kind, value);
+    return s32[0] === v0 && s32[1] === v1;
+  }
+
+  /** A string's UTF-8 bytes into `text` (zero-padded to a word): its length, or -1 when longer than STRING_BYTES. */
+  private encodeText(v: string): number {
+    if (v.length > STRING_BYTES) return -1;
+    this.text.fill(0);
+    const r = utf8In.encodeInto(v, this.text8);
+    return r.read < v.length || r.written > STRING_BYTES ? -1 : r.written;
   }
 
   /** Every slot to UNKNOWN (points were removed: lifecycle enforcement). */
@@ -252,9 +281,15 @@ export class LatestTable {
     else this.sf64[0] = kind === BOOL ? (value === true || value === 1 ? 1 : 0) : Number(value);
   }
 
-  /** Writes a POINT into a locked slot. */
+  /** Writes a POINT into a locked slot (UNKNOWN for a string too long to keep). */
   private put(base: number, kind: number, ts: bigint, value: PointValue, quality: number): void {
     const words = this.words, s32 = this.s32;
+    if (kind === STRING) {
+      const n = this.encodeText(value as string);
+      if (n < 0) { Atomics.store(words, base + STATE, UNKNOWN); return; }
+      Atomics.store(words, base + STR_LEN, n);
+      for (let w = 0; w < (n + 3) >> 2; w++) Atomics.store(words, base + STR + w, this.text[w]);
+    }
     this.s64[0] = ts;
     Atomics.store(words, base + TS, s32[0]); Atomics.store(words, base + TS + 1, s32[1]);
     this.encode(kind, value);
@@ -264,7 +299,7 @@ export class LatestTable {
   }
 }
 
-/** The batch's value kind: from its typed column, else from the series' type; undefined for strings. */
+/** The batch's value kind: from its typed column, else from the series' type (undefined: unknown series). */
 function kindOf(batch: PointBatch, typeOf: (id: string) => ValueType | undefined): number | undefined {
   const v = batch.values;
   if (v instanceof Float64Array) return F64;
@@ -274,3 +309,4 @@ function kindOf(batch: PointBatch, typeOf: (id: string) => ValueType | undefined
   const type = typeOf(batch.series);
   return type === undefined ? undefined : KINDS[type];
 }
+

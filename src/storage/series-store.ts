@@ -38,7 +38,7 @@ import type { LatestTable } from './latest-table.js';
 
 export type { PointBatch, RefusalReason, Refusal } from './write-batch.js';
 /** A durable write's batches and their results, index by index (SeriesStore.onWritten). */
-export { LatestTable } from './latest-table.js';
+export { LatestTable, NONE, POINT, UNKNOWN, type LatestRead } from './latest-table.js';
 export type WriteListener = (batches: readonly PointBatch[], results: readonly BatchResult[]) => void;
 export type { BatchResult, Writer } from './write-apply.js';
 export type { SeriesMeta, DeclaredGap, LossyRange, EnumSetRef } from './series-meta.js';

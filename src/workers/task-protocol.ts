@@ -69,6 +69,8 @@ export interface DecodeTask {
 export interface ReadSnapshotTask extends ResolvedTaskBase {
   /** With resolve.as_of_ns: the latest point at or before this instant (decimal ns); null: the latest stored. */
   upToNs?: string | null;
+  /** The service's latest-point table (storage/latest-table.ts): the task fills the slots it finds unknown. */
+  latest?: SharedArrayBuffer | null;
 }
 
 /** POST /v1/read/raw: the segments' exact points; includePrior adds each attribute's last point before the window. */

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { LatestTable, NONE, POINT, UNKNOWN, type LatestRead } from '../../src/storage/latest-table.js';
 import { SeriesStore, readSnapshot, type PointBatch } from '../../src/storage/series-store.js';
 import { tempStore, newId, WHO, T0, SEC } from '../helpers/series-store.js';
+import type { ValueType } from '../../src/storage/encoding/chunk-types.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261128);
 t.comment(`fast-check seed ${SEED} (FC_SEED=<n> replays another)`);
@@ -31,7 +32,7 @@ function check(store: SeriesStore, table: LatestTable, id: string): number {
 }
 
 /** A reader's fill: sequence first, then a fresh snapshot, then the compare-and-swap. */
-function fillFromStorage(store: SeriesStore, table: LatestTable, id: string, type: 'float64' | 'int64' | 'boolean'): boolean {
+function fillFromStorage(store: SeriesStore, table: LatestTable, id: string, type: ValueType): boolean {
   const seen = table.read(id, out()).seq;
   const p = store.read((v) => readSnapshot(v, id));
   return table.fill(id, seen, type, p);
@@ -112,6 +113,28 @@ t.test('int64 and boolean values, a series without points, an edit of the latest
   fillFromStorage(store, table, bo, 'boolean');
   await store.write([{ series: bo, times: [T0, T0 + SEC], values: [true, false], quality: [192, 192] }], WHO);
   t.match(table.read(bo, out()), { state: POINT, ts: T0 + SEC, value: false }, 'a plain-array boolean batch');
+});
+
+t.test('string values: kept up to 56 UTF-8 bytes, a longer latest value is read from storage', async (t) => {
+  const table = LatestTable.create(1 << 6);
+  const { store } = await tempStore(t, { latest: table });
+  const id = newId();
+  await store.createSeries({ id, type: 'string', writableClass: 'collector' });
+  t.ok(fillFromStorage(store, table, id, 'string'));
+  const short = 'Betrieb – läuft ✓', long = 'x'.repeat(57);
+  await store.write([{ series: id, times: [T0, T0 + SEC], values: ['a', short], quality: [192, 192] }], WHO);
+  t.match(table.read(id, out()), { state: POINT, ts: T0 + SEC, value: short });
+  check(store, table, id);
+  await store.write([{ series: id, times: [T0 + SEC], values: [short], quality: [192] }], WHO);
+  t.match(table.read(id, out()), { state: POINT, value: short }, 'a repeat leaves it');
+  await store.write([{ series: id, times: [T0 + 2n * SEC], values: [long], quality: [192] }], WHO);
+  t.equal(table.read(id, out()).state, UNKNOWN, 'too long to keep');
+  await store.write([{ series: id, times: [T0 + 3n * SEC], values: ['y'.repeat(56)], quality: [64] }], WHO);
+  t.equal(table.read(id, out()).state, UNKNOWN, 'from UNKNOWN a write leaves it');
+  t.ok(fillFromStorage(store, table, id, 'string'));
+  t.match(table.read(id, out()), { state: POINT, ts: T0 + 3n * SEC, value: 'y'.repeat(56), quality: 64 });
+  await store.write([{ series: id, times: [T0 + 3n * SEC], values: ['z'], quality: [64] }], WHO);
+  t.equal(table.read(id, out()).state, UNKNOWN, 'an edit of the latest string');
 });
 
 t.test('a fill from a snapshot older than a write does not land', async (t) => {

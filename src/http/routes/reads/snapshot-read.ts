@@ -1,0 +1,138 @@
+// POST /v1/read/snapshot's handler: resolution on this thread (src/reads), then each
+// attribute answered from the latest-point table here (src/reads/read-snapshot.ts), and only
+// the attributes it cannot answer read from storage: a few here (as the task does), more in
+// the read pool (sliced like every point read, each slice's items written alone), whose
+// items are put back in their places. A snapshot whose
+// every attribute is in the table makes no worker hop and reads no head.
+import type { HandlerContext, Reply } from '../../route.js';
+import { attachToRead } from './read-attachments.js';
+import { SLICE_ATTRIBUTES, SPLIT_AT } from './split-tasks.js';
+import { nowNs } from '../../../clock.js';
+import { resolveRead, type ResolveRequest } from '../../../reads/read-resolution.js';
+import { memberNamesOf } from '../../../reads/read-members.js';
+import { unitPlans, type ReadUnitsRequest } from '../../../reads/read-units.js';
+import { readTaskBase } from '../../../reads/read-plan.js';
+import { ANSWER_SLICE, answerFromLatest, type LatestAnswers } from '../../../reads/read-snapshot.js';
+import { BodySink } from '../../../body-sink.js';
+import { mpArrayHeader } from '../../../workers/msgpack-bytes.js';
+import { mpAny } from '../../../workers/resolved-points.js';
+import { fillSequences, snapshotItems } from '../../../workers/tasks/read-snapshot-task.js';
+import { JSON_TYPE, MSGPACK_TYPE, type BodyFormat } from '../../../workers/task-protocol.js';
+import type { ReadBody } from '../../../workers/read-pool.js';
+import { unpackMultiple } from 'msgpackr';
+
+/**
+ * Attributes the table cannot answer that are read on this thread rather than in the pool
+ * (a worker hop costs more than a few head reads; ARCHITECTURE.md lets this thread read a
+ * snapshot): at ~5-50 µs each, a few milliseconds at most.
+ */
+const INLINE_PENDING = 64;
+/** Most tasks one read queues (the pool's queue is bounded; split-tasks.ts holds the same bound). */
+const MAX_SLICES = 32;
+
+interface SnapshotBody { resolve: unknown; units?: ReadUnitsRequest; exclude_quality?: 'bad' | 'bad_and_uncertain' }
+
+export async function snapshotRead(ctx: HandlerContext, body: SnapshotBody, format: BodyFormat): Promise<Reply> {
+  const req = body.resolve as ResolveRequest;
+  const at = req.as_of_ns == null ? null : BigInt(req.as_of_ns);
+  const w = { atNs: at ?? nowNs() };
+  const r = await resolveRead(ctx.service, (c, t) => ctx.can(c, t), req, w);
+  const units = await unitPlans(ctx.service, r.attributes, body.units);
+  const members = await memberNamesOf(ctx.service, r);
+  const now = nowNs();
+  const table = ctx.service.parts.storage.latest;
+  const n = r.attributes.length;
+  const answers: LatestAnswers = { items: new Array(n), pending: [] };
+  if (table === null) for (let k = 0; k < n; k++) answers.pending.push(k);
+  else {
+    const o = { excludeQuality: body.exclude_quality ?? null, upToNs: at, nowNs: now, format, members };
+    for (let from = 0; from < n; from += ANSWER_SLICE) {
+      if (from > 0) await new Promise<void>((done) => setImmediate(done));
+      answerFromLatest(table, r, units, o, answers, from, Math.min(n, from + ANSWER_SLICE));
+    }
+  }
+  if (answers.pending.length > 0 && answers.pending.length <= INLINE_PENDING) {
+    // a few left (string series, a latest the filter drops): read here, as the task would
+    const base = readTaskBase({ ...r, attributes: answers.pending.map((k) => r.attributes[k]) }, units, { excludeQuality: body.exclude_quality ?? null, format, members });
+    const seqs = table === null ? null : fillSequences(table, base.attributes);
+    const upToNs = at === null ? null : String(at);
+    ctx.service.parts.storage.read((view) => snapshotItems(view, { ...base, nowNs: String(now), upToNs, table, seqs }, format === 'json', (k, it) => { answers.items[answers.pending[k]] = it; }));
+  } else if (answers.pending.length > 0) {
+    const rest = { ...r, attributes: answers.pending.map((k) => r.attributes[k]) };
+    const base = readTaskBase(rest, units, { excludeQuality: body.exclude_quality ?? null, format, members });
+    base.nowNs = String(now);
+    const upToNs = at === null ? null : String(at);
+    const latest = table?.buffer ?? null;
+    const pool = ctx.service.parts.readPool;
+    const runs: Array<Promise<ReadBody>> = [];
+    // as runSliced: a task per worker from SPLIT_AT attributes, at most SLICE_ATTRIBUTES a task, at most MAX_SLICES tasks
+    const count = rest.attributes.length;
+    const parts = Math.min(MAX_SLICES, Math.max(count < SPLIT_AT ? 1 : pool.threads, Math.ceil(count / SLICE_ATTRIBUTES)));
+    const size = Math.ceil(count / parts);
+    for (let from = 0; from < count; from += size) {
+      const run = pool.run('readSnapshot', { ...base, attributes: base.attributes.slice(from, from + size), fragment: true, upToNs, latest }, ctx.signal);
+      run.catch(() => undefined); // observed below
+      runs.push(run);
+      if (from + size < count) await new Promise<void>((done) => setImmediate(done));
+    }
+    const settled = await Promise.allSettled(runs);
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    try {
+      if (failed) throw failed.reason;
+      let k = 0;
+      for (const s of settled) {
+        const b = (s as PromiseFulfilledResult<ReadBody>).value;
+        k = placeItems(b.bytes, format, answers, k);
+      }
+      if (k !== answers.pending.length) throw new Error(`BUG: the snapshot task answered ${k} of ${answers.pending.length} attributes`);
+    } finally {
+      for (const s of settled) if (s.status === 'fulfilled') s.value.release();
+    }
+  }
+  return attachToRead(ctx, body as unknown as Record<string, unknown>, r.attributes, w, { kind: 'bytes', contentType: format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, bytes: writeBody(answers.items, format) });
+}
+
+/** The task's items (a fragment: JSON items comma-separated, msgpack items one after another) into their places; returns the next pending index. */
+function placeItems(bytes: Uint8Array, format: BodyFormat, answers: LatestAnswers, k: number): number {
+  if (bytes.length === 0) return k;
+  if (format === 'msgpack') {
+    unpackMultiple(bytes, (_value: unknown, start?: number, end?: number) => { answers.items[answers.pending[k++]] = bytes.slice(start, end); });
+    return k;
+  }
+  // JSON: split at the commas between items (depth 0, outside strings)
+  let depth = 0, inString = false, start = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c && depth === 0) { answers.items[answers.pending[k++]] = bytes.slice(start, i); start = i + 1; }
+  }
+  answers.items[answers.pending[k++]] = bytes.slice(start);
+  return k;
+}
+
+/** The whole array body from the items (text, objects, or the task's bytes). */
+function writeBody(items: LatestAnswers['items'], format: BodyFormat): Uint8Array {
+  const sink = new BodySink(64 * 1024 + items.length * 256);
+  if (format === 'msgpack') {
+    mpArrayHeader(sink, items.length);
+    for (const it of items) {
+      if (it instanceof Uint8Array) sink.bytes(it);
+      else mpAny(sink, it);
+    }
+  } else {
+    sink.ascii('[');
+    for (let k = 0; k < items.length; k++) {
+      if (k > 0) sink.ascii(',');
+      const it = items[k];
+      if (it instanceof Uint8Array) sink.bytes(it);
+      else sink.utf8(it as string);
+    }
+    sink.ascii(']');
+  }
+  return sink.buf.subarray(0, sink.pos);
+}
