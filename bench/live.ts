@@ -16,7 +16,8 @@
 // watches, "with" the watched set (alternated, so drift of the shared machine hits both;
 // two sets, because runs "without" after the first "with" used to write the watched series
 // to connected subscribers too: only round 1 measured what it said).
-// Figures: ingest points/s without and with subscribers (and their ratio), and the
+// Figures: ingest points/s without and with subscribers (and their ratio), the service's
+// CPU per run split by thread (main, ingest worker, the rest: /proc/<pid>/task), and the
 // latency from a batch's ack at the collector to its points' receipt by each subscriber
 // of that series (receipt − ack; negative when the event beat the ack, which the commit
 // feed allows: it is posted when the group is durable, before the ack is sent).
@@ -34,7 +35,7 @@ import { SERVICE_NODE_FLAGS } from './service-flags.js';
 import { CollectorClient, type OutgoingColumns } from '../src/collector/collector-client.js';
 import { openWs, type WsClient } from '../test/helpers/live-clients.js';
 import { mulberry32 } from './seeded-random.js';
-import { cpuSeconds } from './process-figures.js';
+import { cpuSeconds, threadCpuSeconds } from './process-figures.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
@@ -59,6 +60,19 @@ const pct = (xs: number[], p: number) => { if (!xs.length) return NaN; const s =
 const r1 = (x: number) => Math.round(x * 10) / 10;
 /** The 1-minute load average (the box is shared: figures are read beside it). */
 const loadAverage = (): number => { try { return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]); } catch { return NaN; } };
+const r2 = (x: number) => Math.round(x * 100) / 100;
+interface ThreadCpu { main: number; ingest: number; other: number }
+/** CPU seconds per thread between two readings (threads that ended are left out). */
+function threadDelta(a: Map<number, number>, b: Map<number, number>): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const [tid, s] of b) out.set(tid, s - (a.get(tid) ?? 0));
+  return out;
+}
+function split(d: Map<number, number>, mainTid: number, ingestTid: number): ThreadCpu {
+  let other = 0;
+  for (const [tid, s] of d) if (tid !== mainTid && tid !== ingestTid) other += s;
+  return { main: d.get(mainTid) ?? 0, ingest: d.get(ingestTid) ?? 0, other };
+}
 const spread = (xs: number[]) => ({ p50: r1(pct(xs, 50)), p95: r1(pct(xs, 95)), p99: r1(pct(xs, 99)), max: r1(pct(xs, 100)), samples: xs.length });
 
 /** Batches of BATCH points per stream: 1 ms cadence from startNs, a random walk. */
@@ -279,18 +293,33 @@ async function main(): Promise<void> {
     const loads: number[] = [loadAverage()];
     /** CPU seconds of the service process during each run, and of the subscribers' process during the runs with them. */
     const serverCpu = { without: [] as number[], with: [] as number[] }, subscriberCpu: number[] = [];
+    /**
+     * CPU seconds of the service's threads during each run: the main thread (HTTP, the
+     * hub's fan-out, socket writes), the ingest worker (the thread busiest in the first run
+     * without subscribers: gRPC, the write path, the commit feed) and all the others (seal
+     * and read workers, the model's thread, GC helpers).
+     */
+    const threads = { without: [] as ThreadCpu[], with: [] as ThreadCpu[] };
+    let ingestTid = 0;
+    const pid = server.pid as number;
     for (let round = 0; round < ROUNDS; round++) {
       await settle();
-      let c0 = await cpuSeconds(server.pid as number);
+      let c0 = await cpuSeconds(pid);
+      let t0 = await threadCpuSeconds(pid);
       const a = await ingest(clients, runs[round * 2], unwatchedIds, perSession, new Set(), true);
-      serverCpu.without.push(await cpuSeconds(server.pid as number) - c0);
+      serverCpu.without.push(await cpuSeconds(pid) - c0);
+      const d = threadDelta(t0, await threadCpuSeconds(pid));
+      if (ingestTid === 0) for (const [tid, s] of d) if (tid !== pid && s > (d.get(ingestTid) ?? 0)) ingestTid = tid;
+      threads.without.push(split(d, pid, ingestTid));
       without.push(a.points / a.secs);
       await child.ask({ cmd: 'clear' }); ackAt.clear(); // keep the last round's
       await settle();
-      c0 = await cpuSeconds(server.pid as number);
+      c0 = await cpuSeconds(pid);
+      t0 = await threadCpuSeconds(pid);
       const s0 = (await child.ask({ cmd: 'cpu' }) as { cpu_s: number }).cpu_s;
       const b = await ingest(clients, runs[round * 2 + 1], seriesIds, perSession, watchedIds);
-      serverCpu.with.push(await cpuSeconds(server.pid as number) - c0);
+      serverCpu.with.push(await cpuSeconds(pid) - c0);
+      threads.with.push(split(threadDelta(t0, await threadCpuSeconds(pid)), pid, ingestTid));
       subscriberCpu.push((await child.ask({ cmd: 'cpu' }) as { cpu_s: number }).cpu_s - s0);
       withSubs.push(b.points / b.secs);
       await new Promise((r) => setTimeout(r, 500)); // late receipts
@@ -318,6 +347,9 @@ async function main(): Promise<void> {
       service_cpu_s_without: serverCpu.without.map(r1), service_cpu_s_with: serverCpu.with.map(r1), subscribers_cpu_s: subscriberCpu.map(r1),
       service_cpu_us_per_point_without: r1(sum(serverCpu.without) * 1e6 / (without.length * SERIES * batchesPerStream * BATCH)),
       service_cpu_us_per_point_with: r1(sum(serverCpu.with) * 1e6 / (withSubs.length * SERIES * batchesPerStream * BATCH)),
+      main_thread_cpu_s_without: threads.without.map((x) => r2(x.main)), main_thread_cpu_s_with: threads.with.map((x) => r2(x.main)),
+      ingest_thread_cpu_s_without: threads.without.map((x) => r2(x.ingest)), ingest_thread_cpu_s_with: threads.with.map((x) => r2(x.ingest)),
+      other_threads_cpu_s_without: threads.without.map((x) => r2(x.other)), other_threads_cpu_s_with: threads.with.map((x) => r2(x.other)),
     };
     if (JSON_OUT) console.log(JSON.stringify(out));
     else {
@@ -332,6 +364,9 @@ async function main(): Promise<void> {
       console.log(row('WebSocket', ws));
       console.log(`| opening ${SUBSCRIBERS} subscriptions | ${out.subscribers_open_ms} ms |`);
       console.log(`| service CPU per ingested point, without / with subscribers | ${out.service_cpu_us_per_point_without} / ${out.service_cpu_us_per_point_with} µs (runs: ${out.service_cpu_s_without.join(', ')} / ${out.service_cpu_s_with.join(', ')} s) |`);
+      console.log(`| service threads' CPU per run, without / with: main | ${out.main_thread_cpu_s_without.join(', ')} / ${out.main_thread_cpu_s_with.join(', ')} s |`);
+      console.log(`| ingest worker | ${out.ingest_thread_cpu_s_without.join(', ')} / ${out.ingest_thread_cpu_s_with.join(', ')} s |`);
+      console.log(`| other threads | ${out.other_threads_cpu_s_without.join(', ')} / ${out.other_threads_cpu_s_with.join(', ')} s |`);
       console.log(`| subscribers' process CPU per run | ${out.subscribers_cpu_s.join(', ')} s |`);
       console.log(`| load average (1 min) at the start and after each round | ${loads.join(', ')} |`);
     }
