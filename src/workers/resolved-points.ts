@@ -167,11 +167,10 @@ export class ProvenanceTally {
 
   constructor(private readonly keep: number, private readonly nowNs: bigint) {}
 
-  /** A segment begins: its lossy ranges (swinging door) are noted. */
-  beginSegment(view: ReadView, series: string, startNs: bigint, endNs: bigint): void {
+  /** A segment begins: its lossy ranges (swinging door) are noted. `meta`: the series' record when the caller has read it (one LMDB get fewer per segment). */
+  beginSegment(view: ReadView, series: string, startNs: bigint, endNs: bigint, meta: SeriesMeta | undefined = readMeta(view, series)): void {
     this.prevT = -1;
     this.segStart = startNs;
-    const meta = readMeta(view, series);
     if (!meta) return;
     this.touched = true;
     for (const r of meta.lossyRanges) {

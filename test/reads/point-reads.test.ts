@@ -277,6 +277,10 @@ t.test('resolved point reads', async (t) => {
     t.same(snap[7].snapshot, { ts_ns: at(20), value: 38.66, quality: 192 });
     const big = await admin('/v1/read/raw', { method: 'POST', body: { resolve: under('/Site'), ...window, max_points: 2 } });
     t.match(big.json, { code: 'read-too-large', details: { limit: 2 } });
+    const bigColumns = await admin('/v1/read/raw', { method: 'POST', body: { resolve: under('/Site'), ...window, max_points: 2, layout: 'columns' } });
+    t.match(bigColumns.json, { code: 'read-too-large', details: { limit: 2 } }, 'the JSON columns layout too');
+    const cols = await read('raw', { resolve: under('/Site'), ...window, layout: 'columns' });
+    t.same((cols[7].segments as unknown as Array<{ count: number; points: { value: number[] } }>).map((s) => [s.count, s.points.value]), [[3, [3.5, 3.6, 3.7]]], 'JSON columns of a sliced read');
   });
 
   t.test('a point stamped after the service clock is clock_suspect; a snapshot as of an instant ignores later points', async (t) => {

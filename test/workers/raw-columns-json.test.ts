@@ -1,7 +1,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { BodySink } from '../../src/body-sink.js';
-import { JsonColumnPage, putCount, reserveCount } from '../../src/workers/raw-columns-json.js';
+import { countDigits, JsonColumnPage, putCount, reserveCount } from '../../src/workers/raw-columns-json.js';
 import { parseJson } from '../../src/json/json.js';
 import type { ValueType } from '../../src/storage/encoding/chunk-types.js';
 import { pointRunArb, timeAt, toColumns } from '../helpers/chunk-arbitraries.js';
@@ -92,4 +92,26 @@ t.test('times stay exact when base + offset passes 2^53 ns of carried sum (offse
     page.end();
     t.same(got, Array.from({ length: n }, (_, i) => timeAt(cols, i)), `base ${firstTs}`);
   }
+});
+
+t.test('a count field kept at a bound\'s digits gives the same bytes as the full field, for any count up to the bound', async (t) => {
+  // the page as the raw task writes it when listRange bounded it: reserveCount(width of the bound)
+  const write = (n: number, width: number | undefined, tail: string) => {
+    const sink = new BodySink(16);
+    sink.ascii('{"count":');
+    const at = width === undefined ? reserveCount(sink) : reserveCount(sink, width);
+    sink.ascii(`,"points":{"ts_ns":[${tail}]}`);
+    if (width === undefined) putCount(sink, at, n); else putCount(sink, at, n, width);
+    sink.ascii('}');
+    return Buffer.from(sink.buf.subarray(0, sink.pos)).toString('latin1');
+  };
+  fc.assert(fc.property(fc.integer({ min: 0, max: 99_999_999 }), fc.integer({ min: 0, max: 99_999_999 }), fc.string({ maxLength: 40 }), (a, b, tail) => {
+    const n = Math.min(a, b), bound = Math.max(a, b);
+    const width = countDigits(bound);
+    if (width !== String(bound).length) return false;
+    const text = write(n, width, tail);
+    return text === write(n, undefined, tail) && text === `{"count":${n},"points":{"ts_ns":[${tail}]}}`;
+  }), { seed: SEED, numRuns: 3000 });
+  t.equal(write(3600, 4, '1,2'), '{"count":3600,"points":{"ts_ns":[1,2]}}', 'as many digits as the bound: written in place');
+  t.throws(() => write(10_000, 4, ''), /overflows its count field of 4/, 'a count past its bound is a bug, never a cut digit');
 });

@@ -14,7 +14,7 @@ import type { PointColumns, ValueType } from '../../storage/encoding/chunk-types
 import { allocColumns, copyValue, listRange, MAX_CHUNK_POINTS, readMeta, readOpenColumns, scanChunks, scanRange, visitHead, type ReadView, type RunVisitor, type SeriesMeta } from '../../storage/series-store.js';
 import { ColumnPage } from '../raw-points-columns.js';
 import { EnumMemberText } from '../enum-member-text.js';
-import { JsonColumnPage, putCount, reserveCount } from '../raw-columns-json.js';
+import { countDigits, JsonColumnPage, putCount, reserveCount } from '../raw-columns-json.js';
 import type { BodySink } from '../../body-sink.js';
 import { stringifyJson } from '../../json/json.js';
 import { writeJsonPoints } from '../raw-points-json.js';
@@ -111,7 +111,7 @@ function writeAttribute(view: ReadView, sink: BodySink, t: ReadRawTask, a: PlanA
     }
     let n = 0;
     if (meta !== undefined) {
-      tally.beginSegment(view, seg.series, startNs, endNs);
+      tally.beginSegment(view, seg.series, startNs, endNs, meta);
       scanRange(view, keyOf(seg.series), startNs, endNs, (cols, i0, i1) => {
         tally.run(cols, i0, i1);
         if (budget.left < i1 - i0 && (fast || countKept(cols, i0, i1, keep) > budget.left)) throw tooLarge(t.maxPoints);
@@ -173,9 +173,9 @@ const jsonColumnPage = new JsonColumnPage();
 /**
  * One segment in the columnar layout (the series raw route's `layout=columns`): {series,
  * start_ns, end_ns, layout, value_type, enum_set, count, points: {ts_ns, value, quality},
- * encoding (msgpack only)}. Converted values are float64. The msgpack page is sized from the
- * chunk headers before the scan (listRange): a segment whose chunks wholly inside it hold
- * more points than the budget left is refused before anything is gathered.
+ * encoding (msgpack only)}. Converted values are float64. The page is sized from the chunk
+ * headers before the scan (listRange): a segment whose chunks wholly inside it hold more
+ * points than the budget left is refused before anything is gathered (JSON and msgpack alike).
  */
 function writeColumnsSegment(view: ReadView, sink: BodySink, t: ReadRawTask, series: string, startNs: bigint, endNs: bigint, meta: SeriesMeta | undefined,
   keep: number, conv: ValueConverter | null, tally: ProvenanceTally, budget: { left: number; total: number }): number {
@@ -192,6 +192,11 @@ function writeColumnsSegment(view: ReadView, sink: BodySink, t: ReadRawTask, ser
     append(run, j0, j1);
     return true;
   };
+  // the chunks are listed from their headers before anything is gathered: the bound sizes the
+  // msgpack page's regions and the JSON count field (putCount)
+  const head = meta === undefined ? null : readOpenColumns(view, key);
+  const listing = meta === undefined ? { chunks: [], bound: 0, whole: true } : listRange(view, key, startNs, endNs, head, budget.left);
+  if (!listing.whole) throw tooLarge(t.maxPoints);
   if (msgpack) {
     mpMapHeader(sink, 9);
     sink.bytes(mpKey('series')); mpString(sink, series);
@@ -207,13 +212,10 @@ function writeColumnsSegment(view: ReadView, sink: BodySink, t: ReadRawTask, ser
     sink.pos += 5;
     sink.bytes(mpKey('points'));
     const page = columnPage;
-    const head = meta === undefined ? null : readOpenColumns(view, key);
-    const listing = meta === undefined ? { chunks: [], bound: 0, whole: true } : listRange(view, key, startNs, endNs, head, budget.left);
-    if (!listing.whole) throw tooLarge(t.maxPoints);
     page.begin(sink, type, listing.bound);
     try {
       if (meta !== undefined) {
-        tally.beginSegment(view, series, startNs, endNs);
+        tally.beginSegment(view, series, startNs, endNs, meta);
         const visit = visitWith((c, i0, i1) => page.append(c, i0, i1), () => page.count);
         if (scanChunks(key, listing.chunks, startNs, endNs, visit, scratch(decodeScratch, meta.type))) visitHead(head, startNs, endNs, visit);
         tally.endSegment(endNs);
@@ -229,18 +231,20 @@ function writeColumnsSegment(view: ReadView, sink: BodySink, t: ReadRawTask, ser
     return page.count;
   }
   sink.utf8(`{"series":"${series}","start_ns":${startNs},"end_ns":${endNs},"layout":"columns","value_type":"${type}","enum_set":${type === 'enum' && enumSet !== null ? JSON.stringify(enumSet) : 'null'},"count":`);
-  const countAt = reserveCount(sink);
+  const width = countDigits(listing.bound);
+  const countAt = reserveCount(sink, width);
   sink.ascii(',"points":{"ts_ns":[');
   const page = jsonColumnPage;
   page.begin(sink);
   try {
     if (meta !== undefined) {
-      tally.beginSegment(view, series, startNs, endNs);
-      scanRange(view, key, startNs, endNs, visitWith((c, i0, i1) => page.append(c, i0, i1), () => page.count), scratch(decodeScratch, meta.type));
+      tally.beginSegment(view, series, startNs, endNs, meta);
+      const visit = visitWith((c, i0, i1) => page.append(c, i0, i1), () => page.count);
+      if (scanChunks(key, listing.chunks, startNs, endNs, visit, scratch(decodeScratch, meta.type))) visitHead(head, startNs, endNs, visit);
       tally.endSegment(endNs);
     }
     page.finish();
-    putCount(sink, countAt, page.count);
+    putCount(sink, countAt, page.count, width);
     sink.ascii('}');
     budget.left -= page.count;
     return page.count;
