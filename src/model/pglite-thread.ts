@@ -5,6 +5,10 @@
 // pglite-protocol.ts. PGlite is single-connection: a transaction holds its lock, and
 // every other query waits behind it, as it did in-process.
 import { parentPort, workerData } from 'node:worker_threads';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { DbReply, DbRequest, WireDbError, WireResult } from './pglite-protocol.js';
@@ -34,6 +38,30 @@ function wireError(e: unknown): WireDbError {
   return out;
 }
 
+/**
+ * PostgreSQL's memory settings for the embedded model. initdb sizes shared_buffers at
+ * 128 MB, and PGlite's WASM heap grew to ~190 MB to hold it: resident for the service's
+ * life though the model is small and PGlite reads its files through the OS page cache
+ * anyway. 16 MB took ~120 MB off the thread's RSS; creating 100,000 series (the model's
+ * heaviest write, bench/series-creation.ts) cost the same server CPU within noise
+ * (docs/decisions.md). work_mem and temp_buffers stay at their defaults (allocated per
+ * use); wal_buffers follows shared_buffers (1/32).
+ */
+const MEMORY_SETTINGS = ['shared_buffers=16MB'];
+
+/**
+ * A fresh data directory makes PGlite run initdb in two more WASM instances (~450 MB of
+ * WASM memory) that are garbage once create() returns; this thread allocates little on
+ * its JS heap, so V8 found no reason to collect them and they stayed resident for the
+ * service's life (measured: 766 -> 373 MB after one full GC). A full GC a moment after
+ * create (the instances are released over the next event-loop turns) returns them.
+ */
+function collectInitdbInstances(): void {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  for (const ms of [500, 2000]) setTimeout(gc, ms).unref();
+}
+
 const wireResult = (r: { rows: unknown[]; affectedRows?: number }): WireResult => ({
   rows: r.rows as Record<string, unknown>[],
   rowCount: r.rows.length || (r.affectedRows ?? 0),
@@ -48,7 +76,12 @@ async function main(): Promise<void> {
   try {
     // int8 as bigint and json/jsonb with exact integers, as db.ts sets for node-postgres.
     // pg_trgm (a 16 KB bundle): the trigram index behind GET /v1/series?name_contains= (migration 0022).
-    db = await PGlite.create(dataDir, { extensions: { pg_trgm }, parsers: { 20: (v: string) => BigInt(v), 114: parseStoredJson, 3802: parseStoredJson } });
+    const fresh = dataDir.startsWith('memory://') || !existsSync(join(dataDir, 'PG_VERSION'));
+    db = await PGlite.create(dataDir, {
+      startParams: [...PGlite.defaultStartParams, ...MEMORY_SETTINGS.flatMap((s) => ['-c', s])],
+      extensions: { pg_trgm }, parsers: { 20: (v: string) => BigInt(v), 114: parseStoredJson, 3802: parseStoredJson },
+    });
+    if (fresh) collectInitdbInstances();
   } catch (e) {
     reply({ id: 0, ok: false, error: wireError(e) });
     return;
