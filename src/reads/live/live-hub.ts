@@ -190,9 +190,14 @@ export class LiveHub {
   private onGroup(g: LiveGroup): void {
     const bySeries = new Map<string, LiveColumns[]>();
     let points = 0;
-    for (const c of g.columns) {
+    // The feed's columns are views into one buffer per group: when it also carries other
+    // clients' series, ours are copied so the ring does not keep theirs alive for a minute.
+    let own = false;
+    for (const c of g.columns) if (!this.wants(c.series)) { own = true; break; }
+    for (let c of g.columns) {
       // the feed carries every client's series (calculations, episode triggers): keep ours only
       if (!this.wants(c.series)) continue;
+      if (own) c = { series: c.series, times: c.times.slice(), values: c.values.slice() as LiveColumns['values'], quality: c.quality.slice() };
       const list = bySeries.get(c.series);
       if (list) list.push(c); else bySeries.set(c.series, [c]);
       points += c.times.length;
