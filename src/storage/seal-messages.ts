@@ -9,11 +9,13 @@ export interface SealRequest {
   budget: SealBudget;
   /** The series' measured bytes per point (NaN: not measured; the thread samples the copy first). */
   bytesPerPoint: number;
+  /** Seal every point, the last chunk short (a quiet seal), not only full chunks. */
+  all: boolean;
 }
 
 export interface SealReply {
   id: number;
-  /** Full chunks off the front of the copy, in order; empty when it was not full after all. */
+  /** Full chunks off the front of the copy, in order (with `all`, every point: the last one may be short); empty when it was not full after all. */
   chunks: { bytes: Uint8Array; n: number }[];
   encodes: number;
   /** The last encode, for the head's calibration (0 points: none). */

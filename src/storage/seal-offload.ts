@@ -25,6 +25,8 @@ export interface FinishedSeal {
   head: OpenHead;
   /** head.frontVersion when its points were copied. */
   version: number;
+  /** Every copied point was sealed (requestAll): the last chunk may be short. */
+  all: boolean;
   reply: SealReply;
 }
 
@@ -32,6 +34,7 @@ interface InFlight {
   series: Buffer;
   head: OpenHead;
   version: number;
+  all: boolean;
 }
 
 function copyOpenPoints(c: PointColumns): { cols: PointColumns; transfer: ArrayBuffer[] } {
@@ -92,13 +95,33 @@ export class SealOffload {
     // Queue full: a head below the point cap waits for its next append (its points are
     // durable in head segments); one at the cap is sealed by the writer now.
     if (this.inFlight.size >= this.maxInFlight) return head.count < budget.chunkPoints;
+    this.send(series, head, budget, false);
+    return true;
+  }
+
+  /**
+   * Sends a whole head to be sealed, its last chunk short (a quiet seal). False when the
+   * thread cannot take it (closed, failed on this head, or every copy slot taken): the
+   * writer then seals it itself. A head already on the thread counts as sent: its reply
+   * comes first, and what it leaves open goes with the next quiet seal.
+   */
+  requestAll(series: Buffer, head: OpenHead, budget: SealBudget): boolean {
+    if (head.sealPending) return true;
+    if (this.closed || head.sealHere || this.inFlight.size >= this.maxInFlight) return false;
+    this.send(series, head, budget, true);
+    return true;
+  }
+
+  /** Copy slots free on the thread. */
+  get room(): number { return this.closed ? 0 : Math.max(0, this.maxInFlight - this.inFlight.size); }
+
+  private send(series: Buffer, head: OpenHead, budget: SealBudget, all: boolean): void {
     const { cols, transfer } = copyOpenPoints(head.cols);
     const id = this.nextId++;
-    const req: SealRequest = { id, cols, budget, bytesPerPoint: head.bytesPerPoint };
-    this.inFlight.set(id, { series, head, version: head.frontVersion });
+    const req: SealRequest = { id, cols, budget, bytesPerPoint: head.bytesPerPoint, all };
+    this.inFlight.set(id, { series, head, version: head.frontVersion, all });
     head.sealPending = true;
     this.worker.postMessage(req, transfer);
-    return true;
   }
 
   /**
@@ -119,7 +142,7 @@ export class SealOffload {
     if (f === undefined) return;
     this.inFlight.delete(reply.id);
     if (reply.error !== null) { this.failures++; f.head.sealHere = true; }
-    this.finished.push({ series: f.series, head: f.head, version: f.version, reply });
+    this.finished.push({ series: f.series, head: f.head, version: f.version, all: f.all, reply });
     if (this.finished.length === 1) this.onFinished();
   }
 

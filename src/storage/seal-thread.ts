@@ -1,4 +1,5 @@
-// The seal thread: encodes chunks from copies of full heads, off the writer's thread.
+// The seal thread: encodes chunks from copies of full heads, and of whole heads for a quiet
+// seal, off the writer's thread.
 // Sealing is a quarter of the ingest thread's work when it runs inside the write
 // transaction (docs/decisions.md); here it runs beside it, and the writer stores the
 // chunks in a later transaction if the head's front is still what was copied.
@@ -14,11 +15,12 @@ port.on('message', (req: SealRequest) => {
   let reply: SealReply;
   try {
     const st = fitState(req.bytesPerPoint);
-    if (Number.isNaN(st.bytesPerPoint)) sampleNewest(req.cols, st);
+    // a whole head is encoded at once when not measured, as the writer's own seal does
+    if (Number.isNaN(st.bytesPerPoint) && !req.all) sampleNewest(req.cols, st);
     const chunks: { bytes: Uint8Array; n: number }[] = [];
     let view = req.cols;
-    for (;;) {
-      const c = fitChunk(view, req.budget, false, st);
+    while (view.count > 0) {
+      const c = fitChunk(view, req.budget, req.all, st);
       if (c === null) break;
       chunks.push(c);
       view = slicePointColumns(view, c.n, view.count - c.n);

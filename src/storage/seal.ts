@@ -85,11 +85,7 @@ export const sealTally = { chunks: 0, encodes: 0 };
  */
 export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, head: OpenHead, budget: SealBudget, all: boolean, tails: TailToPack[] | null = null): { points: number; dropped: number } {
   const out = { points: 0, dropped: 0 };
-  const sd = meta.lifecycle?.policy.swinging_door && meta.type === 'float64';
-  if (!sd && head.count > 0 && (all || headIsFull(head.count, head.bytesPerPoint, budget))) {
-    const tail = partialTail(env, series, head, budget);
-    if (tail !== null) absorbTail(env, series, head, tail);
-  }
+  if (all || headIsFull(head.count, head.bytesPerPoint, budget)) takeBackPartialTail(env, series, meta, head, budget);
   while (head.count > 0) {
     const st = fitState(head.bytesPerPoint);
     const best = fitChunk(head.cols, budget, all, st);
@@ -108,8 +104,23 @@ export function sealFromHead(env: SeriesEnv, series: Buffer, meta: SeriesMeta, h
   return out;
 }
 
+/**
+ * Before a head is sealed: the series' last chunk, when partial and continued by the head,
+ * goes back into the head to be re-encoded with it (absorbTail). Inside the write txn; not
+ * for swinging-door series, whose chunks were compressed. True when it did: the head holds
+ * the chunk's points now and must be persisted in the same transaction.
+ */
+export function takeBackPartialTail(env: SeriesEnv, series: Buffer, meta: SeriesMeta, head: OpenHead, budget: SealBudget): boolean {
+  if (head.count === 0 || (meta.lifecycle?.policy.swinging_door && meta.type === 'float64')) return false;
+  const tail = partialTail(env, series, head, budget);
+  if (tail === null) return false;
+  const before = head.count;
+  absorbTail(env, series, head, tail);
+  return head.count !== before;
+}
+
 /** Whether a last chunk of this size leaves more of its own pages empty than a pack costs it. */
-function packsBetter(bytes: number, budget: SealBudget): boolean {
+export function packsBetter(bytes: number, budget: SealBudget): boolean {
   return bytes < TAIL_PACK_SHARE * budget.chunkBytes;
 }
 
@@ -167,6 +178,18 @@ function absorbTail(env: SeriesEnv, series: Buffer, head: OpenHead, tail: Stored
 export function installChunk(env: SeriesEnv, series: Buffer, head: OpenHead, bytes: Uint8Array, n: number): void {
   putChunkInTxn(env, series, timeAt(head.cols, 0), bytes);
   dropSealed(head, n);
+}
+
+/**
+ * Stores a chunk the seal thread encoded off the head's front (inside the write txn). With
+ * `tails` (a quiet seal's reply), the chunk that empties the head goes there to be packed,
+ * as sealFromHead does with a head sealed whole.
+ */
+export function installSealed(env: SeriesEnv, series: Buffer, head: OpenHead, bytes: Uint8Array, n: number, budget: SealBudget, tails: TailToPack[] | null): void {
+  if (tails !== null && n === head.count && packsBetter(bytes.byteLength, budget)) {
+    tails.push({ key: chunkKey(series, timeAt(head.cols, 0)), bytes });
+    dropSealed(head, n);
+  } else installChunk(env, series, head, bytes, n);
 }
 
 /** The head's first n points are sealed: sealedEnd moves past them and the head forgets them. */

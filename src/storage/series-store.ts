@@ -28,7 +28,7 @@ import { parseLifecyclePolicy, type LifecyclePolicy } from './lifecycle-policy.j
 import { sealBudgetFor, type SealBudget } from './seal.js';
 import { openSeriesEnv, withReadView, type ReadView, type SeriesEnv } from './series-env.js';
 import { readMeta, type DeclaredGap, type EnumSetRef, type SeriesMeta } from './series-meta.js';
-import { GroupRerun, TxnContext, applyBatches, installSeals, sealHeadNow, type BatchResult, type Writer } from './write-apply.js';
+import { GroupRerun, TxnContext, applyBatches, installSeals, sealHeadNow, sendHeadToSeal, type BatchResult, type Writer } from './write-apply.js';
 import { SealOffload } from './seal-offload.js';
 import { checkBatchShape, type PointBatch } from './write-batch.js';
 import { decodeHeadRecord, readHeadRecord } from './head-record.js';
@@ -353,13 +353,19 @@ export class SeriesStore {
       const slice = keys;
       const r = await this.enqueue((ctx) => {
         let points = 0, i = 0;
-        for (; i < slice.length && points < QUIET_SEAL_SLICE_POINTS; i++) {
+        // with a seal thread the heads are encoded there (a slice's copies in flight at once);
+        // the first head of a slice goes anyway (sealed here when the thread has no room)
+        for (; i < slice.length && points < QUIET_SEAL_SLICE_POINTS && (i === 0 || this.offload === null || this.offload.room > 0); i++) {
           const meta = ctx.metaByKey(slice[i]);
-          if (meta !== null) points += sealHeadNow(ctx, slice[i], meta);
+          if (meta === null) continue;
+          const sent = sendHeadToSeal(ctx, slice[i], meta);
+          points += sent >= 0 ? sent : sealHeadNow(ctx, slice[i], meta);
         }
         ctx.storeTails();
         return { points, next: i };
       });
+      // the thread's chunks are stored by the transactions its replies start
+      while (this.offload !== null && this.offload.pending > 0 && !this.closing) await new Promise((res) => setTimeout(res, 1));
       sealed += r.points;
       keys = slice.slice(r.next);
     }

@@ -16,7 +16,7 @@ import {
 } from './point-runs.js';
 import { appendRollups, repairRollups } from './rollups.js';
 import { headIsFull, pointsWhenFull } from './chunk-fit.js';
-import { PARTIAL_CHUNK_SHARE, installChunk, partialTail, sealFromHead, sealRun, sealTally, type SealBudget } from './seal.js';
+import { PARTIAL_CHUNK_SHARE, installChunk, installSealed, partialTail, takeBackPartialTail, sealFromHead, sealRun, sealTally, type SealBudget } from './seal.js';
 import type { FinishedSeal, SealOffload } from './seal-offload.js';
 import { decodeMeta, putMetaInTxn, recordPackr, type SeriesMeta } from './series-meta.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
@@ -386,10 +386,28 @@ export function installSeals(ctx: TxnContext, finished: readonly FinishedSeal[])
     if (head !== f.head || head.frontVersion !== f.version) { if (ctx.offload !== null) ctx.offload.staleReplies++; continue; }
     if (f.reply.lastPoints > 0) head.calibrate(f.reply.lastBytes, f.reply.lastPoints, f.reply.lastFromChunk);
     if (f.reply.chunks.length === 0) continue;
-    for (const c of f.reply.chunks) installChunk(ctx.env, f.series, head, c.bytes, c.n);
+    for (const c of f.reply.chunks) installSealed(ctx.env, f.series, head, c.bytes, c.n, ctx.budget, f.all ? ctx.keptTails : null);
     if (ctx.offload !== null) ctx.offload.installedChunks += f.reply.chunks.length;
     ctx.persistHead(f.series, meta, head, head.lastWriteMs);
   }
+  ctx.storeTails();
+}
+
+/**
+ * A quiet seal's way of sealing a head: its partial last chunk taken back, the whole head
+ * goes to the seal thread, and installSeals stores the chunks in a later transaction (the
+ * points stay durable in the head's segments meanwhile). Inside the write txn. Returns the
+ * points sent, or -1 when the thread cannot take it: seal it with sealHeadNow.
+ */
+export function sendHeadToSeal(ctx: TxnContext, series: Buffer, meta: SeriesMeta): number {
+  if (ctx.offload === null || ctx.offload.room === 0 || meta.lifecycle?.policy.swinging_door) return -1;
+  const head = ctx.head(series, meta);
+  if (head.count === 0) return 0;
+  if (head.sealPending || head.sealHere) return -1;
+  // the chunk's points are in the head alone now: persisted before the transaction commits
+  if (takeBackPartialTail(ctx.env, series, meta, head, ctx.budget)) ctx.persistHead(series, meta, head, head.lastWriteMs);
+  const n = head.count;
+  return ctx.offload.requestAll(series, head, ctx.budget) ? n : -1;
 }
 
 /**

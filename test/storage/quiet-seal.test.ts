@@ -3,7 +3,10 @@
 // being written, and the heads of a site writing a few points now and then, stay open;
 // reads are exact before and after.
 import t from 'tap';
-import { readRaw, listChunks } from '../../src/storage/series-store.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SeriesStore, readRaw, listChunks } from '../../src/storage/series-store.js';
 import { tempStore, newId, WHO, f64Batch, T0, SEC } from '../helpers/series-store.js';
 
 const secs = (from: number, n: number) => Array.from({ length: n }, (_, i) => T0 + BigInt(from + i) * SEC);
@@ -77,4 +80,36 @@ t.test('closing the store cancels a pending quiet seal', async (t) => {
   await store.close();
   t.ok(Date.now() - t0 < 5000, 'close does not wait for the quiet delay');
   t.equal(store.quietSeals.runs, 0);
+});
+
+t.test('with a seal thread the quiet seal encodes there; a close with its copies in flight loses no point', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'quiet-seal-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const ids = [newId(), newId(), newId()];
+  const read = (s: SeriesStore, id: string) => { const p = s.read((v) => readRaw(v, id, { startNs: T0, endNs: T0 + 100_000n * SEC, limit: 100_000 })); return [...p.f64!.subarray(0, p.count)]; };
+  const load = async (s: SeriesStore, from: number) => {
+    for (const id of ids) await s.createSeries({ id, type: 'float64', writableClass: 'collector' });
+    await s.write(ids.map((id) => f64Batch(id, secs(from, 2000), vals(from, 2000))), WHO);
+  };
+  // a quiet seal whose copies are on the thread when the store closes: the heads stay open and durable
+  const first = SeriesStore.open(join(dir, 'series'), { sealThread: true, groupWindowMs: 0 });
+  await load(first, 0);
+  const inFlight = first.sealQuiet();
+  await first.close();
+  await inFlight;
+  const store = SeriesStore.open(join(dir, 'series'), { sealThread: true, groupWindowMs: 0 });
+  t.teardown(() => store.close());
+  for (const id of ids) t.same(read(store, id), vals(0, 2000), 'every point after the close');
+  // a quiet seal to the end: the chunks came from the thread, every point sealed and exact
+  await load(store, 2000);
+  const before = store.sealThreadStats()!.installedChunks;
+  const sealed = await store.sealQuiet();
+  await store.settleSeals();
+  t.ok(sealed >= 3 * 2000, `${sealed} points went to be sealed`);
+  t.ok(store.sealThreadStats()!.installedChunks > before, `chunks stored from the thread: ${store.sealThreadStats()!.installedChunks - before}`);
+  for (const id of ids) {
+    t.equal(store.headPoints(id), 0, 'sealed');
+    t.same(read(store, id), vals(0, 4000), 'every point reads back');
+    t.ok(store.read((v) => listChunks(v, id, ALL)).every((c) => c.sealed), 'all in sealed chunks');
+  }
 });
