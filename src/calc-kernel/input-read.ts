@@ -61,17 +61,52 @@ export function emptyColumns(type: ValueType, base: bigint): PointColumns {
   return allocColumns(type, 0, base);
 }
 
+/** First index of `c` whose time is >= t. */
+function lowerBound(c: PointColumns, t: bigint): number {
+  const d = t - c.tsBase;
+  if (d <= 0n) return 0;
+  if (d >= 9_007_199_254_740_992n) return c.count;
+  const x = Number(d);
+  let lo = 0, hi = c.count;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (c.tsOffset[mid] < x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+/** What a read learnt of its series besides the points: its finalised watermark (undefined: no such series). */
+export interface InputFacts { finalisedNs: bigint | null | undefined }
+
 /**
  * The input's points in [from, to) and up to `lookbackPoints` points before `from`
  * (the value in force at `from`, and more for prev/delta/rate). A series the engine no
- * longer has (deleted meanwhile) reads as empty.
+ * longer has (deleted meanwhile) reads as empty. `facts` receives the series' finalised
+ * watermark from the same record (the window's provisional check needs no second read).
  */
-export function readInput(view: ReadView, seriesId: string, from: bigint, to: bigint, lookbackPoints: number, scratch?: ColumnScratch): PointColumns {
+export function readInput(view: ReadView, seriesId: string, from: bigint, to: bigint, lookbackPoints: number, scratch?: ColumnScratch, facts?: InputFacts): PointColumns {
   const meta = readMeta(view, seriesId);
+  if (facts) facts.finalisedNs = meta ? meta.finalisedNs : undefined;
   if (!meta) return emptyColumns('float64', from);
   const key = seriesKey(seriesId);
   // The open head is decoded once for both walks (live windows read mostly from it).
   const head = readOpenColumns(view, key);
+  if (head !== null && head.count > 0) {
+    // Every sealed point is at or before sealedEnd and every head point after it: when the
+    // head holds a point before `from` and all the look-back points, the window is all in
+    // the head and no chunk cursor is opened (a live window's usual case: most of its
+    // input read went there, profile 2026-11-28).
+    const i = lowerBound(head, from);
+    if (i >= 1 && i >= lookbackPoints) {
+      const i0 = i - lookbackPoints, i1 = lowerBound(head, to);
+      const n = i1 - i0;
+      const base = n > 0 ? head.tsBase + BigInt(head.tsOffset[i0]) : from;
+      const out = scratch ? scratch.columns(meta.type, n, base) : allocColumns(meta.type, n, base);
+      if (n > 0) copyRun(out, 0, { cols: head, i0, i1 }, base);
+      out.count = n;
+      return out;
+    }
+  }
   const before: bigint[] = [];
   let t = from;
   for (let i = 0; i < lookbackPoints; i++) {

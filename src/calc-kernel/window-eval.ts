@@ -12,7 +12,7 @@ import type { PointColumns, ValueType } from '../storage/encoding/chunk-types.js
 import { unionGrid, periodicGrid, type GridScratch } from './grid.js';
 import { EVALUATION_REASONS, columnTypeOf, type EvaluationGrid, type EvaluationResult, type ExpressionPlan, type PlanEvaluation } from './evaluation.js';
 import { PlanEvaluator } from './plan-evaluator.js';
-import { readInput, emptyColumns, type EvaluationScratch } from './input-read.js';
+import { readInput, emptyColumns, type EvaluationScratch, type InputFacts } from './input-read.js';
 import { nowNs } from '../clock.js';
 import { fillTimes } from './instant-times.js';
 
@@ -187,11 +187,19 @@ export function evaluateWindow(view: ReadView, t: Target, from: bigint, to: bigi
   opts: { trace: boolean; triggerName: string; ignoreBlock?: boolean; scratch?: EvaluationScratch }): WindowOutcome {
   const rule = t.rule;
   const byRef = new Map<string, PointColumns>();
+  // The earliest finalised watermark of the inputs (as finalisedThrough), from the records their reads decoded.
+  const facts: InputFacts = { finalisedNs: undefined };
+  let final: bigint | null = null, anyInput = false, unfinalised = false;
   for (const [k, ref] of rule.inputRefs.entries()) {
     const s = t.seriesByRef.get(ref) ?? null;
-    byRef.set(ref, s === null ? emptyColumns('float64', from - rule.lookbackNs) : readInput(view, s, from - rule.lookbackNs, to, rule.lookbackPoints, opts.scratch?.input(k)));
+    if (s === null) { byRef.set(ref, emptyColumns('float64', from - rule.lookbackNs)); continue; }
+    byRef.set(ref, readInput(view, s, from - rule.lookbackNs, to, rule.lookbackPoints, opts.scratch?.input(k), facts));
+    const f = facts.finalisedNs ?? null;
+    if (f === null) unfinalised = true;
+    else if (!anyInput || f < (final as bigint)) final = f;
+    anyInput = true;
   }
-  const final = finalisedThrough(view, t);
+  if (unfinalised || !anyInput) final = null;
   let grid = gridFor(t, byRef, from, to, opts.scratch?.grid);
   let doneThrough = to - 1n;
   if (rule.provisional === 'block' && !opts.ignoreBlock) {

@@ -27,6 +27,14 @@ export interface WindowWork {
   keepBatch?: boolean;
 }
 
+/** Each target's references as the task carries them, made once per target (plans are swapped, not changed). */
+const refsOf = new WeakMap<Target, Array<[string, string | null]>>();
+function refsFor(t: Target): Array<[string, string | null]> {
+  let r = refsOf.get(t);
+  if (!r) { r = [...t.seriesByRef]; refsOf.set(t, r); }
+  return r;
+}
+
 /** One task's worth of windows, the rule versions' plans sent once per task. */
 function taskOf(work: readonly WindowWork[]): { plans: RulePlanData[]; windows: CalcWindowRequest[] } {
   const plans: RulePlanData[] = [];
@@ -36,7 +44,7 @@ function taskOf(work: readonly WindowWork[]): { plans: RulePlanData[]; windows: 
     let p = index.get(data);
     if (p === undefined) { p = plans.length; plans.push(data); index.set(data, p); }
     return {
-      plan: p, assetId: w.target.assetId, seriesByRef: [...w.target.seriesByRef], outputSeries: w.target.outputSeries, outputType: w.target.outputType,
+      plan: p, assetId: w.target.assetId, seriesByRef: refsFor(w.target), outputSeries: w.target.outputSeries, outputType: w.target.outputType,
       fromNs: w.from, toNs: w.to, kind: w.kind, trace: w.trace ?? false, triggerName: w.triggerName ?? w.kind, ignoreBlock: w.ignoreBlock ?? false,
       mode: w.mode ?? 'recalculate', sampleRoom: w.sampleRoom ?? 0, keepBatch: w.keepBatch ?? true,
     };
