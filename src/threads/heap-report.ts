@@ -1,7 +1,7 @@
 // Where a thread's memory goes, for measuring the service's resident memory by thread
 // (issue 33: RSS during a bulk load). Off unless HISTORIAN_HEAP_REPORT names a directory;
 // then every thread that calls reportHeap writes its V8 heap figures (and any extra it
-// knows, such as PGlite's WASM memory) to <dir>/<name>-<threadId>.json once a second and
+// knows, such as PGlite's WASM memory) and its event loop's busy time to <dir>/<name>-<threadId>.json once a second and
 // at once. Threads share one address space, so /proc sees only the whole process: these
 // files split the anonymous part of its RSS between the isolates; the remainder is native
 // (LMDB's map, WASM, zlib/http2 buffers, the allocator).
@@ -9,6 +9,7 @@ import { getHeapStatistics } from 'node:v8';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
 
 const DIR = process.env.HISTORIAN_HEAP_REPORT ?? '';
 
@@ -32,6 +33,8 @@ export function reportHeap(name: string): void {
       name, threadId, at: Date.now(),
       used_heap_size: h.used_heap_size, total_heap_size: h.total_heap_size, total_physical_size: h.total_physical_size,
       malloced_memory: h.malloced_memory, external_memory: h.external_memory, peak_malloced_memory: h.peak_malloced_memory,
+      // the thread's busy time since it started (its event loop's), to split the process's CPU
+      loop_active_ms: Math.round(performance.eventLoopUtilization().active),
     };
     try {
       for (const extra of slot[EXTRA] ?? []) Object.assign(figures, extra());
