@@ -107,7 +107,8 @@ t.test('the snapshot from the latest-point table', async (t) => {
   });
 
   t.test('after a restart: the stored path answers, then the table again', async (t) => {
-    const ids = [suction, pump.attrs.Discharge, pump.attrs.Head, pump.attrs.Flow];
+    // (not Head: the engine may still be writing outputs for the last Suction point)
+    const ids = [suction, pump.attrs.Discharge, pump.attrs.Flow];
     const before = await snapshots(p, ids);
     await p.collector.close();
     await p.svc.stop();
