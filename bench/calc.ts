@@ -217,7 +217,10 @@ async function latencyFigure(): Promise<void> {
     figures.latency_batches = engine.batches;
     figures.latency_engine_evaluate_ms_per_s = r1(engine.evaluateMs / elapsed);
     figures.latency_engine_write_wait_ms_per_s = r1(engine.writeWaitMs / elapsed);
-    figures.latency_service_cpu_per_s = r1(cpuSeconds(cpu0) / elapsed);
+    const cpu = cpuSeconds(cpu0);
+    figures.latency_service_cpu_per_s = r1(cpu / elapsed);
+    // CPU per input (every thread of the service, sending to drained): what load on the box does not change much.
+    figures.latency_service_cpu_us_per_input = r1((cpu / Math.max(1, sent)) * 1e6);
     // Keeping up: the second half's backlog is no larger than the first half's (or than one second of inputs), and it drains within a second after the last input.
     const half = Math.floor(backlog.length / 2);
     const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
