@@ -58,12 +58,13 @@ async function client(plan: Plan): Promise<Record<string, unknown>> {
   // The bulk rows read through node:http, the clock stopped at the body's last byte and the
   // chunks joined after it: fetch's web-stream body (res.arrayBuffer) cost the client ~150 ms
   // of CPU per 49 MB on this 2-core box, in the same cores the service sends and encodes on,
-  // and the join is the client's own work, not the service's (2026-11-28).
-  const agent = new http.Agent({ keepAlive: true });
+  // and the join is the client's own work, not the service's (2026-11-28). A connection per
+  // read: a kept-alive one sat idle past uWebSockets' 10 s timeout while the client parsed the
+  // JSON hour at load ~19, and the next read on it failed with "socket hang up".
   const postBulk = (path: string, body: unknown, accept = 'application/json'): Promise<{ ms: number; bytes: number; body: Uint8Array }> => new Promise((resolve, reject) => {
     const data = Buffer.from(stringifyJson(body));
     const t0 = performance.now();
-    const req = http.request(plan.url + path, { method: 'POST', agent, headers: { 'content-type': 'application/json', accept, 'content-length': data.length } }, (res) => {
+    const req = http.request(plan.url + path, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', accept, 'content-length': data.length } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => { chunks.push(c); });
       res.on('end', () => {
