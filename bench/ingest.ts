@@ -185,6 +185,7 @@ async function runOurs(data: Loaded[], total: number): Promise<Record<string, nu
       data_dir_mb_idle: mb(await dirBytes(dataDir)),
       rss_peak_mb: Math.round(rss.all),
       rss_anon_peak_mb: Math.round(rss.anon),
+      rss_file_peak_mb: Math.round(rss.file),
       client_cpu_s: r2((client.user + client.system) / 1e6),
     };
   } finally {
@@ -236,6 +237,8 @@ async function runVm(data: Loaded[], total: number): Promise<Record<string, numb
       dir_bytes_per_point_idle: r2(bytesIdle / total),
       dir_bytes_per_point_stopped: r2(bytesStopped / total),
       rss_peak_mb: Math.round(rss.all),
+      rss_anon_peak_mb: Math.round(rss.anon),
+      rss_file_peak_mb: Math.round(rss.file),
       client_cpu_s: r2((client.user + client.system) / 1e6),
       client_format_cpu_s: r2((format.user + format.system) / 1e6),
     };
@@ -266,6 +269,7 @@ async function main(): Promise<void> {
     file_bytes_per_point_idle: ratio(ours.file_bytes_per_point_idle, vm.dir_bytes_per_point_idle),
     written_bytes_per_point: ratio(ours.written_bytes_per_point, vm.written_bytes_per_point),
     rss_peak: ratio(ours.rss_peak_mb, vm.rss_peak_mb),
+    rss_anon_peak: ratio(ours.rss_anon_peak_mb, vm.rss_anon_peak_mb),
     client_cpu: ratio(ours.client_cpu_s, vm.client_cpu_s),
   };
   const result = {
@@ -290,7 +294,8 @@ async function main(): Promise<void> {
     ['data file B/pt at the end: file / live pages (VM: dir)', `${s(o.file_bytes_per_point_end)} / ${s(o.live_bytes_per_point_end)}`, s(v.dir_bytes_per_point_end), ''],
     [`  after the idle ${IDLE_S} s`, `${s(o.file_bytes_per_point_idle)} / ${s(o.live_bytes_per_point_idle)} (x${s(o.file_over_live_idle)})`, s(v.dir_bytes_per_point_idle), s(ratios?.file_bytes_per_point_idle)],
     ['  VM stopped (its in-memory parts written out)', '', s(v.dir_bytes_per_point_stopped), ''],
-    ['server RSS peak (MB; ours: anonymous part)', `${s(o.rss_peak_mb)} (${s(o.rss_anon_peak_mb)})`, s(v.rss_peak_mb), s(ratios?.rss_peak)],
+    ['server RSS peak (MB)', s(o.rss_peak_mb), s(v.rss_peak_mb), s(ratios?.rss_peak)],
+    ['  its anonymous part / file-backed part (peaks)', `${s(o.rss_anon_peak_mb)} / ${s(o.rss_file_peak_mb)}`, vm ? `${s(v.rss_anon_peak_mb)} / ${s(v.rss_file_peak_mb)}` : '', s(ratios?.rss_anon_peak)],
     ['client CPU s (VM: formatting lines apart)', s(o.client_cpu_s), vm ? `${s(v.client_cpu_s)} (+${s(v.client_format_cpu_s)})` : '', s(ratios?.client_cpu)],
   ];
   const w = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));

@@ -16,11 +16,15 @@ export async function writtenBytes(pid: number): Promise<number> {
   return m ? Number(m[1]) : NaN;
 }
 
-/** Resident memory (MB): all of it, and its anonymous part (heaps, buffers; the rest is file pages the kernel can drop). */
-export async function rssMb(pid: number): Promise<{ all: number; anon: number }> {
+/**
+ * Resident memory (MB): all of it, its anonymous part (heaps, buffers, WASM memory), and its
+ * file-backed part (mapped files: the binary, LMDB's data file, a peer's own mapped parts;
+ * clean pages the kernel can drop and read again).
+ */
+export async function rssMb(pid: number): Promise<{ all: number; anon: number; file: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
-  return { all: kb('VmRSS') / 1024, anon: kb('RssAnon') / 1024 };
+  return { all: kb('VmRSS') / 1024, anon: kb('RssAnon') / 1024, file: (kb('RssFile') + kb('RssShmem')) / 1024 };
 }
 
 /** Bytes of every file under dir (apparent sizes). */
@@ -32,14 +36,15 @@ export async function dirBytes(dir: string): Promise<number> {
   return total;
 }
 
-/** Samples a process's resident memory every intervalMs and keeps the peaks until stopped. */
+/** Samples a process's resident memory every intervalMs and keeps the peaks (each part's own) until stopped. */
 export class RssPeak {
   all = 0;
   anon = 0;
+  file = 0;
   private readonly timer: NodeJS.Timeout;
   constructor(pid: number, intervalMs = 200) {
     this.timer = setInterval(() => {
-      rssMb(pid).then((m) => { this.all = Math.max(this.all, m.all); this.anon = Math.max(this.anon, m.anon); }, () => undefined);
+      rssMb(pid).then((m) => { this.all = Math.max(this.all, m.all); this.anon = Math.max(this.anon, m.anon); this.file = Math.max(this.file, m.file); }, () => undefined);
     }, intervalMs);
   }
   stop(): void { clearInterval(this.timer); }
