@@ -1,12 +1,12 @@
 // Where a thread's memory goes, for measuring the service's resident memory by thread
 // (issue 33: RSS during a bulk load). Off unless HISTORIAN_HEAP_REPORT names a directory;
 // then every thread that calls reportHeap writes its V8 heap figures (and any extra it
-// knows, such as PGlite's WASM memory) and its event loop's busy time to <dir>/<name>-<threadId>.json once a second and
+// knows, such as PGlite's WASM memory), its event loop's busy time and its CPU time to <dir>/<name>-<threadId>.json once a second and
 // at once. Threads share one address space, so /proc sees only the whole process: these
 // files split the anonymous part of its RSS between the isolates; the remainder is native
 // (LMDB's map, WASM, zlib/http2 buffers, the allocator).
 import { getHeapStatistics } from 'node:v8';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
@@ -23,6 +23,16 @@ export function reportExtra(extra: Extra): void {
   if (DIR !== '') (slot[EXTRA] ??= []).push(extra);
 }
 
+/** User + system CPU of the calling thread (Linux: /proc/thread-self/stat, 100 ticks a second); NaN elsewhere. */
+function threadCpuMs(): number {
+  try {
+    const f = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
 /** Starts the reports of this thread under `name` when HISTORIAN_HEAP_REPORT is set; else does nothing. */
 export function reportHeap(name: string): void {
   if (DIR === '') return;
@@ -35,6 +45,7 @@ export function reportHeap(name: string): void {
       malloced_memory: h.malloced_memory, external_memory: h.external_memory, peak_malloced_memory: h.peak_malloced_memory,
       // the thread's busy time since it started (its event loop's), to split the process's CPU
       loop_active_ms: Math.round(performance.eventLoopUtilization().active),
+      cpu_ms: threadCpuMs(),
     };
     try {
       for (const extra of slot[EXTRA] ?? []) Object.assign(figures, extra());
