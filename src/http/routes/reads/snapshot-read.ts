@@ -12,10 +12,8 @@ import { resolveRead, type ResolveRequest } from '../../../reads/read-resolution
 import { memberNamesOf } from '../../../reads/read-members.js';
 import { unitPlans, type ReadUnitsRequest } from '../../../reads/read-units.js';
 import { readTaskBase } from '../../../reads/read-plan.js';
-import { ANSWER_SLICE, answerFromLatest, type LatestAnswers } from '../../../reads/read-snapshot.js';
+import { ANSWER_SLICE, answerFromLatest, latestAnswers, writeSnapshotBody, type LatestAnswers } from '../../../reads/read-snapshot.js';
 import { BodySink } from '../../../body-sink.js';
-import { mpArrayHeader } from '../../../workers/msgpack-bytes.js';
-import { mpAny } from '../../../workers/resolved-points.js';
 import { fillSequences, snapshotItems } from '../../../workers/tasks/read-snapshot-task.js';
 import { JSON_TYPE, MSGPACK_TYPE, type BodyFormat } from '../../../workers/task-protocol.js';
 import type { ReadBody } from '../../../workers/read-pool.js';
@@ -42,10 +40,10 @@ export async function snapshotRead(ctx: HandlerContext, body: SnapshotBody, form
   const now = nowNs();
   const table = ctx.service.parts.storage.latest;
   const n = r.attributes.length;
-  const answers: LatestAnswers = { items: new Array(n), pending: [] };
+  const answers = latestAnswers(n);
+  const o = { excludeQuality: body.exclude_quality ?? null, upToNs: at, nowNs: now, format, members };
   if (table === null) for (let k = 0; k < n; k++) answers.pending.push(k);
   else {
-    const o = { excludeQuality: body.exclude_quality ?? null, upToNs: at, nowNs: now, format, members };
     for (let from = 0; from < n; from += ANSWER_SLICE) {
       if (from > 0) await new Promise<void>((done) => setImmediate(done));
       answerFromLatest(table, r, units, o, answers, from, Math.min(n, from + ANSWER_SLICE));
@@ -89,7 +87,9 @@ export async function snapshotRead(ctx: HandlerContext, body: SnapshotBody, form
       for (const s of settled) if (s.status === 'fulfilled') s.value.release();
     }
   }
-  return attachToRead(ctx, body as unknown as Record<string, unknown>, r.attributes, w, { kind: 'bytes', contentType: format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, bytes: writeBody(answers.items, format) });
+  const sink = new BodySink(64 * 1024 + n * 384);
+  writeSnapshotBody(sink, r, units, o, answers);
+  return attachToRead(ctx, body as unknown as Record<string, unknown>, r.attributes, w, { kind: 'bytes', contentType: format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, bytes: sink.buf.subarray(0, sink.pos) });
 }
 
 /** The task's items (a fragment: JSON items comma-separated, msgpack items one after another) into their places; returns the next pending index. */
@@ -113,26 +113,4 @@ function placeItems(bytes: Uint8Array, format: BodyFormat, answers: LatestAnswer
   }
   answers.items[answers.pending[k++]] = bytes.slice(start);
   return k;
-}
-
-/** The whole array body from the items (text, objects, or the task's bytes). */
-function writeBody(items: LatestAnswers['items'], format: BodyFormat): Uint8Array {
-  const sink = new BodySink(64 * 1024 + items.length * 256);
-  if (format === 'msgpack') {
-    mpArrayHeader(sink, items.length);
-    for (const it of items) {
-      if (it instanceof Uint8Array) sink.bytes(it);
-      else mpAny(sink, it);
-    }
-  } else {
-    sink.ascii('[');
-    for (let k = 0; k < items.length; k++) {
-      if (k > 0) sink.ascii(',');
-      const it = items[k];
-      if (it instanceof Uint8Array) sink.bytes(it);
-      else sink.utf8(it as string);
-    }
-    sink.ascii(']');
-  }
-  return sink.buf.subarray(0, sink.pos);
 }
