@@ -166,6 +166,9 @@ export class CalcEngine {
     const rules = await rulesWithInputs(this.service.db);
     const plans = new Map<string, RulePlan>();
     const replanned = new Set<string>();
+    // Versions saved with recompute=history: evaluated again from the inputs' start (the PUT
+    // reset their progress, but a batch of the old plan may have recorded progress since).
+    const history = new Set(rules.filter((r) => r.recompute === 'history').map((r) => `${r.rule.rule_id}@${r.rule.version}`));
     for (const { rule } of rules) {
       const old = this.plans.get(rule.rule_id);
       if (scope !== 'all' && !scope.has(rule.rule_id) && old && old.rule.version === rule.version) { plans.set(rule.rule_id, old); continue; }
@@ -186,13 +189,13 @@ export class CalcEngine {
     if (this.closed) return;
     await this.recording; // progress read below must include every batch recorded so far
     const progress = await allProgress(this.service.db);
-    this.apply(plans, replanned, before, progress);
+    this.apply(plans, replanned, before, progress, history);
     await this.source?.watch(WATCH_CLIENT, [...this.bySeries.keys()]);
     this.kick();
   }
 
   /** Swaps the plans in (synchronously: no batch sees half of them). */
-  private apply(plans: Map<string, RulePlan>, replanned: ReadonlySet<string>, before: ReadonlyMap<string, bigint>, progress: ReadonlyMap<string, bigint>): void {
+  private apply(plans: Map<string, RulePlan>, replanned: ReadonlySet<string>, before: ReadonlyMap<string, bigint>, progress: ReadonlyMap<string, bigint>, history: ReadonlySet<string>): void {
     const seen = new Set<string>();
     const bySeries = new Map<string, TargetState[]>();
     const now = nowNs();
@@ -213,7 +216,8 @@ export class CalcEngine {
           const old = s.target;
           s.target = t;
           const versionChanged = old.rule.version !== t.rule.version;
-          if (versionChanged && durable !== undefined && durable < s.through) s.through = durable; // a reset (recompute history)
+          if (versionChanged && history.has(`${plan.rule.rule_id}@${plan.rule.version}`)) s.through = INT64_MIN; // a reset (recompute history)
+          else if (versionChanged && durable !== undefined && durable < s.through) s.through = durable;
           const was = before.get(key);
           if (was !== undefined && was < s.through && (versionChanged || old.outputSeries !== t.outputSeries || !sameInputs(old, t))) {
             // Evaluated with the old plan while this one was made: again with this one (from the new version's start).
