@@ -64,6 +64,8 @@ export async function planRule(service: ServiceContext, rule: StoredRule): Promi
   // Assets a template rule's path references do not resolve from (or fail the check from) do not run it; their status says why.
   const problems = new Map<string, string>(checked.assetProblems);
   const unbound: Array<{ assetId: string; attributeId: string }> = [];
+  // Read after the check: an asset created in between waits for the re-plan its commit brings.
+  if (checked.checkedAssets) { const seen = checked.checkedAssets; place.assets = place.assets.filter((a) => seen.has(a.asset_id)); }
   for (const a of place.assets) {
     if (problems.has(a.asset_id)) continue;
     const o = place.output(a);

@@ -35,6 +35,12 @@ export interface CheckedRule {
   graphStamp: string;
   /** Assets of a template rule it cannot run on (a path that does not resolve from them, a failed check there), with why. */
   assetProblems: Map<string, string>;
+  /**
+   * The assets a template rule with path references was checked on (null: its check does not
+   * depend on the asset). An asset created after the check is not among them: planning leaves
+   * it for the re-plan its own model commit brings, rather than run it unchecked.
+   */
+  checkedAssets: ReadonlySet<string> | null;
 }
 
 /** Where a rule runs, read from the current model. */
@@ -236,7 +242,8 @@ export async function checkRule(service: ServiceContext, q: Queryable, d: RuleDe
     else checked = checkExpressionsAt(d, trigger, { ...place, assets: [] }, reg, seriesTypes, 'off');
   }
   const graphStamp = opts.cycles ? await checkOutputAndCycles(service, q, d, ruleId, place, checked.inputRefs) : '';
-  return { trigger, ...checked, graphStamp, assetProblems };
+  const checkedAssets = pathRefs.length === 0 ? null : new Set(place.assets.map((a) => a.asset_id));
+  return { trigger, ...checked, graphStamp, assetProblems, checkedAssets };
 }
 
 /** The advisory lock every rule write takes before it commits (an arbitrary constant). */
