@@ -3,7 +3,7 @@
 // column set in the storage's own shape (PointColumns), which the compiled expression
 // takes as is. Offsets are relative to the first point read, so a window must span under
 // 2^53 ns (about 104 days); callers slice longer ranges.
-import { allocColumns, pointBefore, scanRange, seriesKey, readMeta, readOpenColumns, type ReadView } from '../storage/series-store.js';
+import { allocColumns, lowerBoundCols, pointBefore, scanRange, seriesKey, readMeta, readOpenColumns, type ReadView } from '../storage/series-store.js';
 import type { PointColumns } from '../storage/encoding/chunk-types.js';
 import type { ValueType } from '../storage/encoding/chunk-types.js';
 import { GridScratch } from './grid.js';
@@ -61,20 +61,6 @@ export function emptyColumns(type: ValueType, base: bigint): PointColumns {
   return allocColumns(type, 0, base);
 }
 
-/** First index of `c` whose time is >= t. */
-function lowerBound(c: PointColumns, t: bigint): number {
-  const d = t - c.tsBase;
-  if (d <= 0n) return 0;
-  if (d >= 9_007_199_254_740_992n) return c.count;
-  const x = Number(d);
-  let lo = 0, hi = c.count;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (c.tsOffset[mid] < x) lo = mid + 1; else hi = mid;
-  }
-  return lo;
-}
-
 /** What a read learnt of its series besides the points: its finalised watermark (undefined: no such series). */
 export interface InputFacts { finalisedNs: bigint | null | undefined }
 
@@ -96,9 +82,9 @@ export function readInput(view: ReadView, seriesId: string, from: bigint, to: bi
     // head holds a point before `from` and all the look-back points, the window is all in
     // the head and no chunk cursor is opened (a live window's usual case: most of its
     // input read went there, profile 2026-11-28).
-    const i = lowerBound(head, from);
+    const i = lowerBoundCols(head, from);
     if (i >= 1 && i >= lookbackPoints) {
-      const i0 = i - lookbackPoints, i1 = lowerBound(head, to);
+      const i0 = i - lookbackPoints, i1 = lowerBoundCols(head, to);
       const n = i1 - i0;
       const base = n > 0 ? head.tsBase + BigInt(head.tsOffset[i0]) : from;
       const out = scratch ? scratch.columns(meta.type, n, base) : allocColumns(meta.type, n, base);

@@ -1,4 +1,5 @@
-// The collector gRPC server (grpc-js is imported only here and by the collector program).
+// The collector gRPC server (grpc-js is imported only here: the collector program speaks the
+// same wire protocol over node:http2, src/collector/grpc-call.ts).
 // One bidirectional call per session: the first message must be `open`; everything after
 // it goes to the session. Flow control: a session that overdraws its credit is paused
 // (the call stops reading, HTTP/2 windows close, the collector's writes back up) until
@@ -13,7 +14,7 @@ import type { WireBatch } from './batch-columns.js';
 
 export const PROTO_PATH = fileURLToPath(new URL('../../proto/collector.proto', import.meta.url));
 
-/** proto-loader options shared by server and collector: int64 as exact strings, bytes as Buffer. */
+/** proto-loader options (the collector client loads the same ones): int64 as exact strings, bytes as Buffer. */
 export const PROTO_OPTIONS: protoLoader.Options = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
 
 interface CollectorMessage {

@@ -57,7 +57,7 @@ export { allChunks } from './chunk-access.js';
 export { readOpenColumns } from './head-record.js';
 export { INT64_MAX, INT64_MIN, seriesKey } from './keys.js';
 export { allocColumns } from './point-runs.js';
-export { listRange, scanChunks, scanRange, visitHead, pointBefore, pointAtOrAfter, type RunVisitor, type EdgePoint, type DecodedChunks } from './range-scan.js';
+export { listRange, lowerBoundCols, scanChunks, scanRange, visitHead, pointBefore, pointAtOrAfter, type RunVisitor, type EdgePoint, type DecodedChunks } from './range-scan.js';
 export { copyValue, valueAt, numericAt, timeAt, type PointValue } from './point-runs.js';
 export { MAX_CHUNK_POINTS, decodeChunk } from './encoding/chunk.js';
 export { valueBytes } from './encoding/point-columns.js';
