@@ -14,20 +14,25 @@
 // one storage write (one durable group commit), then progress and lineage in the model in
 // one statement each. Progress is recorded only after the write is durable. Catch-up after a
 // restart is sliced into MAX_WINDOW_NS pieces so no task holds a worker for long.
+// A model commit re-plans the rules it can change beside the batches, then swaps the plans
+// in at once (replanning.ts).
 import type { ServiceContext } from '../../service-context.js';
 import type { CommitSource, LiveGroup } from '../../reads/live/commit-source.js';
 import type { PointBatch } from '../../storage/series-store.js';
-import { pointAtOrAfter, seriesKey, readMeta, INT64_MIN } from '../../storage/series-store.js';
+import { INT64_MIN } from '../../storage/series-store.js';
 import { onModelCommit, type ModelEvent } from '../../model/tx-log.js';
 import { nowNs } from '../../clock.js';
-import { rulesWithInputs } from '../rules/rule-store.js';
-import { planRule, ENGINE_PRINCIPAL, type RulePlan } from './rule-plan.js';
+import { ENGINE_PRINCIPAL, type RulePlan } from './rule-plan.js';
 import { evaluateWindowsInPool, finalisedThrough, type Target, type WindowOutcome } from './pool-windows.js';
-import { allProgress, recordWindows, recordFailure, newCursor, type WindowDone, type LineageCursor } from './progress-store.js';
+import { allProgress, recordWindows, recordFailure, type WindowDone } from './progress-store.js';
 import { TraceStore } from './trace-ring.js';
 import { LatencyRecorder } from './latency.js';
 import { DueWheel } from './due-wheel.js';
 import { replanScope, assetsOfPlan, type ReplanScope } from './replan-scope.js';
+import { makePlans, swapIn, type NewPlans } from './replanning.js';
+import type { TargetState } from './target-state.js';
+
+export type { TargetState } from './target-state.js';
 
 /** Longest window one evaluation covers on this thread (1 h: 3,600 points of a 1 s input). */
 export const MAX_WINDOW_NS = 3_600_000_000_000n;
@@ -48,26 +53,6 @@ const RETRY_MS = 1_000;
 const MODEL_KINDS = new Set(['calc-rule', 'asset', 'attribute', 'binding', 'template']);
 /** This engine's name among the commit feed's clients (each watches its own series). */
 const WATCH_CLIENT = 'calculations';
-
-export interface TargetState {
-  readonly key: string;
-  target: Target;
-  /** Outputs are durable through this instant (INT64_MIN: nothing evaluated). */
-  through: bigint;
-  dirtyFrom: bigint | null;
-  dirtyTo: bigint;
-  dueMs: number;
-  /** Where the due wheel holds it (due-wheel.ts). */
-  wheelSlot: number;
-  /** When the oldest pending mark was made (ms), for lag. */
-  dirtySinceMs: number;
-  /** Ack time (absolute ms) of the oldest input commit waiting for this target, for latency (the longest wait counts). */
-  inputDurableMs: number;
-  provisionalFromNs: bigint | null;
-  lastError: string | null;
-  /** This target's newest lineage window (extended while its version continues). */
-  lineage: LineageCursor;
-}
 
 export class CalcEngine {
   private plans = new Map<string, RulePlan>();
@@ -94,11 +79,7 @@ export class CalcEngine {
   private pendingEvents: ModelEvent[] = [];
   /** The assets each plan runs on or reports, by rule (replan-scope.ts). */
   private assetsByRule = new Map<string, Set<string>>();
-  /**
-   * Reloads run one at a time, beside the batches: a plan is made while the pump keeps
-   * evaluating with the plans it replaces, then swapped in at once (planning a 10,000-asset
-   * template rule takes seconds; batches waiting behind it held every output back).
-   */
+  /** Reloads, one at a time, beside the batches (replanning.ts says why). */
   private planning: Promise<void> = Promise.resolve();
   /** Batches run one pump at a time. */
   private chain: Promise<void> = Promise.resolve();
@@ -163,99 +144,25 @@ export class CalcEngine {
 
   private async reloadNow(scope: ReplanScope): Promise<void> {
     if (this.closed) return;
-    const rules = await rulesWithInputs(this.service.db);
-    const plans = new Map<string, RulePlan>();
-    const replanned = new Set<string>();
-    // Versions saved with recompute=history: evaluated again from the inputs' start (the PUT
-    // reset their progress, but a batch of the old plan may have recorded progress since).
-    const history = new Set(rules.filter((r) => r.recompute === 'history').map((r) => `${r.rule.rule_id}@${r.rule.version}`));
-    for (const { rule } of rules) {
-      const old = this.plans.get(rule.rule_id);
-      if (scope !== 'all' && !scope.has(rule.rule_id) && old && old.rule.version === rule.version) { plans.set(rule.rule_id, old); continue; }
-      replanned.add(rule.rule_id);
-    }
-    // Where each re-planned target stood when planning began: what the old plan evaluates
-    // meanwhile is evaluated again with the new one if its inputs or version changed.
-    const before = new Map<string, bigint>();
-    for (const s of this.states.values()) if (replanned.has(s.target.rule.ruleId)) before.set(s.key, s.through);
-    for (const { rule } of rules) {
-      if (!replanned.has(rule.rule_id)) continue;
-      try {
-        plans.set(rule.rule_id, await planRule(this.service, rule));
-      } catch (e) {
-        this.log.warn({ err: e, rule_id: rule.rule_id }, 'calculation rule could not be planned');
-      }
-    }
+    const next = await makePlans(this.service, scope, this.plans, this.states);
     if (this.closed) return;
     await this.recording; // progress read below must include every batch recorded so far
     const progress = await allProgress(this.service.db);
-    this.apply(plans, replanned, before, progress, history);
+    this.apply(next, progress);
     await this.source?.watch(WATCH_CLIENT, [...this.bySeries.keys()]);
     this.kick();
   }
 
   /** Swaps the plans in (synchronously: no batch sees half of them). */
-  private apply(plans: Map<string, RulePlan>, replanned: ReadonlySet<string>, before: ReadonlyMap<string, bigint>, progress: ReadonlyMap<string, bigint>, history: ReadonlySet<string>): void {
-    const seen = new Set<string>();
-    const bySeries = new Map<string, TargetState[]>();
-    const now = nowNs();
-    for (const plan of plans.values()) {
-      const fresh = replanned.has(plan.rule.rule_id);
-      for (const t of plan.targets) {
-        const key = `${plan.rule.rule_id}/${t.assetId}`;
-        seen.add(key);
-        let s = this.states.get(key);
-        const durable = progress.get(key);
-        if (!s) {
-          s = {
-            key, target: t, through: durable ?? plan.rule.valid_from_ns - 1n, dirtyFrom: null, dirtyTo: 0n, dueMs: 0, wheelSlot: 0, dirtySinceMs: 0,
-            inputDurableMs: 0, provisionalFromNs: null, lastError: null, lineage: newCursor(),
-          };
-          this.states.set(key, s);
-        } else if (fresh) {
-          const old = s.target;
-          s.target = t;
-          const versionChanged = old.rule.version !== t.rule.version;
-          if (versionChanged && history.has(`${plan.rule.rule_id}@${plan.rule.version}`)) s.through = INT64_MIN; // a reset (recompute history)
-          else if (versionChanged && durable !== undefined && durable < s.through) s.through = durable;
-          const was = before.get(key);
-          if (was !== undefined && was < s.through && (versionChanged || old.outputSeries !== t.outputSeries || !sameInputs(old, t))) {
-            // Evaluated with the old plan while this one was made: again with this one (from the new version's start).
-            const from = versionChanged && plan.rule.valid_from_ns > was + 1n ? plan.rule.valid_from_ns : was + 1n;
-            if (from <= s.through) this.markDirty(s, from, t.rule.trigger.kind === 'periodic' ? s.through + 1n : now + 1n, 0);
-          }
-        }
-        if (fresh) {
-          if (s.through === INT64_MIN) s.through = this.earliestInput(t) - 1n;
-          // Resume: whatever arrived after the durable progress (a restart, a new rule, a reset) is evaluated.
-          if (t.rule.trigger.kind !== 'periodic' && s.through < now) this.markDirty(s, s.through + 1n, now + 1n, 0);
-        }
-        for (const series of new Set(s.target.seriesByRef.values())) {
-          if (series === null) continue;
-          const list = bySeries.get(series);
-          if (list) list.push(s); else bySeries.set(series, [s]);
-        }
-      }
-    }
-    for (const [key, s] of [...this.states]) if (!seen.has(key)) { this.states.delete(key); this.dirty.delete(s); this.wheel.remove(s); }
+  private apply(next: NewPlans, progress: ReadonlyMap<string, bigint>): void {
+    const swap = swapIn(this.service, this.states, next, progress);
+    for (const m of swap.marks) this.markDirty(m.state, m.from, m.to, 0);
+    for (const s of swap.dropped) { this.dirty.delete(s); this.wheel.remove(s); }
     this.ticked = [...this.states.values()].filter((s) => s.target.rule.trigger.kind === 'periodic' || s.target.rule.provisional === 'block');
-    for (const id of this.plans.keys()) if (!plans.has(id)) { this.traces.dropRule(id); this.assetsByRule.delete(id); }
-    for (const id of replanned) { const p = plans.get(id); if (p) this.assetsByRule.set(id, assetsOfPlan(p)); }
-    this.plans = plans;
-    this.bySeries = bySeries;
-  }
-
-  /** The earliest point of the target's inputs (for a recompute of all history). */
-  private earliestInput(t: Target): bigint {
-    let min: bigint | null = null;
-    this.service.parts.storage.read((view) => {
-      for (const s of t.seriesByRef.values()) {
-        if (s === null || !readMeta(view, s)) continue;
-        const p = pointAtOrAfter(view, seriesKey(s), INT64_MIN + 1n);
-        if (p && (min === null || p.ts < min)) min = p.ts;
-      }
-    });
-    return min ?? nowNs();
+    for (const id of this.plans.keys()) if (!next.plans.has(id)) { this.traces.dropRule(id); this.assetsByRule.delete(id); }
+    for (const id of next.replanned) { const p = next.plans.get(id); if (p) this.assetsByRule.set(id, assetsOfPlan(p)); }
+    this.plans = next.plans;
+    this.bySeries = swap.bySeries;
   }
 
   private markDirty(s: TargetState, from: bigint, to: bigint, delayMs: number): void {
@@ -481,13 +388,6 @@ export class CalcEngine {
     await this.chain.catch(() => undefined);
     await this.recording;
   }
-}
-
-/** Whether two targets of one asset read the same series for every reference. */
-function sameInputs(a: Target, b: Target): boolean {
-  if (a.seriesByRef.size !== b.seriesByRef.size) return false;
-  for (const [ref, series] of a.seriesByRef) if (b.seriesByRef.get(ref) !== series) return false;
-  return true;
 }
 
 /** The first grid instant k·interval + align after `after`. */
