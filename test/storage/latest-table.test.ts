@@ -150,6 +150,25 @@ t.test('a fill from a snapshot older than a write does not land', async (t) => {
   t.equal(table.read(id, out()).state, UNKNOWN);
 });
 
+t.test('lifecycle enforcement that deletes the latest point: the slot is forgotten', async (t) => {
+  const table = LatestTable.create(1 << 6);
+  const { store } = await tempStore(t, { latest: table, seal: { chunkPoints: 100 } });
+  const id = newId();
+  await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+  fillFromStorage(store, table, id, 'float64');
+  const times = Array.from({ length: 300 }, (_, i) => T0 + BigInt(i) * 60n * SEC);
+  await store.write([{ series: id, times: BigInt64Array.from(times), values: Float64Array.from(times.map((_, i) => i)), quality: new Uint32Array(300).fill(192) }], WHO);
+  await store.sealHeads();
+  t.match(table.read(id, out()), { state: POINT, ts: times[299] });
+  await store.setLifecyclePolicy(id, { schema: 'service-lifecycle-policy/v1', rollups: { keep: 'forever' }, annotations: { keep: '30d' }, raw: { keep_days: 1, then: 'delete' } });
+  await store.enforceLifecycle(T0 + 400n * 86_400n * SEC);
+  t.equal(table.read(id, out()).state, UNKNOWN, 'forgotten');
+  check(store, table, id);
+  fillFromStorage(store, table, id, 'float64');
+  check(store, table, id);
+  t.equal(table.read(id, out()).state === POINT ? table.read(id, out()).ts : null, store.read((v) => readSnapshot(v, id))?.ts ?? null, 'the fill says what storage holds now');
+});
+
 t.test('a full table: series without a slot are simply unknown', async (t) => {
   const table = LatestTable.create(2);
   const ids = Array.from({ length: 5 }, newId);
