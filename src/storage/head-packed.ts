@@ -60,11 +60,11 @@ function bitWidth(z: number): number {
   return z === 0 ? 0 : 32 - Math.clz32(z);
 }
 
-/** Writes zs as w-bit numbers (w <= 24) at p; returns the next position (the last byte padded). */
-function putPacked(b: Uint8Array, p: number, zs: Float64Array, n: number, w: number): number {
+/** Writes zs[from, end) as w-bit numbers (w <= 24) at p; returns the next position (the last byte padded). */
+function putPacked(b: Uint8Array, p: number, zs: Float64Array, from: number, end: number, w: number): number {
   if (w === 0) return p;
   let acc = 0, bits = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < end; i++) {
     acc |= zs[i] << bits;
     bits += w;
     while (bits >= 8) { b[p++] = acc & 0xff; acc >>>= 8; bits -= 8; }
@@ -77,7 +77,7 @@ function putPacked(b: Uint8Array, p: number, zs: Float64Array, n: number, w: num
 function putZigzags(b: Uint8Array, p: number, zs: Float64Array, count: number, width: number): number {
   if (count === 0) return p;
   if (width < 0) { for (let i = 0; i < count; i++) p = putVarint(b, p, zs[i]); return p; }
-  return putPacked(b, putVarint(b, p, zs[0]), zs.subarray(1), count - 1, width);
+  return putPacked(b, putVarint(b, p, zs[0]), zs, 1, count, width);
 }
 
 /**
@@ -113,14 +113,7 @@ function putBlocks(b: Uint8Array, p: number, zs: Float64Array, from: number, cou
     for (let j = i; j < e; j++) if (zs[j] > max) max = zs[j];
     const w = bitWidth(max);
     b[p++] = w;
-    if (w === 0) continue;
-    let acc = 0, bits = 0;
-    for (let j = i; j < e; j++) {
-      acc |= zs[j] << bits;
-      bits += w;
-      while (bits >= 8) { b[p++] = acc & 0xff; acc >>>= 8; bits -= 8; }
-    }
-    if (bits > 0) b[p++] = acc & 0xff;
+    p = putPacked(b, p, zs, i, e, w);
   }
   return p;
 }
