@@ -15,6 +15,9 @@
 //     [--batch 1000] [--seal-timeout 120] [--idle 60] [--peer vm] [--json]
 //     [--cpu-prof <dir>]   V8 CPU profiles of every server thread and their split
 //     [--trace <dir>]      the ingest worker's group trace (HISTORIAN_INGEST_TRACE) in <dir>/server.jsonl
+//     [--source]           run the service from src/ through tsx (profiles name .ts lines);
+//                          by default it runs as `npm start` runs it: dist/main.js, built first
+//                          when a source is newer than the last build (scripts/start.mjs)
 // --peer vm: the same points into VictoriaMetrics (Debian's victoria-metrics) in the same
 // run, after ours, alone on the cores: influx line protocol to /write, 10,000-line bodies,
 // 2 in flight, then /internal/force_flush; its CPU, RSS and bytes written from /proc, its
@@ -22,6 +25,8 @@
 // (the formatting CPU is printed apart); ours are sent from the columns the client holds.
 // Needs DATABASE_URL (a database is created and dropped) or runs on embedded PGlite.
 import { spawn, type ChildProcess } from 'node:child_process';
+// @ts-expect-error: a plain .mjs script without types
+import { buildIfStale } from '../scripts/start.mjs';
 import { mkdtemp, rm, mkdir } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +52,7 @@ const SEAL_TIMEOUT_S = opt('seal-timeout', 120), IDLE_S = opt('idle', 60);
 const JSON_OUT = args.includes('--json');
 const PEER = str('peer');
 const PROF_DIR = str('cpu-prof'), TRACE_DIR = str('trace');
+const FROM_SOURCE = args.includes('--source');
 const log = (s: string) => { if (!JSON_OUT) process.stderr.write(`${s}\n`); };
 
 interface Loaded { name: string; times: BigInt64Array; values: Float64Array }
@@ -120,7 +126,11 @@ async function runOurs(data: Loaded[], total: number): Promise<Record<string, nu
     const u = new URL(process.env.DATABASE_URL); u.pathname = `/${dbName}`; databaseUrl = u.toString();
   }
   const grpcPort = await freePort(), httpPort = await freePort();
-  const server: ChildProcess = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : []), '--import', 'tsx', 'src/main.ts'], {
+  // tsx compiles every thread's modules in memory (tens of MB of RSS per thread that a user's
+  // `npm start` does not have): the service is measured as shipped unless --source.
+  if (!FROM_SOURCE && buildIfStale() !== 0) throw new Error('npm run build failed');
+  const entry = FROM_SOURCE ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'];
+  const server: ChildProcess = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : []), ...entry], {
     env: { ...process.env, SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: String(httpPort), SERVICE_GRPC_PORT: String(grpcPort), SERVICE_DATA_DIR: dataDir,
       SERVICE_AUTH_MODE: 'disabled', SERVICE_LOG_LEVEL: 'error', SERVICE_WORKERS: '1', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       ...(TRACE_DIR ? { HISTORIAN_INGEST_TRACE: join(TRACE_DIR, 'server.jsonl') } : {}) },

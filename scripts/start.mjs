@@ -38,6 +38,20 @@ export function buildIsStale() {
   return newest > stamp;
 }
 
+/** Builds dist/ when buildIsStale(); returns the build's exit status (0 when none was needed). */
+export function buildIfStale() {
+  if (!buildIsStale()) return 0;
+  process.stderr.write('sources changed since the last build: npm run build\n');
+  const started = Date.now();
+  const status = run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', 'build']);
+  if (status !== 0) return status;
+  // The stamp carries the build's start time: a file saved during the build is newer than it.
+  writeFileSync(STAMP, `${new Date(started).toISOString()}\n`);
+  utimesSync(STAMP, started / 1000, started / 1000);
+  process.stderr.write(`built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  return 0;
+}
+
 function run(command, args) {
   const r = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit' });
   if (r.error) throw r.error;
@@ -50,16 +64,8 @@ function main() {
   if (args.includes('--help') || args.includes('-h')) {
     process.exit(run(process.execPath, ['--import', 'tsx', 'src/main.ts', '--help']));
   }
-  if (buildIsStale()) {
-    process.stderr.write('sources changed since the last build: npm run build\n');
-    const started = Date.now();
-    const status = run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', 'build']);
-    if (status !== 0) process.exit(status);
-    // The stamp carries the build's start time: a file saved during the build is newer than it.
-    writeFileSync(STAMP, `${new Date(started).toISOString()}\n`);
-    utimesSync(STAMP, started / 1000, started / 1000);
-    process.stderr.write(`built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-  }
+  const status = buildIfStale();
+  if (status !== 0) process.exit(status);
   const child = spawn(command === 'node' ? process.execPath : command, args, { cwd: ROOT, stdio: 'inherit' });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15) : 1)));
