@@ -53,7 +53,7 @@ const LAYERS: Array<[string, number]> = [
 const OWNERS: Array<[RegExp, string[]]> = [
   [/^uWebSockets\.js$/, ['http/']],
   [/^lmdb$/, ['storage/', 'collector/']],
-  [/^@grpc\/grpc-js$/, ['ingest/', 'collector/']],
+  [/^@grpc\/grpc-js$/, ['ingest/']],
   [/^(pg|@electric-sql\/pglite.*)$/, ['model/']],
 ];
 

@@ -9,7 +9,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import fc from 'fast-check';
-import { PROTO_PATH, PROTO_OPTIONS } from '../../src/ingest/grpc-server.js';
+import { PROTO_PATH, PROTO_OPTIONS } from '../../src/ingest/collector-proto.js';
 import { createServiceWithToken, type Client } from '../../test/helpers/auth.js';
 
 export interface GrpcFuzzOptions {

@@ -5,15 +5,13 @@
 // encoded by hand into reusable frames (batch-message.ts), the few other messages and the
 // server's messages by protobufjs through proto-loader's definitions.
 import * as protoLoader from '@grpc/proto-loader';
-import { fileURLToPath } from 'node:url';
 import { EventEmitter, once } from 'node:events';
 import type { ValueType } from '../storage/encoding/chunk-types.js';
 import type { BatchColumns } from '../ingest/batch-columns.js';
 import { writeBatchMessage } from './batch-message.js';
 import { GrpcCall, GrpcStatus, type CallStatus } from './grpc-call.js';
+import { PROTO_OPTIONS, PROTO_PATH } from '../ingest/collector-proto.js';
 
-const PROTO_PATH = fileURLToPath(new URL('../../proto/collector.proto', import.meta.url));
-const PROTO_OPTIONS: protoLoader.Options = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
 const WIRE_TYPE: Record<ValueType, string> = { float64: 'FLOAT64', int64: 'INT64', boolean: 'BOOLEAN', string: 'STRING', enum: 'ENUM' };
 
 export type Lane = 'LIVE' | 'BACKFILL';

@@ -6,16 +6,11 @@
 // its credit is positive again, so server memory stays bounded whatever collectors send.
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { fileURLToPath } from 'node:url';
 import { IngestCore, OpenRefused, type WireOpen } from './ingest-core.js';
 import type { IngestSession } from './ingest-session.js';
 import type { EndStatus, ServerMessage, SessionLink } from './session-link.js';
 import type { WireBatch } from './batch-columns.js';
-
-export const PROTO_PATH = fileURLToPath(new URL('../../proto/collector.proto', import.meta.url));
-
-/** proto-loader options (the collector client loads the same ones): int64 as exact strings, bytes as Buffer. */
-export const PROTO_OPTIONS: protoLoader.Options = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
+import { PROTO_OPTIONS, PROTO_PATH } from './collector-proto.js';
 
 interface CollectorMessage {
   body?: 'open' | 'batch' | 'watermark' | 'heartbeat';

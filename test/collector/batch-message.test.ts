@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import * as protoLoader from '@grpc/proto-loader';
 import { encodeBatchMessage, writeBatchMessage, type BatchFields } from '../../src/collector/batch-message.js';
 import { decodeBatchColumns, type WireBatch } from '../../src/ingest/batch-columns.js';
-import { PROTO_PATH, PROTO_OPTIONS } from '../../src/ingest/grpc-server.js';
+import { PROTO_PATH, PROTO_OPTIONS } from '../../src/ingest/collector-proto.js';
 import type { ValueType } from '../../src/storage/encoding/chunk-types.js';
 
 const def = protoLoader.loadSync(PROTO_PATH, PROTO_OPTIONS);
