@@ -6,7 +6,7 @@ import type { PointColumns } from './encoding/chunk-types.js';
 import { MIN_CHUNK_BYTES } from './encoding/chunk-header.js';
 import { fitState, sampleNewest } from './chunk-fit.js';
 import { offsetsFrom } from './int64-words.js';
-import { allocColumns, copyValue, type TimedPoints } from './point-runs.js';
+import { copyValue, type TimedPoints } from './point-runs.js';
 import { putHeadRecord, putSegment, removeAllSegments, removeSegment, type HeadRecord, type SegmentRef, type StoredHead } from './head-record.js';
 import { encodeSegment } from './head-segment.js';
 import type { SeriesEnv } from './series-env.js';
@@ -23,6 +23,43 @@ const SMALL_SEGMENT = 512;
 const FAST_FILL_COMMITS = 8;
 /** Calibrating bytes per point from a segment needs enough points to see past the header. */
 export const CALIBRATE_MIN_POINTS = 64;
+
+/**
+ * Quality columns of heads whose open points all have quality 0 (good, what a collector
+ * sending no qualities gives) are views of this one zero-filled array, never written: a
+ * bulk load's 950 heads held ~55 MB of zeros at 4 B a point (issue 33, resident memory).
+ * A head gets a column of its own at its first point of another quality. Larger heads
+ * (a big backfill batch) allocate their own rather than keep a big shared array for good.
+ */
+const SHARED_ZERO_POINTS = 2 * 65536;
+let sharedZeros = new Uint32Array(0);
+
+function zeroQuality(capacity: number): Uint32Array | null {
+  if (capacity > SHARED_ZERO_POINTS) return null;
+  if (sharedZeros.length < capacity) sharedZeros = new Uint32Array(SHARED_ZERO_POINTS);
+  return sharedZeros.subarray(0, capacity);
+}
+
+function allZero(q: Uint32Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (q[i] !== 0) return false;
+  return true;
+}
+
+/** Empty head columns of `capacity`, their quality a shared zero view when `zeros` and it fits. */
+function headColumns(type: ValueType, capacity: number, tsBase: bigint, zeros: boolean): PointColumns {
+  return {
+    type,
+    count: 0,
+    tsBase,
+    tsOffset: new Float64Array(capacity),
+    f64: type === 'float64' ? new Float64Array(capacity) : null,
+    i64: type === 'int64' ? new BigInt64Array(capacity) : null,
+    u8: type === 'boolean' ? new Uint8Array(capacity) : null,
+    ord: type === 'enum' ? new Int32Array(capacity) : null,
+    str: type === 'string' ? new Array<string>(capacity) : null,
+    quality: (zeros ? zeroQuality(capacity) : null) ?? new Uint32Array(capacity),
+  };
+}
 
 export interface Generation {
   writer: number;
@@ -58,9 +95,13 @@ export class OpenHead {
   /** The seal thread failed this head's points: the writer seals it itself. */
   sealHere = false;
 
+  /** cols.quality is a view of the shared zeros: nothing may be written to it. */
+  private sharedQuality: boolean;
+
   constructor(type: ValueType, stored: StoredHead | null) {
     const open = stored?.cols ?? null;
-    this.cols = allocColumns(type, Math.max(256, open?.count ?? 0));
+    this.cols = headColumns(type, Math.max(256, open?.count ?? 0), 0n, open === null || allZero(open.quality, 0, open.count));
+    this.sharedQuality = this.cols.quality.buffer === sharedZeros.buffer;
     this.sealedEnd = stored?.sealedEnd ?? null;
     this.lastWriteMs = stored?.lastWriteMs ?? 0;
     this.genWriter = stored?.record.genWriter ?? 0;
@@ -74,7 +115,7 @@ export class OpenHead {
     if (open && open.count > 0) {
       this.cols.tsBase = open.tsBase;
       this.cols.tsOffset.set(open.tsOffset.subarray(0, open.count));
-      this.cols.quality.set(open.quality.subarray(0, open.count));
+      if (!this.sharedQuality) this.cols.quality.set(open.quality.subarray(0, open.count));
       for (let i = 0; i < open.count; i++) copyValue(open, i, this.cols, i);
       this.cols.count = open.count;
     }
@@ -117,9 +158,11 @@ export class OpenHead {
 
   private resize(capacity: number): void {
     const c = this.cols, n = c.count;
-    const g = allocColumns(c.type, capacity, c.tsBase);
+    const g = headColumns(c.type, capacity, c.tsBase, this.sharedQuality || allZero(c.quality, 0, n));
+    const shared = g.quality.buffer === sharedZeros.buffer;
     g.tsOffset.set(c.tsOffset.subarray(0, n));
-    g.quality.set(c.quality.subarray(0, n));
+    if (!shared) g.quality.set(c.quality.subarray(0, n));
+    this.sharedQuality = shared;
     switch (c.type) {
       case 'float64': g.f64!.set(c.f64!.subarray(0, n)); break;
       case 'int64': g.i64!.set(c.i64!.subarray(0, n)); break;
@@ -129,6 +172,13 @@ export class OpenHead {
     }
     g.count = n;
     this.cols = g;
+  }
+
+  /** Qualities [from, to) of `q` are about to be written to the head: a head on the shared zeros takes a column of its own unless they are all 0. */
+  private ownQualityFor(q: Uint32Array, from: number, to: number): void {
+    if (!this.sharedQuality || allZero(q, from, to)) return;
+    this.cols.quality = new Uint32Array(this.capacity);
+    this.sharedQuality = false;
   }
 
   /**
@@ -149,7 +199,8 @@ export class OpenHead {
       case 'enum': c.ord!.set(t.ord!.subarray(from, to), c0); break;
       case 'string': for (let i = from, j = c0; i < to; i++, j++) c.str![j] = t.str![i]; break;
     }
-    c.quality.set(t.quality.subarray(from, to), c0);
+    this.ownQualityFor(t.quality, from, to);
+    if (!this.sharedQuality) c.quality.set(t.quality.subarray(from, to), c0);
     c.count = c0 + k;
   }
 
@@ -161,10 +212,12 @@ export class OpenHead {
     this.cols.count = 0;
     this.ensureCapacity(n);
     if (cols && n > 0) {
+      this.ownQualityFor(cols.quality, 0, n);
       const c = this.cols;
       c.tsBase = cols.tsBase;
       c.tsOffset.set(cols.tsOffset.subarray(0, n));
-      c.quality.set(cols.quality.subarray(0, n));
+      // a replaced head on its own column whose new points are all good keeps its column (zeros are written)
+      if (!this.sharedQuality) c.quality.set(cols.quality.subarray(0, n));
       for (let i = 0; i < n; i++) copyValue(cols, i, c, i);
       c.count = n;
     }
@@ -178,7 +231,7 @@ export class OpenHead {
     this.frontVersion++;
     const c = this.cols, rest = c.count - n;
     c.tsOffset.copyWithin(0, n, c.count);
-    c.quality.copyWithin(0, n, c.count);
+    if (!this.sharedQuality) c.quality.copyWithin(0, n, c.count);
     switch (c.type) {
       case 'float64': c.f64!.copyWithin(0, n, c.count); break;
       case 'int64': c.i64!.copyWithin(0, n, c.count); break;
