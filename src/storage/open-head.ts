@@ -25,28 +25,39 @@ const FAST_FILL_COMMITS = 8;
 export const CALIBRATE_MIN_POINTS = 64;
 
 /**
- * Quality columns of heads whose open points all have quality 0 (good, what a collector
- * sending no qualities gives) are views of this one zero-filled array, never written: a
- * bulk load's 950 heads held ~55 MB of zeros at 4 B a point (issue 33, resident memory).
- * A head gets a column of its own at its first point of another quality. Larger heads
- * (a big backfill batch) allocate their own rather than keep a big shared array for good.
+ * Quality columns of heads whose open points all have one quality (what a collector sending
+ * no qualities gives: 192, good) are views of one shared array filled with it, never written:
+ * a bulk load's 950 heads held ~55 MB of one repeated value at 4 B a point (issue 33,
+ * resident memory). A head gets a column of its own at its first point of another quality.
+ * Larger heads (a big backfill batch) allocate their own rather than keep a big shared array
+ * for good, and only a few quality values get a shared array.
  */
-const SHARED_ZERO_POINTS = 2 * 65536;
-let sharedZeros = new Uint32Array(0);
+const SHARED_QUALITY_POINTS = 2 * 65536;
+const MAX_SHARED_QUALITIES = 4;
+const sharedQualities = new Map<number, Uint32Array>();
 
-function zeroQuality(capacity: number): Uint32Array | null {
-  if (capacity > SHARED_ZERO_POINTS) return null;
-  if (sharedZeros.length < capacity) sharedZeros = new Uint32Array(SHARED_ZERO_POINTS);
-  return sharedZeros.subarray(0, capacity);
+/** A never-written column of `quality` repeated, or null (too long, or too many values shared already). */
+function sharedColumn(quality: number, capacity: number): Uint32Array | null {
+  if (capacity > SHARED_QUALITY_POINTS) return null;
+  let col = sharedQualities.get(quality);
+  if (col === undefined) {
+    if (sharedQualities.size >= MAX_SHARED_QUALITIES) return null;
+    col = new Uint32Array(SHARED_QUALITY_POINTS).fill(quality);
+    sharedQualities.set(quality, col);
+  }
+  return col.subarray(0, capacity);
 }
 
-function allZero(q: Uint32Array, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (q[i] !== 0) return false;
-  return true;
+/** The quality every point of q[from, to) has, or -1 when they differ (qualities are unsigned). */
+function uniformQuality(q: Uint32Array, from: number, to: number): number {
+  if (to <= from) return -1;
+  const v = q[from];
+  for (let i = from + 1; i < to; i++) if (q[i] !== v) return -1;
+  return v;
 }
 
-/** Empty head columns of `capacity`, their quality a shared zero view when `zeros` and it fits. */
-function headColumns(type: ValueType, capacity: number, tsBase: bigint, zeros: boolean): PointColumns {
+/** Empty head columns of `capacity`; quality is left for the head to set (OpenHead.setQualityColumn). */
+function headColumns(type: ValueType, capacity: number, tsBase: bigint): PointColumns {
   return {
     type,
     count: 0,
@@ -57,9 +68,10 @@ function headColumns(type: ValueType, capacity: number, tsBase: bigint, zeros: b
     u8: type === 'boolean' ? new Uint8Array(capacity) : null,
     ord: type === 'enum' ? new Int32Array(capacity) : null,
     str: type === 'string' ? new Array<string>(capacity) : null,
-    quality: (zeros ? zeroQuality(capacity) : null) ?? new Uint32Array(capacity),
+    quality: EMPTY_QUALITY,
   };
 }
+const EMPTY_QUALITY = new Uint32Array(0);
 
 export interface Generation {
   writer: number;
@@ -95,13 +107,13 @@ export class OpenHead {
   /** The seal thread failed this head's points: the writer seals it itself. */
   sealHere = false;
 
-  /** cols.quality is a view of the shared zeros: nothing may be written to it. */
-  private sharedQuality: boolean;
+  /** The quality of every open point when cols.quality is a shared column (never written), else -1. */
+  private sharedQuality = -1;
 
   constructor(type: ValueType, stored: StoredHead | null) {
     const open = stored?.cols ?? null;
-    this.cols = headColumns(type, Math.max(256, open?.count ?? 0), 0n, open === null || allZero(open.quality, 0, open.count));
-    this.sharedQuality = this.cols.quality.buffer === sharedZeros.buffer;
+    this.cols = headColumns(type, Math.max(256, open?.count ?? 0), 0n);
+    this.setQualityColumn(open === null ? -1 : uniformQuality(open.quality, 0, open.count), null);
     this.sealedEnd = stored?.sealedEnd ?? null;
     this.lastWriteMs = stored?.lastWriteMs ?? 0;
     this.genWriter = stored?.record.genWriter ?? 0;
@@ -115,7 +127,7 @@ export class OpenHead {
     if (open && open.count > 0) {
       this.cols.tsBase = open.tsBase;
       this.cols.tsOffset.set(open.tsOffset.subarray(0, open.count));
-      if (!this.sharedQuality) this.cols.quality.set(open.quality.subarray(0, open.count));
+      if (this.sharedQuality < 0) this.cols.quality.set(open.quality.subarray(0, open.count));
       for (let i = 0; i < open.count; i++) copyValue(open, i, this.cols, i);
       this.cols.count = open.count;
     }
@@ -158,11 +170,11 @@ export class OpenHead {
 
   private resize(capacity: number): void {
     const c = this.cols, n = c.count;
-    const g = headColumns(c.type, capacity, c.tsBase, this.sharedQuality || allZero(c.quality, 0, n));
-    const shared = g.quality.buffer === sharedZeros.buffer;
+    const g = headColumns(c.type, capacity, c.tsBase);
     g.tsOffset.set(c.tsOffset.subarray(0, n));
-    if (!shared) g.quality.set(c.quality.subarray(0, n));
-    this.sharedQuality = shared;
+    const uniform = this.sharedQuality >= 0 ? this.sharedQuality : uniformQuality(c.quality, 0, n);
+    this.cols = g;
+    this.setQualityColumn(uniform, c.quality.subarray(0, n));
     switch (c.type) {
       case 'float64': g.f64!.set(c.f64!.subarray(0, n)); break;
       case 'int64': g.i64!.set(c.i64!.subarray(0, n)); break;
@@ -174,11 +186,32 @@ export class OpenHead {
     this.cols = g;
   }
 
-  /** Qualities [from, to) of `q` are about to be written to the head: a head on the shared zeros takes a column of its own unless they are all 0. */
-  private ownQualityFor(q: Uint32Array, from: number, to: number): void {
-    if (!this.sharedQuality || allZero(q, from, to)) return;
+  /**
+   * Gives cols a quality column of its capacity: the shared one of `uniform` (the quality of
+   * every point, -1: mixed or none) when there is one, else its own holding `points`.
+   */
+  private setQualityColumn(uniform: number, points: Uint32Array | null): void {
+    const shared = uniform >= 0 ? sharedColumn(uniform, this.capacity) : null;
+    this.sharedQuality = shared === null ? -1 : uniform;
+    if (shared !== null) { this.cols.quality = shared; return; }
     this.cols.quality = new Uint32Array(this.capacity);
-    this.sharedQuality = false;
+    if (points !== null) this.cols.quality.set(points);
+  }
+
+  /**
+   * Qualities q[from, to) are about to be written at the head's point `at` (the points
+   * before it stay): true when the head's shared column already says them; otherwise the
+   * head is on a column of its own and the caller writes them.
+   */
+  private qualityReady(q: Uint32Array, from: number, to: number, at: number): boolean {
+    const shared = this.sharedQuality;
+    const uniform = shared >= 0 || at === 0 ? uniformQuality(q, from, to) : -1;
+    if (shared >= 0 && uniform === shared) return true;
+    if (at === 0 && uniform >= 0) {
+      this.setQualityColumn(uniform, null);
+      if (this.sharedQuality >= 0) return true;
+    } else if (shared >= 0) this.setQualityColumn(-1, this.cols.quality.subarray(0, at));
+    return false;
   }
 
   /**
@@ -199,8 +232,7 @@ export class OpenHead {
       case 'enum': c.ord!.set(t.ord!.subarray(from, to), c0); break;
       case 'string': for (let i = from, j = c0; i < to; i++, j++) c.str![j] = t.str![i]; break;
     }
-    this.ownQualityFor(t.quality, from, to);
-    if (!this.sharedQuality) c.quality.set(t.quality.subarray(from, to), c0);
+    if (!this.qualityReady(t.quality, from, to, c0)) c.quality.set(t.quality.subarray(from, to), c0);
     c.count = c0 + k;
   }
 
@@ -212,12 +244,10 @@ export class OpenHead {
     this.cols.count = 0;
     this.ensureCapacity(n);
     if (cols && n > 0) {
-      this.ownQualityFor(cols.quality, 0, n);
       const c = this.cols;
       c.tsBase = cols.tsBase;
       c.tsOffset.set(cols.tsOffset.subarray(0, n));
-      // a replaced head on its own column whose new points are all good keeps its column (zeros are written)
-      if (!this.sharedQuality) c.quality.set(cols.quality.subarray(0, n));
+      if (!this.qualityReady(cols.quality, 0, n, 0)) c.quality.set(cols.quality.subarray(0, n));
       for (let i = 0; i < n; i++) copyValue(cols, i, c, i);
       c.count = n;
     }
@@ -231,7 +261,7 @@ export class OpenHead {
     this.frontVersion++;
     const c = this.cols, rest = c.count - n;
     c.tsOffset.copyWithin(0, n, c.count);
-    if (!this.sharedQuality) c.quality.copyWithin(0, n, c.count);
+    if (this.sharedQuality < 0) c.quality.copyWithin(0, n, c.count);
     switch (c.type) {
       case 'float64': c.f64!.copyWithin(0, n, c.count); break;
       case 'int64': c.i64!.copyWithin(0, n, c.count); break;

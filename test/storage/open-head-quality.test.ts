@@ -1,5 +1,5 @@
-// An open head whose points all have quality 0 keeps its quality column as a view of one
-// shared zero array (open-head.ts); a point of another quality gives it a column of its own.
+// An open head whose points all have one quality keeps its quality column as a view of one
+// shared array of it (open-head.ts); a point of another quality gives it a column of its own.
 // Whatever the heads do, each reads back the qualities it was given, and a head on its own
 // column never shows through another head's.
 import t from 'tap';
@@ -65,6 +65,25 @@ t.test('dropping the front and replacing the head keep every point its quality',
   h.replace(null);
   h.append(run(10, 20, () => 0), 0, 10);
   t.ok(qualities(h).every((q) => q === 0), 'a replaced head appended good points reads them good');
+});
+
+t.test('heads of good points (192) share a column; an emptied head takes the next quality', async (t) => {
+  const a = new OpenHead('float64', null), b = new OpenHead('float64', null);
+  a.append(run(0, 5000, () => 192), 0, 5000);
+  b.append(run(0, 100, () => 192), 0, 100);
+  t.equal(a.cols.quality.buffer, b.cols.quality.buffer);
+  t.ok(qualities(a).every((q) => q === 192));
+  b.dropFront(100);
+  b.append(run(100, 200, () => 0), 0, 100);
+  t.not(b.cols.quality.buffer, a.cols.quality.buffer, 'an emptied head of new quality leaves the 192 column');
+  t.ok(qualities(b).every((q) => q === 0));
+  b.append(run(200, 201, () => 192), 0, 1);
+  t.equal(b.cols.quality[100], 192);
+  t.equal(b.count, 101);
+  t.ok(qualities(b).slice(0, 100).every((q) => q === 0));
+  t.ok(qualities(a).every((q) => q === 192), 'the shared 192 column was not written');
+  const loaded = new OpenHead('float64', { sealedEnd: null, lastWriteMs: 0, legacy: false, segments: [], storedBytes: 0, record: EMPTY_RECORD, cols: two(192, 192) });
+  t.equal(loaded.cols.quality.buffer, a.cols.quality.buffer, 'a head loaded with good points shares too');
 });
 
 t.test('a head loaded with bad points keeps them', async (t) => {
