@@ -13,6 +13,7 @@
 // the model's own functions in one model transaction per thousand: 10,000 x 2 Model route
 // calls took minutes).
 //   node --import tsx bench/reads.ts [--series 1000] [--points 10000] [--big-points 10000000] [--snapshot-attributes 10000] [--repeat 15] [--rows snapshot,raw_one] [--json]
+// --keep: leave the data directory and the model database in place (their paths are logged), to start a service on them again.
 // --rows: only the reads whose names contain one of the comma-separated words (e.g. snapshot, raw_one, raw_hour, summary, render).
 // (npm run bench:reads)
 import { writeFile } from 'node:fs/promises';
@@ -41,6 +42,7 @@ interface Columns { id: string; times: BigInt64Array; values: PointBatch['values
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : dflt; };
 const JSON_OUT = args.includes('--json');
+const KEEP = args.includes('--keep');
 const ROWS = args.includes('--rows') ? args[args.indexOf('--rows') + 1].split(',').filter((w) => w !== '') : [];
 const log = (s: string) => { if (!JSON_OUT) process.stderr.write(s + '\n'); };
 const ENUM_SET = '00000000-0000-4000-8000-00000000e001';
@@ -359,7 +361,9 @@ async function main() {
     Object.assign(out, JSON.parse(stdout));
   } finally {
     await svc.stop(2_000);
-    await db.drop();
+    // --keep: the data directory and the model database stay, for reads against a service started on them again (profiling)
+    if (KEEP) log(`kept: SERVICE_DATA_DIR=${dataDir} DATABASE_URL=${db.databaseUrl ?? '(pglite)'} plan ${join(dataDir, 'plan.json')}`);
+    else await db.drop();
   }
   out.not_measured = 'live updates (bench of issue 26 part D3)';
   if (JSON_OUT) { process.stdout.write(JSON.stringify(out) + '\n'); return; }
@@ -392,4 +396,5 @@ if (args.includes('--client')) {
   process.stdout.write(JSON.stringify(await client(plan)) + '\n');
 } else {
   await main();
+  if (KEEP) process.exit(0); // the kept database's admin connection would hold the process open
 }

@@ -15,6 +15,11 @@ export interface StoredChunk {
   bytes: Buffer;
 }
 
+/** The chunk-corrupt ServiceError of a damaged chunk of `series` (e: what the decoder threw). */
+export function throwCorrupt(series: Buffer, start: bigint | null, e: unknown): never {
+  corrupt(series, start, e);
+}
+
 function corrupt(series: Buffer, start: bigint | null, e: unknown): never {
   const byteLength = e instanceof ChunkCorruptError ? e.byteLength : 0;
   throw new ServiceError('chunk-corrupt', `series ${uuidOf(series)} chunk ${start ?? 'head'}: ${(e as Error).message}`, {
@@ -124,6 +129,20 @@ export function* chunksCovering(view: ReadView, series: Buffer, from: bigint, to
   }
   for (const { key, value } of view.env.chunks.getRange({ start: startKey, end: chunkKey(series, to), inclusiveEnd: true, exclusiveStart: before !== null && before.start === from, transaction: view.txn })) {
     yield entry(view, key, value);
+  }
+}
+
+/**
+ * The chunks of chunksCovering(from, to) newest first, through one reverse cursor: those
+ * starting in (from, to], then the one starting at or before `from` (the floor), then it
+ * stops. chunksCovering's floor seek plus forward range were two cursors per call, a tenth
+ * of a fleet raw read's worker time over 1,045 segments of one or two chunks (2026-11-28).
+ */
+export function* chunksCoveringNewestFirst(view: ReadView, series: Buffer, from: bigint, to: bigint): Generator<StoredChunk> {
+  for (const { key, value } of view.env.chunks.getRange({ start: chunkKey(series, to), end: chunkKey(series, INT64_MIN), inclusiveEnd: true, reverse: true, transaction: view.txn })) {
+    const c = entry(view, key, value);
+    yield c;
+    if (c.start <= from) return;
   }
 }
 

@@ -1,7 +1,9 @@
 // Walking the points of one series over a time range, chunk by chunk then the head,
 // inside a ReadView. The building block of raw reads, rollup repair, gaps and render.
 import type { ChunkHeader, PointColumns } from './encoding/chunk-types.js';
-import { chunksCovering, decodeColumns, floorChunk, headerOf, nextChunk } from './chunk-access.js';
+import { chunksCovering, chunksCoveringNewestFirst, decodeColumns, floorChunk, headerOf, nextChunk, throwCorrupt } from './chunk-access.js';
+import { ChunkCorruptError } from './encoding/chunk-types.js';
+import type { ChunkWindow } from './encoding/chunk-window.js';
 import { readOpenColumns } from './head-record.js';
 import { allocTimed, copyValue, numericAt, timeAt, type TimedPoints } from './point-runs.js';
 import type { ReadView } from './series-env.js';
@@ -59,14 +61,47 @@ export function* chunksIn(view: ReadView, series: Buffer, from: bigint, to: bigi
   }
 }
 
-/** Visits the runs of `chunks` inside [from, to) (see scanRange); false when the visitor stopped. */
-export function scanChunks(series: Buffer, chunks: Iterable<HeadedChunk>, from: bigint, to: bigint, visit: RunVisitor, scratch?: PointColumns, memo?: DecodedChunks): boolean {
+/**
+ * Visits the runs of `chunks` inside [from, to) (see scanRange); false when the visitor
+ * stopped. With `window` (and `scratch`), a chunk the range cuts decodes only its points in
+ * the range when its layout allows (ChunkWindow): the run then starts at index 0.
+ */
+export function scanChunks(series: Buffer, chunks: Iterable<HeadedChunk>, from: bigint, to: bigint, visit: RunVisitor, scratch?: PointColumns, memo?: DecodedChunks, window?: ChunkWindow): boolean {
   for (const c of chunks) {
+    if (window !== undefined && scratch !== undefined && memo === undefined && cutsChunk(c.header, from, to)) {
+      const m = windowOf(window, series, c, from, to, scratch);
+      if (m >= 0) {
+        if (m > 0 && !visit(scratch, 0, m)) return false;
+        continue;
+      }
+    }
     const cols = memo?.get(c.start) ?? decodeColumns(series, c.start, c.bytes, scratch, c.header);
     const i0 = lowerBoundCols(cols, from), i1 = lowerBoundCols(cols, to);
     if (i1 > i0 && !visit(cols, i0, i1)) return false;
   }
   return true;
+}
+
+/**
+ * Whether [from, to) leaves out enough of the chunk's time span for a window decode to pay:
+ * random access costs about twice the whole decoder per point (it reads block by block,
+ * the whole decoder streams), so the window must hold less than ~70% of the span.
+ */
+function cutsChunk(h: ChunkHeader, from: bigint, to: bigint): boolean {
+  if (h.firstTs >= from && h.lastTs < to) return false;
+  const span = Number(h.lastTs - h.firstTs);
+  const lo = from > h.firstTs ? from : h.firstTs, hi = to <= h.lastTs ? to : h.lastTs;
+  return Number(hi - lo) < 0.7 * span;
+}
+
+function windowOf(window: ChunkWindow, series: Buffer, c: HeadedChunk, from: bigint, to: bigint, into: PointColumns): number {
+  if (into.tsOffset.length < c.header.count || into.quality.length < c.header.count || into.type !== c.header.type) return -1;
+  try {
+    return window.decode(c.bytes, c.header, from, to, into);
+  } catch (e) {
+    if (e instanceof ChunkCorruptError) throwCorrupt(series, c.start, e);
+    throw e;
+  }
 }
 
 /** Visits the head's run inside [from, to), if any. */
@@ -105,6 +140,33 @@ export function listRange(view: ReadView, series: Buffer, from: bigint, to: bigi
     }
     if (!edge.passed && head && head.count > 0) bound += lowerBoundCols(head, to) - lowerBoundCols(head, from);
   }
+  return { chunks, bound, whole: true };
+}
+
+/**
+ * listRange for a reader that only needs to know whether the range holds more than
+ * `enough` points (it refuses the read then): the chunks are listed through one reverse
+ * cursor (chunksCoveringNewestFirst). With whole false the listing is not a prefix of the
+ * range (it holds its newest chunks) and must not be scanned.
+ */
+export function listWholeRange(view: ReadView, series: Buffer, from: bigint, to: bigint, head: PointColumns | null, enough: number): RangeListing {
+  const chunks: HeadedChunk[] = [];
+  let bound = 0;
+  if (to <= from) return { chunks, bound, whole: true };
+  let passed = false;
+  let inside = 0;
+  for (const c of chunksCoveringNewestFirst(view, series, from, to - 1n)) {
+    const header = headerOf(series, c.start, c.bytes);
+    if (header.lastTs < from) continue;
+    // as chunksIn: a chunk whose first point is at or past `to` means the head is past it too
+    if (header.firstTs >= to) { passed = true; continue; }
+    chunks.push({ start: c.start, bytes: c.bytes, header });
+    bound += header.count;
+    if (header.firstTs >= from && header.lastTs < to) inside += header.count;
+    if (inside > enough) return { chunks, bound, whole: false };
+  }
+  chunks.reverse();
+  if (!passed && head && head.count > 0) bound += lowerBoundCols(head, to) - lowerBoundCols(head, from);
   return { chunks, bound, whole: true };
 }
 

@@ -183,12 +183,26 @@ export class ProvenanceTally {
     if (i1 <= i0) return;
     const shift = Number(cols.tsBase - this.segStart);
     const offs = cols.tsOffset, q = cols.quality;
-    for (let i = i0; i < i1; i++) {
-      const t = shift + offs[i];
-      if (this.prevT >= 0) this.hold(t - this.prevT);
-      this.prevT = t;
-      this.prevQ = q[i];
+    const first = shift + offs[i0], last = shift + offs[i1 - 1];
+    if (this.prevT >= 0) this.hold(first - this.prevT);
+    // Times are exact integers below 2^53 (a segment spans less than 104 days), so a run of
+    // good, kept points adds its span in one step, exactly what the per-point sums give: the
+    // per-point loop was a tenth of a fleet raw read's worker time.
+    if (atLeast(q, i0, i1 - 1, this.keep > GOOD ? this.keep : GOOD)) {
+      this.heldNs += last - first;
+      this.goodNs += last - first;
+    } else {
+      this.prevT = first;
+      this.prevQ = q[i0];
+      for (let i = i0 + 1; i < i1; i++) {
+        const t = shift + offs[i];
+        this.hold(t - this.prevT);
+        this.prevT = t;
+        this.prevQ = q[i];
+      }
     }
+    this.prevT = last;
+    this.prevQ = q[i1 - 1];
     if (cols.tsBase + BigInt(offs[i1 - 1]) > this.nowNs) this.clockSuspect = true;
   }
 
@@ -216,6 +230,12 @@ export class ProvenanceTally {
     if (this.touched) p.tiers_touched = ['hot'];
     return p;
   }
+}
+
+/** Whether every q[i0..i1) is at least `floor`. */
+function atLeast(q: Uint32Array, i0: number, i1: number, floor: number): boolean {
+  for (let i = i0; i < i1; i++) if (q[i] < floor) return false;
+  return true;
 }
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;

@@ -125,9 +125,14 @@ export class IntColumnIndex {
     } else if (this.mode === IntMode.For) {
       for (let k = from >> 7; k < this.blocks && k * BLOCK < to; k++) {
         const s = k * BLOCK;
-        this.unpack(k);
         const a = from > s ? from : s, b = to < s + BLOCK ? to : s + BLOCK;
-        for (let j = a; j < b; j++) out[j - from] = this.tmp[j - s];
+        const width = this.widths[k];
+        // widths 0..31 stream from the first bit wanted (a raw read's window: most of its points come through here)
+        if (width < 32) unpackSpan(this.words, this.wordAt[k], a - s, b - a, width, this.mins[k], out, a - from);
+        else {
+          this.unpack(k);
+          for (let j = a; j < b; j++) out[j - from] = this.tmp[j - s];
+        }
       }
     } else {
       // differences d[i] = x[i+1] - x[i] at index i; x[from..to) from x[accIndex]
@@ -143,6 +148,23 @@ export class IntColumnIndex {
         }
       }
     }
+  }
+
+  /**
+   * range() into a narrow typed column, anchor-free layouts only: runs fill it directly
+   * (a quality column is mostly one run), others pass through `tmp` (at least to - from long).
+   */
+  rangeInto(from: number, to: number, out: Uint32Array | Int32Array | Uint8Array, tmp: Float64Array): void {
+    if (this.mode === IntMode.Rle) {
+      for (let k = this.runAt(from), j = from; j < to; k++) {
+        const e = this.runStart[k + 1] < to ? this.runStart[k + 1] : to;
+        out.fill(this.runValue[k], j - from, e - from);
+        j = e;
+      }
+      return;
+    }
+    this.range(from, to, tmp, 0, 0);
+    for (let j = 0; j < to - from; j++) out[j] = tmp[j];
   }
 
   /** Whether at() and range() need no anchor (every layout but FOR_DELTA and RICE_DELTA). */
@@ -213,6 +235,37 @@ export class IntColumnIndex {
     if (width <= 32) return;
     const hiAt = at + len, hiWidth = width - 32;
     for (let j = 0; j < len; j++) tmp[j] += extract(words, hiAt, j * hiWidth, hiWidth) * TWO_32;
+  }
+}
+
+/**
+ * Values first..first+len-1 of a FOR block of `width` bits (0..31) from word index `at`,
+ * plus min, into out[o..o+len): the decoder's streaming kernel (int-column-decode.ts)
+ * started at the first value's bit, where extract() per value cost twice as much.
+ */
+function unpackSpan(words: Uint32Array, at: number, first: number, len: number, width: number, min: number, out: Float64Array, o: number): void {
+  if (width === 0) {
+    for (let j = 0; j < len; j++) out[o + j] = min;
+    return;
+  }
+  const mask = (1 << width) - 1;
+  const bit = first * width;
+  let wi = at + (bit >>> 5);
+  let buf = words[wi++] >>> (bit & 31);
+  let avail = 32 - (bit & 31);
+  for (let j = 0; j < len; j++) {
+    let v: number;
+    if (avail >= width) {
+      v = buf & mask;
+      buf >>>= width;
+      avail -= width;
+    } else {
+      const next = words[wi++];
+      v = (buf | (next << avail)) & mask;
+      buf = next >>> (width - avail);
+      avail += 32 - width;
+    }
+    out[o + j] = min + v;
   }
 }
 

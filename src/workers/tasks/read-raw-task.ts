@@ -11,8 +11,10 @@
 // JSON: three arrays; see writeColumnsSegment). Past maxPoints points in all the read stops
 // and is refused (read-too-large): the slab never grows past what max_points allows.
 import type { PointColumns, ValueType } from '../../storage/encoding/chunk-types.js';
-import { allocColumns, copyValue, listRange, MAX_CHUNK_POINTS, readMeta, readOpenColumns, scanChunks, scanRange, visitHead, type ReadView, type RunVisitor, type SeriesMeta } from '../../storage/series-store.js';
+import { allocColumns, copyValue, MAX_CHUNK_POINTS, readMeta, readOpenColumns, scanChunks, scanRange, visitHead, type ReadView, type RunVisitor, type SeriesMeta } from '../../storage/series-store.js';
 import { ColumnPage } from '../raw-points-columns.js';
+import { ChunkWindow } from '../../storage/encoding/chunk-window.js';
+import { listWholeRange } from '../../storage/range-scan.js';
 import { EnumMemberText } from '../enum-member-text.js';
 import { countDigits, JsonColumnPage, putCount, reserveCount } from '../raw-columns-json.js';
 import type { BodySink } from '../../body-sink.js';
@@ -166,6 +168,9 @@ function priorOf(view: ReadView, t: ReadRawTask, a: PlanAttribute, first: PlanSe
   return p === null ? null : { series: first.series, ts_ns: p.ts, value: p.value, quality: p.quality };
 }
 
+/** Per-worker reader of the part of a chunk a segment's edge cuts (ChunkWindow). */
+const chunkWindow = new ChunkWindow();
+
 /** Per-worker pages of the columnar layout. */
 const columnPage = new ColumnPage();
 const jsonColumnPage = new JsonColumnPage();
@@ -195,7 +200,7 @@ function writeColumnsSegment(view: ReadView, sink: BodySink, t: ReadRawTask, ser
   // the chunks are listed from their headers before anything is gathered: the bound sizes the
   // msgpack page's regions and the JSON count field (putCount)
   const head = meta === undefined ? null : readOpenColumns(view, key);
-  const listing = meta === undefined ? { chunks: [], bound: 0, whole: true } : listRange(view, key, startNs, endNs, head, budget.left);
+  const listing = meta === undefined ? { chunks: [], bound: 0, whole: true } : listWholeRange(view, key, startNs, endNs, head, budget.left);
   if (!listing.whole) throw tooLarge(t.maxPoints);
   if (msgpack) {
     mpMapHeader(sink, 9);
@@ -217,7 +222,7 @@ function writeColumnsSegment(view: ReadView, sink: BodySink, t: ReadRawTask, ser
       if (meta !== undefined) {
         tally.beginSegment(view, series, startNs, endNs, meta);
         const visit = visitWith((c, i0, i1) => page.append(c, i0, i1), () => page.count);
-        if (scanChunks(key, listing.chunks, startNs, endNs, visit, scratch(decodeScratch, meta.type))) visitHead(head, startNs, endNs, visit);
+        if (scanChunks(key, listing.chunks, startNs, endNs, visit, scratch(decodeScratch, meta.type), undefined, chunkWindow)) visitHead(head, startNs, endNs, visit);
         tally.endSegment(endNs);
       }
     } catch (e) {
@@ -240,7 +245,7 @@ function writeColumnsSegment(view: ReadView, sink: BodySink, t: ReadRawTask, ser
     if (meta !== undefined) {
       tally.beginSegment(view, series, startNs, endNs, meta);
       const visit = visitWith((c, i0, i1) => page.append(c, i0, i1), () => page.count);
-      if (scanChunks(key, listing.chunks, startNs, endNs, visit, scratch(decodeScratch, meta.type))) visitHead(head, startNs, endNs, visit);
+      if (scanChunks(key, listing.chunks, startNs, endNs, visit, scratch(decodeScratch, meta.type), undefined, chunkWindow)) visitHead(head, startNs, endNs, visit);
       tally.endSegment(endNs);
     }
     page.finish();
