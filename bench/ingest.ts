@@ -40,7 +40,8 @@ import { decodeHeadRecord } from '../src/storage/head-record.js';
 import { measureDisk } from '../src/storage/disk-usage.js';
 import { SERVICE_NODE_FLAGS } from './service-flags.js';
 import { printSplit, splitProfiles } from './cpu-split.js';
-import { cpuSeconds, dirBytes, writtenBytes, RssPeak } from './process-figures.js';
+import { cpuSeconds, dirBytes, threadCpuSeconds, writtenBytes, RssPeak } from './process-figures.js';
+import { readFile } from 'node:fs/promises';
 import { flushVm, influxBodies, startVm, vmMissing, writeVm } from './victoria-metrics.js';
 import { freePort, sleep } from '../reliability/crash-loop/service-child.js';
 
@@ -96,6 +97,23 @@ async function probeStore(seriesDir: string): Promise<{ openPoints: number; segm
   }
 }
 
+/**
+ * The server's CPU seconds by thread over the load (creation to sealed), the busiest first:
+ * "tid name seconds" ("main" is the pid; Node leaves JS worker threads named "node", its
+ * helpers have their own names: libuv-worker, V8 workers, lmdb's writer...).
+ */
+async function threadsUsed(pid: number, before: Map<number, number>): Promise<string> {
+  const after = await threadCpuSeconds(pid);
+  const rows: Array<[string, number]> = [];
+  for (const [tid, s] of after) {
+    const used = s - (before.get(tid) ?? 0);
+    if (used < 0.05) continue;
+    const comm = tid === pid ? 'main' : (await readFile(`/proc/${pid}/task/${tid}/comm`, 'utf8').catch(() => '?')).trim();
+    rows.push([`${tid} ${comm}`, used]);
+  }
+  return rows.sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
+}
+
 async function sendAll(c: CollectorClient, mine: Loaded[]): Promise<number> {
   let acked = 0;
   const all: Array<Promise<void>> = [];
@@ -145,6 +163,7 @@ async function runOurs(data: Loaded[], total: number): Promise<Record<string, nu
     }
     const pid = server.pid as number;
     const cpu0 = await cpuSeconds(pid), written0 = await writtenBytes(pid), client0 = process.cpuUsage();
+    const threads0 = await threadCpuSeconds(pid);
     const rss = new RssPeak(pid);
     const t0 = performance.now();
     const perSession = Math.ceil(data.length / SESSIONS);
@@ -167,6 +186,7 @@ async function runOurs(data: Loaded[], total: number): Promise<Record<string, nu
     const sealed = probe.openPoints === 0 && probe.segments === 0;
     const tSealed = performance.now(), cpuSealed = await cpuSeconds(pid), writtenSealed = (await writtenBytes(pid)) - written0;
     const atEnd = probe;
+    const threads = await threadsUsed(pid, threads0);
     log(`ours: ${sealed ? `sealed in ${((tSealed - tStreamed) / 1000).toFixed(1)} s` : `${probe.openPoints} points still open after ${SEAL_TIMEOUT_S} s`}; idle ${IDLE_S} s`);
     await sleep(IDLE_S * 1000);
     const idle = await probeStore(seriesDir);
@@ -197,6 +217,7 @@ async function runOurs(data: Loaded[], total: number): Promise<Record<string, nu
       rss_anon_peak_mb: Math.round(rss.anon),
       rss_file_peak_mb: Math.round(rss.file),
       client_cpu_s: r2((client.user + client.system) / 1e6),
+      threads_cpu_s: threads,
     };
   } finally {
     await new Promise<void>((resolve) => { if (server.exitCode !== null) { resolve(); return; } server.once('exit', () => resolve()); server.kill('SIGTERM'); setTimeout(() => server.kill('SIGKILL'), 10_000).unref(); });
@@ -311,6 +332,7 @@ async function main(): Promise<void> {
   const w = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
   process.stdout.write(`ingest, whole load: ${data.length} series, ${total} points, ${SESSIONS} sessions, ${BATCH}-point batches, ${result.backend}; load average ${result.load_average_1m.join(' / ')}\n`);
   for (const r of rows) process.stdout.write(`  ${r.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ')}\n`);
+  process.stdout.write(`  server CPU s by thread, creation to sealed (tid name s): ${s(o.threads_cpu_s)}\n`);
 }
 
 main().catch((e: unknown) => { process.stderr.write(`bench/ingest: ${e instanceof Error ? e.stack : String(e)}\n`); process.exit(1); });
