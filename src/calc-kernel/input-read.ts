@@ -3,7 +3,7 @@
 // column set in the storage's own shape (PointColumns), which the compiled expression
 // takes as is. Offsets are relative to the first point read, so a window must span under
 // 2^53 ns (about 104 days); callers slice longer ranges.
-import { allocColumns, lowerBoundCols, pointBefore, scanRange, seriesKey, readMeta, readOpenColumns, type ReadView } from '../storage/series-store.js';
+import { allocColumns, lowerBoundCols, pointBefore, scanRange, seriesKey, readMeta, readOpenTail, type ReadView } from '../storage/series-store.js';
 import type { PointColumns } from '../storage/encoding/chunk-types.js';
 import type { ValueType } from '../storage/encoding/chunk-types.js';
 import { GridScratch } from './grid.js';
@@ -75,8 +75,11 @@ export function readInput(view: ReadView, seriesId: string, from: bigint, to: bi
   if (facts) facts.finalisedNs = meta ? meta.finalisedNs : undefined;
   if (!meta) return emptyColumns('float64', from);
   const key = seriesKey(seriesId);
-  // The open head is decoded once for both walks (live windows read mostly from it).
-  const head = readOpenColumns(view, key);
+  // Only the head's newest segments are decoded, back to a point before `from` and the
+  // look-back points (a live window's usual case); a tail that is not the whole head always
+  // holds them. The whole head, when that is what it took, serves both walks below.
+  const tail = readOpenTail(view, key, from, lookbackPoints);
+  const head = tail.cols;
   if (head !== null && head.count > 0) {
     // Every sealed point is at or before sealedEnd and every head point after it: when the
     // head holds a point before `from` and all the look-back points, the window is all in
@@ -93,6 +96,7 @@ export function readInput(view: ReadView, seriesId: string, from: bigint, to: bi
       return out;
     }
   }
+  if (!tail.whole) throw new Error('BUG: a partial head tail without the points before its window');
   const before: bigint[] = [];
   let t = from;
   for (let i = 0; i < lookbackPoints; i++) {

@@ -55,6 +55,7 @@ export { summarizePieces, uniformBoundaries, checkBoundaries, MAX_SUMMARY_INTERV
 export { readMeta } from './series-meta.js';
 export { allChunks } from './chunk-access.js';
 export { readOpenColumns } from './head-record.js';
+export { readOpenTail, type OpenTail } from './head-tail.js';
 export { INT64_MAX, INT64_MIN, seriesKey } from './keys.js';
 export { allocColumns } from './point-runs.js';
 export { listRange, lowerBoundCols, scanChunks, scanRange, visitHead, pointBefore, pointAtOrAfter, type RunVisitor, type EdgePoint, type DecodedChunks } from './range-scan.js';
