@@ -156,6 +156,12 @@ function zigzagsOf(n: number): Float64Array {
   if (zigzags.length < n) zigzags = new Float64Array(Math.max(n, 2 * zigzags.length, 4096));
   return zigzags;
 }
+/** The decimal values' zigzags (decimalZigzags), kept apart from the times' while both are built. */
+let valueZigzags = new Float64Array(0);
+function valueZigzagsOf(n: number): Float64Array {
+  if (valueZigzags.length < n) valueZigzags = new Float64Array(Math.max(n, 2 * valueZigzags.length, 4096));
+  return valueZigzags;
+}
 const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
 /** Largest |x| of a decimal value: deltas stay below 2^51 and their zigzag below 2^53 (exact). */
 const MAX_DECIMAL = 2 ** 50;
@@ -193,30 +199,42 @@ function putVarint(b: Uint8Array, p: number, v: number): number {
 const zigzag = (d: number): number => (d >= 0 ? 2 * d : -2 * d - 1);
 const unzigzag = (z: number): number => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
 
-/** The largest zigzag delta of the values decimalDigits last accepted. */
+/** The largest zigzag delta of the values decimalZigzags last accepted (the first number excluded). */
 let decimalMaxZigzag = 0;
 
-/** The smallest k (0..9) at which every value of f[from, end) is x / 10^k exactly, -1 when none (sets decimalMaxZigzag). */
-function decimalDigits(f: Float64Array, from: number, end: number): number {
-  let k = 0, p = 1;
+/**
+ * The smallest k (0..9) at which every value of f[from, end) is x / 10^k exactly (|x| <=
+ * MAX_DECIMAL), -1 when none; with k, out[0, n) holds zigzag(x i - x i-1) (x -1 = 0) and
+ * decimalMaxZigzag the largest of them after the first. One pass in the common case: the
+ * values met before k last grew were checked at a smaller k and are checked again at the
+ * final one (beyond it a value may not round to its own x, or exceed MAX_DECIMAL).
+ */
+function decimalZigzags(f: Float64Array, from: number, end: number, out: Float64Array): number {
+  let k = 0, p = 1, checkedFrom = from;
   for (let i = from; i < end; i++) {
     const v = f[i];
     if (v === 0 && 1 / v < 0) return -1; // -0 would read back as 0
-    for (;;) {
-      const x = Math.round(v * p);
-      if (x / p === v && Math.abs(x) <= MAX_DECIMAL) break;
-      if (k === 9) return -1;
-      p = POW10[++k];
+    let x = Math.round(v * p);
+    if (x / p !== v || Math.abs(x) > MAX_DECIMAL) {
+      do {
+        if (k === 9) return -1;
+        p = POW10[++k];
+        x = Math.round(v * p);
+      } while (x / p !== v || Math.abs(x) > MAX_DECIMAL);
+      checkedFrom = i;
     }
+    out[i - from] = x;
   }
-  // a value checked at a smaller k may exceed MAX_DECIMAL at the final one (or, beyond it,
-  // not round to its own x): every value again, as the encoder will write it
-  let prev = Math.round(f[from] * p), maxZ = 0;
-  for (let i = from; i < end; i++) {
+  for (let i = from; i < checkedFrom; i++) {
     const x = Math.round(f[i] * p);
     if (x / p !== f[i] || Math.abs(x) > MAX_DECIMAL) return -1;
-    const z = zigzag(x - prev); // the first is 0 here: it is written apart, as a varint
-    if (z > maxZ) maxZ = z;
+    out[i - from] = x;
+  }
+  let prev = 0, maxZ = 0;
+  for (let j = 0, n = end - from; j < n; j++) {
+    const x = out[j], z = zigzag(x - prev);
+    out[j] = z;
+    if (z > maxZ && j > 0) maxZ = z; // the first is written apart, as a varint
     prev = x;
   }
   decimalMaxZigzag = maxZ;
@@ -258,7 +276,8 @@ export function encodePackedSegment(c: PointColumns, from: number, n: number, bl
   for (let i = from + 1; i < end; i++) if (q[i] !== q0) { oneQuality = false; break; }
   const w = valueBytes(c.type), col = valueColumn(c);
   const oneValue = sameValues(col, from, n, w);
-  const k = !oneValue && c.type === 'float64' ? decimalDigits(c.f64!, from, end) : -1;
+  const vz = valueZigzagsOf(n);
+  const k = !oneValue && c.type === 'float64' ? decimalZigzags(c.f64!, from, end, vz) : -1;
   // bound: 8 bytes a varint (< 2^53), raw values, qualities, header and CRC
   const b = scratchOf(HEADER + 8 * n + Math.max(w, 8) * n + 4 * n + 4);
   b[0] = PACKED_SEGMENT; b[1] = typeCode(c.type);
@@ -266,19 +285,29 @@ export function encodePackedSegment(c: PointColumns, from: number, n: number, bl
   b[3] = e | ((k >= 0 ? k : 0) << 4);
   b.writeUInt32LE(n, 4);
   b.writeBigInt64LE(c.tsBase + BigInt(off[from]), 8);
-  // times: the zigzags first, then bit-packed when every one fits MAX_PACKED_WIDTH bits
-  // (blocked: steps above the smallest, which fit when the largest does)
+  // times: the steps (units of 10^e) first; in blocks they are written above the smallest,
+  // bit-packed when the spread fits MAX_PACKED_WIDTH bits, else (and in the one-width form)
+  // as zigzags of step i - step i-1 (step 0 = 0)
   const tz = zigzagsOf(n);
-  let prevStep = 0, maxT = 0, minStep = Infinity, maxStep = 0;
+  let minStep = Infinity, maxStep = 0;
   for (let i = from + 1; i < end; i++) {
-    const step = (off[i] - off[i - 1]) / unit, z = zigzag(step - prevStep);
-    tz[i - from - 1] = z;
-    if (z > maxT && i > from + 1) maxT = z; // the first is written apart, as a varint
+    const step = (off[i] - off[i - 1]) / unit;
+    tz[i - from - 1] = step;
     if (step < minStep) minStep = step;
     if (step > maxStep) maxStep = step;
-    prevStep = step;
   }
-  const timesPacked = n <= MAX_PACKED_POINTS && (blocked ? n < 2 || maxStep - minStep < PACKED_LIMIT : maxT < PACKED_LIMIT);
+  let timesPacked = n <= MAX_PACKED_POINTS && (n < 2 || maxStep - minStep < PACKED_LIMIT);
+  if (!blocked || !timesPacked) {
+    let prevStep = 0, maxT = 0;
+    for (let j = 0; j < n - 1; j++) {
+      const step = tz[j], z = zigzag(step - prevStep);
+      tz[j] = z;
+      if (z > maxT && j > 0) maxT = z; // the first is written apart, as a varint
+      prevStep = step;
+    }
+    if (!blocked) timesPacked = n <= MAX_PACKED_POINTS && maxT < PACKED_LIMIT;
+    if (!blocked && timesPacked) b[16] = bitWidth(maxT);
+  }
   const valuesPacked = k >= 0 && decimalMaxZigzag < PACKED_LIMIT;
   if (timesPacked) b[2] |= TIMES_PACKED;
   if (valuesPacked) b[2] |= VALUES_PACKED;
@@ -286,13 +315,13 @@ export function encodePackedSegment(c: PointColumns, from: number, n: number, bl
   if (inBlocks) b[2] |= BLOCKED;
   let at = HEADER;
   if ((timesPacked || valuesPacked) && !inBlocks) {
-    b[16] = timesPacked ? bitWidth(maxT) : 0;
+    if (!timesPacked) b[16] = 0;
     b[17] = valuesPacked ? bitWidth(decimalMaxZigzag) : 0;
     at = HEADER + 2;
   }
   if (inBlocks && timesPacked) {
     if (n > 1) {
-      for (let i = from + 1; i < end; i++) tz[i - from - 1] = (off[i] - off[i - 1]) / unit - minStep;
+      for (let j = 0; j < n - 1; j++) tz[j] -= minStep;
       at = putBlocks(b, putVarint(b, at, minStep), tz, 0, n - 1);
     }
   } else {
@@ -301,13 +330,6 @@ export function encodePackedSegment(c: PointColumns, from: number, n: number, bl
   if (oneValue) {
     b.set(bytesOf(col, from, 1, w), at); at += w;
   } else if (k >= 0) {
-    const f = c.f64!, pk = POW10[k], vz = zigzagsOf(n);
-    let prev = 0;
-    for (let i = from; i < end; i++) {
-      const x = Math.round(f[i] * pk);
-      vz[i - from] = zigzag(x - prev);
-      prev = x;
-    }
     if (inBlocks && valuesPacked) at = putBlocks(b, putVarint(b, at, vz[0]), vz, 1, n - 1);
     else at = putZigzags(b, at, vz, n, valuesPacked ? b[17] : -1);
   } else {

@@ -162,6 +162,26 @@ t.test('packed: a 1 s decimal tag stamped in ms takes ~2 bytes a point; other va
   assertSameSlice(cols, 0, n, decodeSegment(SERIES, Buffer.from(encodeSegment(cols, 0, n))));
 });
 
+t.test('packed: the decimal digits k are the fewest every value needs, checked again for values met before k grew', async (t) => {
+  const at = (values: number[]) => toColumns({ type: 'float64', firstTs: 1_700_000_000_000_000_000n, o0: 0, deltas: values.slice(1).map(() => 1_000_000_000), values, quality: values.map(() => 192) });
+  const kOf = (b: Buffer) => ((b[2] & 4) === 0 ? -1 : b[3] >> 4);
+  // k grows twice inside the run: the first values are written at the final k
+  const grows = at([1, 2, 0.5, 3, 0.25, 4, 0.125, 7]);
+  const g = Buffer.from(encodeSegment(grows, 0, grows.count));
+  t.equal(kOf(g), 3, 'k = 3 for 0.125');
+  assertSameSlice(grows, 0, grows.count, decodeSegment(SERIES, g));
+  t.same(decodeSegment(SERIES, Buffer.from(encodePackedSegment(grows, 0, grows.count, false))).f64, grows.f64!.subarray(0, grows.count), 'one width a section: same values');
+  // 2^50 is a decimal at k = 0, but not at the k = 1 a later 0.5 needs: the run is not decimal
+  const big = at([2 ** 50, 1, 0.5, 2]);
+  const b = Buffer.from(encodeSegment(big, 0, big.count));
+  t.equal(kOf(b), -1, 'a value past 2^50 at the final k makes the run raw');
+  assertSameSlice(big, 0, big.count, decodeSegment(SERIES, b));
+  // a slice decides on its own points only
+  const tail = Buffer.from(encodeSegment(big, 1, 3));
+  t.equal(kOf(tail), 1, 'the slice without 2^50 is decimal at k = 1');
+  assertSameSlice(big, 1, 3, decodeSegment(SERIES, tail));
+});
+
 t.test('golden bytes of a packed segment in blocks', async (t) => {
   const cols = toColumns({
     type: 'float64', firstTs: 1_000_000_000n, o0: 0,
