@@ -123,6 +123,8 @@ export type Reply =
 export interface SseSink {
   /** Returns false when the client is gone or the send buffer is full (backpressure; the event is queued). */
   send(event: string, data: string, id?: string): boolean;
+  /** Writes an event already framed (`id:`, `event:`, `data:` lines and the blank line) as UTF-8 bytes; the caller may reuse them after the call. */
+  sendFrame(frame: Uint8Array): boolean;
   comment(text: string): boolean;
   readonly closed: boolean;
   /** Bytes written that the client has not taken yet (queued while the socket is full). */
@@ -134,8 +136,8 @@ export interface SseSink {
 
 /** The server's side of an open WebSocket. Sends after close are ignored. */
 export interface WebSocketLink {
-  /** Sends one text message; false when the socket is closed or uWS dropped it. */
-  send(text: string): boolean;
+  /** Sends one text message (a string, or its UTF-8 bytes, reusable after the call); false when the socket is closed or uWS dropped it. */
+  send(text: string | Uint8Array): boolean;
   /** Bytes sent that the client has not taken yet. */
   bufferedBytes(): number;
   end(code: number, reason: string): void;

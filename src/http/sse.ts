@@ -8,6 +8,8 @@
 // (live updates) cuts a slow client off past its limit instead of buffering without bound.
 // With an onWritable handler registered uWS leaves draining its buffer to our writes, so a
 // writable event with nothing queued writes an empty comment line (`:`) to drain it.
+// Events come as text or as framed bytes (live updates' `points`, sendFrame): uWS copies
+// what it cannot send at once, so the caller's bytes are copied only when queued here.
 import type { Reply, SseSink } from './route.js';
 import type { LiveResponse } from './respond.js';
 import { startStream } from './respond.js';
@@ -24,22 +26,22 @@ export function openStream(res: LiveResponse, reply: Extract<Reply, { kind: 'sse
     streams.delete(sink);
     for (const cb of closeCallbacks) { try { cb(); } catch { /* a subscriber's cleanup must not break the others */ } }
   };
-  let queue: string[] = [];
+  let queue: Array<string | Uint8Array> = [];
   let queuedBytes = 0;
   /** Bytes of the last write uWS refused (it holds them); 0 once a write went through. */
   let heldBytes = 0;
   let waiting = false;
-  const push = (text: string): boolean => {
+  const push = (text: string | Uint8Array): boolean => {
     let ok = false;
     res.cork(() => { ok = res.write(text); });
-    heldBytes = ok ? 0 : text.length;
+    heldBytes = ok ? 0 : lengthOf(text);
     return ok;
   };
   const onWritable = (): boolean => {
     if (closed || res.aborted) return true;
     while (queue.length > 0) {
-      const text = queue.shift() as string;
-      queuedBytes -= text.length;
+      const text = queue.shift() as string | Uint8Array;
+      queuedBytes -= lengthOf(text);
       if (!push(text)) return true; // still full: the next writable event continues
     }
     if (heldBytes > 0 && !push(':\n')) return true;
@@ -47,9 +49,9 @@ export function openStream(res: LiveResponse, reply: Extract<Reply, { kind: 'sse
     waiting = false;
     return true;
   };
-  const write = (text: string): boolean => {
+  const write = (text: string | Uint8Array): boolean => {
     if (closed || res.aborted) return false;
-    if (waiting) { queue.push(text); queuedBytes += text.length; return false; }
+    if (waiting) { queue.push(typeof text === 'string' ? text : text.slice()); queuedBytes += lengthOf(text); return false; }
     if (push(text)) return true;
     waiting = true;
     res.onWritable(onWritable);
@@ -57,6 +59,7 @@ export function openStream(res: LiveResponse, reply: Extract<Reply, { kind: 'sse
   };
   const sink: SseSink = {
     send: (event, data, id) => write(frame(event, data, id)),
+    sendFrame: (bytes) => write(bytes),
     comment: (text) => write(`: ${text}\n\n`),
     get closed() { return closed; },
     get backlogBytes() { return queuedBytes + heldBytes; },
@@ -84,6 +87,9 @@ export function openStream(res: LiveResponse, reply: Extract<Reply, { kind: 'sse
   write(': connected\n\n');
   reply.start(sink);
 }
+
+/** Bytes of a queued event (a string's UTF-16 length: the same for the ASCII of event frames). */
+const lengthOf = (text: string | Uint8Array): number => (typeof text === 'string' ? text.length : text.byteLength);
 
 function frame(event: string, data: string, id?: string): string {
   return `${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${data.replaceAll('\n', '\ndata: ')}\n\n`;

@@ -5,9 +5,10 @@
 // A GET without an upgrade on such a route is 426 upgrade-required.
 //
 // Sends are corked and ignored once the socket closed (uWS forbids touching a closed
-// WebSocket). maxBackpressure is set above what routes let a client leave unread (they
-// check bufferedBytes() and close a slow consumer themselves, after a final message),
-// so uWS never drops a message silently.
+// WebSocket); a message given as bytes is sent as a text frame (uWS copies what it
+// cannot send at once, so the caller may reuse them). maxBackpressure is set above what
+// routes let a client leave unread (they check bufferedBytes() and close a slow consumer
+// themselves, after a final message), so uWS never drops a message silently.
 import type uWS from 'uWebSockets.js';
 import type { Reply, WebSocketHandlers, WebSocketLink } from './route.js';
 import type { LiveResponse } from './respond.js';
@@ -30,7 +31,7 @@ class Link implements WebSocketLink {
   closed = false;
   constructor(private readonly ws: uWS.WebSocket<SocketData>) {}
 
-  send(text: string): boolean {
+  send(text: string | Uint8Array): boolean {
     if (this.closed) return false;
     let status = 0;
     this.ws.cork(() => { status = this.ws.send(text, false); });

@@ -15,13 +15,9 @@ import { randomBytes } from 'node:crypto';
 import type { ServiceContext } from '../../service-context.js';
 import { onModelCommit } from '../../model/tx-log.js';
 import type { CommitSource, LiveColumns, LiveGroup } from './commit-source.js';
-import { pointsText, type PointFilter } from './live-format.js';
+import { PointsArena } from './live-bytes.js';
 import type { LiveSubscription } from './live-subscription.js';
-import type { ValueType } from '../../storage/encoding/chunk-types.js';
 import type { BatchResult, PointBatch } from '../../storage/series-store.js';
-
-/** Formats a series' columns for one (value type, filter), shared by every subscription asking the same; key names the pair. */
-export type Format = (c: LiveColumns, type: ValueType | null, enumSet: string | null, filter: PointFilter, key: string) => { text: string; count: number };
 
 declare module '../../service-context.js' {
   interface ServiceParts {
@@ -56,6 +52,8 @@ export interface LiveHubStats {
 
 export class LiveHub {
   readonly boot = randomBytes(4).toString('hex');
+  /** The points bytes of the dispatch (or replay) under way: subscriptions take ranges of it. */
+  readonly arena = new PointsArena();
   private seq = 0;
   private readonly ring: RingEntry[] = [];
   private ringPoints = 0;
@@ -238,18 +236,12 @@ export class LiveHub {
     if (this.pending.length === 0) return;
     const groups = this.pending;
     this.pending = [];
-    const formatted = new Map<LiveColumns, Map<string, { text: string; count: number }>>();
-    const format: Format = (c, type, enumSet, filter, key) => {
-      let byKey = formatted.get(c);
-      if (!byKey) { byKey = new Map(); formatted.set(c, byKey); }
-      let out = byKey.get(key);
-      if (out === undefined) { out = pointsText(c, type, enumSet, filter); byKey.set(key, out); }
-      return out;
-    };
+    this.arena.reset();
     const touched = new Set<LiveSubscription>();
-    /** Subscriptions with the same share key send the body their first one builds. */
+    /** Subscriptions with the same share key send the payload their first one builds. */
     const leaders = new Map<string, LiveSubscription>();
-    const followers = new Map<LiveSubscription, LiveSubscription>();
+    const followers = new Map<LiveSubscription, LiveSubscription[]>();
+    const following = new Set<LiveSubscription>();
     for (const g of groups) {
       for (const [series, cols] of g.bySeries) {
         const subs = this.bySeries.get(series);
@@ -258,19 +250,28 @@ export class LiveHub {
           if (!touched.has(sub)) {
             touched.add(sub);
             const key = sub.shareKey();
-            if (key !== null) {
-              const leader = leaders.get(key);
-              if (leader) followers.set(sub, leader); else leaders.set(key, sub);
+            const leader = key === null ? undefined : leaders.get(key);
+            if (leader === undefined) {
+              if (key !== null) leaders.set(key, sub);
+            } else {
+              const list = followers.get(leader);
+              if (list) list.push(sub); else followers.set(leader, [sub]);
+              following.add(sub);
+              continue;
             }
           }
-          if (!followers.has(sub)) sub.take(series, cols, format);
+          if (!following.has(sub)) sub.take(series, cols);
         }
       }
     }
     const id = `${this.boot}-${groups[groups.length - 1].seq}`;
-    const bodies = new Map<LiveSubscription, string | null>();
-    for (const sub of touched) if (!followers.has(sub)) bodies.set(sub, sub.flush(id));
-    for (const [sub, leader] of followers) sub.send(id, bodies.get(leader) ?? null);
+    // Each payload is valid until the next one: its followers get it right after their leader.
+    for (const sub of touched) {
+      if (following.has(sub)) continue;
+      const payload = sub.flush(id);
+      const list = followers.get(sub);
+      if (list !== undefined && payload !== null) for (const f of list) f.send(id, payload);
+    }
   }
 
   private remember(e: RingEntry): void {

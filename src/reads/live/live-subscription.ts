@@ -17,7 +17,8 @@ import { resolveRead, type Can, type ResolveRequest } from '../read-resolution.j
 import { unitPlans, type ReadUnitsRequest } from '../read-units.js';
 import type { LiveColumns } from './commit-source.js';
 import { pointsText, type PointFilter } from './live-format.js';
-import { RESUME_WINDOW_MS, type Format, type LiveHub } from './live-hub.js';
+import { payloads, type PointsPayload, type PointsRange } from './live-bytes.js';
+import { RESUME_WINDOW_MS, type LiveHub } from './live-hub.js';
 
 /** Attributes one subscription may follow (a larger scope is refused with 400 naming this limit). */
 export const MAX_LIVE_ATTRIBUTES = 10_000;
@@ -43,6 +44,8 @@ export type LiveEvent = 'snapshot' | 'points' | 'resolved' | 'resumed' | 'reset'
 export interface LiveOutput {
   /** Writes one event; `id` is null for events that are no resume position. `payload` is a JSON object's text. */
   event(type: LiveEvent, id: string | null, payload: string): void;
+  /** Writes one `points` event from its payload's bytes, framed in the room around them (see PointsPayload). */
+  points(id: string, payload: PointsPayload): void;
   /** Bytes written to this client that it has not taken yet. */
   backlogBytes(): number;
   /** Writes the final `closing` event and closes (the whole connection when the backlog is the cause). */
@@ -68,11 +71,13 @@ interface Target {
   formatKey: string;
   /** `{"attribute_id":…,"path":…,"unit_id":…,"series":…,` ready to prefix a member. */
   head: string;
+  /** The head and `"points":` as UTF-8, ahead of each points array. */
+  pointsHead: Uint8Array;
   /** The initial value sent: a committed point equal to it is not sent again. */
   dedupe: { ts: bigint; text: string } | null;
 }
 
-const NOT_BEGUN: LiveOutput = { event: () => undefined, backlogBytes: () => 0, end: () => undefined, closed: true };
+const NOT_BEGUN: LiveOutput = { event: () => undefined, points: () => undefined, backlogBytes: () => 0, end: () => undefined, closed: true };
 
 /** Rejects what a live subscription cannot honour (it follows the current model and the newest data). */
 export function checkLiveResolve(req: ResolveRequest, field = 'resolve'): void {
@@ -87,7 +92,9 @@ export class LiveSubscription {
   private installedKey = '';
   /** Whether a target may still hold a dedupe point (false once shareKey() found none). */
   private dedupeMaybe = true;
-  private pending: string[] = [];
+  /** What take() gathered for the next `points` event: each entry's head, and its points' range in the hub's arena. */
+  private pendingHeads: Uint8Array[] = [];
+  private pendingRanges: number[] = [];
   private attached = false;
   private closed = false;
   private refreshing = false;
@@ -154,7 +161,8 @@ export class LiveSubscription {
       out.event('resumed', null, `{"after":${JSON.stringify(resumeAfter)},"model_tx":${modelTx},"attributes":[${list}]}`);
       const wanted = new Set(this.bySeries.keys());
       for (const g of this.hub.replay(after, wanted)) {
-        for (const c of g.columns) this.take(c.series, [c], (col, type, enumSet, filter) => pointsText(col, type, enumSet, filter));
+        this.hub.arena.reset();
+        for (const c of g.columns) this.take(c.series, [c]);
         this.flush(`${this.hub.boot}-${g.seq}`);
       }
       this.checkBacklog();
@@ -181,13 +189,17 @@ export class LiveSubscription {
     return this.installedKey;
   }
 
-  /** Called by the hub for each group: the columns of one series this subscription follows. */
-  take(series: string, cols: LiveColumns[], format: Format): void {
+  /**
+   * Called by the hub for each group: the columns of one series this subscription follows,
+   * written into the hub's arena (once per formatting, shared with other subscriptions).
+   */
+  take(series: string, cols: LiveColumns[]): void {
     const targets = this.bySeries.get(series);
     if (!targets) return;
+    const arena = this.hub.arena;
     for (const t of targets) {
       for (const c of cols) {
-        let r: { text: string; count: number };
+        let r: PointsRange;
         const d = t.dedupe;
         if (d !== null) {
           // The initial value sent may come again in the first group after it: leave it out once.
@@ -197,29 +209,38 @@ export class LiveSubscription {
             if (c.times[i] > d.ts) later = true;
           }
           if (skip >= 0 && pointsText(slice(c, skip), t.valueType, t.enumSetId, t.filter).text === `[${d.text}]`) {
-            r = pointsText(c, t.valueType, t.enumSetId, t.filter, skip);
-          } else r = format(c, t.valueType, t.enumSetId, t.filter, t.formatKey);
+            r = arena.own(c, t.valueType, t.enumSetId, t.filter, skip);
+          } else r = arena.shared(c, t.valueType, t.enumSetId, t.filter, t.formatKey);
           if (later) t.dedupe = null;
-        } else r = format(c, t.valueType, t.enumSetId, t.filter, t.formatKey);
-        if (r.count > 0) this.pending.push(`${t.head}"points":${r.text}}`);
+        } else r = arena.shared(c, t.valueType, t.enumSetId, t.filter, t.formatKey);
+        if (r.count > 0) { this.pendingHeads.push(t.pointsHead); this.pendingRanges.push(r.start, r.end); }
       }
     }
   }
 
-  /** Sends what take() gathered as one `points` event with id `id`; returns the body (null when nothing was gathered). */
-  flush(id: string): string | null {
-    if (this.pending.length === 0) return null;
-    const body = `{"attributes":[${this.pending.join(',')}]}`;
-    this.pending = [];
-    this.send(id, body);
-    return body;
+  /**
+   * Sends what take() gathered as one `points` event with id `id`; returns its payload
+   * (valid until the next one is composed), or null when nothing was gathered.
+   */
+  flush(id: string): PointsPayload | null {
+    const heads = this.pendingHeads;
+    if (heads.length === 0) return null;
+    const ranges = this.pendingRanges;
+    const from = this.hub.arena.sink.buf;
+    payloads.begin();
+    for (let k = 0; k < heads.length; k++) payloads.entry(heads[k], from, ranges[2 * k], ranges[2 * k + 1]);
+    const payload = payloads.end();
+    this.pendingHeads = [];
+    this.pendingRanges = [];
+    this.send(id, payload);
+    return payload;
   }
 
-  /** Sends a `points` body (built by this subscription or by one with the same share key). */
-  send(id: string, body: string | null): void {
-    if (body === null || this.closed) return;
+  /** Sends a `points` payload (composed by this subscription or by one with the same share key). */
+  send(id: string, payload: PointsPayload | null): void {
+    if (payload === null || this.closed) return;
     if (this.out.closed) { this.close(null, ''); return; }
-    this.out.event('points', id, body);
+    this.out.points(id, payload);
     this.checkBacklog();
   }
 
@@ -362,11 +383,11 @@ export class LiveSubscription {
       }
       const valueType = seg?.valueType ?? null;
       const unitId = plan?.to ?? a.unitId;
+      const head = `{"attribute_id":"${a.attributeId}","path":${JSON.stringify(a.path)},"unit_id":${unitId === null ? 'null' : `"${unitId}"`},"series":${series === null ? 'null' : `"${series}"`},`;
       return {
         attributeId: a.attributeId, path: a.path, series, valueType, enumSetId: a.enumSetId,
         filter: { minQuality: floor, convert }, formatKey: `${valueType}/${a.enumSetId}/${floor}/${convKey}`,
-        head: `{"attribute_id":"${a.attributeId}","path":${JSON.stringify(a.path)},"unit_id":${unitId === null ? 'null' : `"${unitId}"`},"series":${series === null ? 'null' : `"${series}"`},`,
-        dedupe: null,
+        head, pointsHead: Buffer.from(`${head}"points":`, 'utf8'), dedupe: null,
       };
     });
     return { targets, modelTx: r.modelTx };

@@ -7,12 +7,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { defineRoute, type AnyRoute, type HandlerContext, type SseSink, type WebSocketHandlers, type WebSocketLink } from '../../route.js';
-import { ServiceError } from '../../../errors.js';
+import { ServiceError, bug } from '../../../errors.js';
 import { parseJson } from '../../../json/json.js';
 import { assertSameOrigin } from '../../../auth/csrf.js';
 import type { ResolveRequest } from '../../../reads/read-resolution.js';
 import { LiveSubscription, checkLiveResolve, type LiveAccess, type LiveEvent, type LiveOptions, type LiveOutput } from '../../../reads/live/live-subscription.js';
 import type { LiveHub } from '../../../reads/live/live-hub.js';
+import { PAYLOAD_HEADROOM, putAsciiAt, type PointsPayload } from '../../../reads/live/live-bytes.js';
 import { ExcludeQuality, ReadResolve, ReadUnits } from './schemas.js';
 
 const closed = { additionalProperties: false } as const;
@@ -91,6 +92,15 @@ function accessOf(ctx: HandlerContext): LiveAccess {
 function sseOutput(sink: SseSink): LiveOutput {
   return {
     event: (type: LiveEvent, id: string | null, payload: string) => { sink.send(type, payload, id ?? undefined); },
+    // `id: …\nevent: points\ndata: ` before the payload, the blank line after it (JSON text has no raw line break)
+    points: (id: string, p: PointsPayload) => {
+      const head = `id: ${id}\nevent: points\ndata: `;
+      const from = p.start - head.length;
+      putAsciiAt(p.buf, from, head);
+      p.buf[p.end] = 10;
+      p.buf[p.end + 1] = 10;
+      sink.sendFrame(p.buf.subarray(from, p.end + 2));
+    },
     backlogBytes: () => sink.backlogBytes,
     end: (payload: string) => { sink.close({ event: 'closing', data: payload }); },
     get closed() { return sink.closed; },
@@ -100,9 +110,22 @@ function sseOutput(sink: SseSink): LiveOutput {
 /** One subscription's view of a WebSocket: each message `{"type", "id", "event_id"?, …payload}`. */
 function wsOutput(link: WebSocketLink, id: string, endAll: (payload: string, except: string) => void, dropOne: () => void): LiveOutput {
   const idText = JSON.stringify(id);
+  /** `{"type":"points","id":…,"event_id":"` as UTF-8 (the id is the client's). */
+  const pointsHead = Buffer.from(`{"type":"points","id":${idText},"event_id":"`, 'utf8');
   return {
     event: (type: LiveEvent, eventId: string | null, payload: string) => {
       link.send(`{"type":"${type}","id":${idText}${eventId === null ? '' : `,"event_id":"${eventId}"`}${payload === '{}' ? '' : `,${payload.slice(1, -1)}`}}`);
+    },
+    // the members before the payload's own, over its opening brace (put back for the next transport)
+    points: (eventId: string, p: PointsPayload) => {
+      const from = p.start + 1 - (pointsHead.byteLength + eventId.length + 2);
+      if (p.start - from > PAYLOAD_HEADROOM) throw bug('points prefix', `${p.start - from} bytes, past the payload's headroom (a subscription id is at most 128 characters)`);
+      p.buf.set(pointsHead, from);
+      const at = putAsciiAt(p.buf, from + pointsHead.byteLength, eventId);
+      p.buf[at] = 34; // "
+      p.buf[at + 1] = 44; // , over the payload's {
+      link.send(p.buf.subarray(from, p.end));
+      p.buf[p.start] = 123;
     },
     backlogBytes: () => link.bufferedBytes(),
     end: (payload: string, wholeConnection: boolean) => {
