@@ -10,7 +10,8 @@
 // is what costs: the defaults forward half of them (every series at ~250 points/s); a plant
 // where dashboards watch a tenth is `--series 10000 --batch 500 --points 5000000`.
 // The subscribers run in a child process of their own (their receiving must not stall the
-// collectors' event loop); both stamp wall-clock ms.
+// collectors' event loop); both stamp wall-clock ms. They read each event's entries from
+// its bytes (bench/live-receivers.ts), as lean as a client can be: they share the cores.
 // Each round runs the same ingest twice, as fast as credit allows, with the subscribers
 // connected throughout: "without" writes a second set of `series` streams that nobody
 // watches, "with" the watched set (alternated, so drift of the shared machine hits both;
@@ -25,7 +26,7 @@
 // created and dropped) or runs on embedded PGlite.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { connect as tcpConnect, createServer, type Socket } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +34,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { SERVICE_NODE_FLAGS } from './service-flags.js';
 import { CollectorClient, type OutgoingColumns } from '../src/collector/collector-client.js';
-import { openWs, type WsClient } from '../test/helpers/live-clients.js';
+import { closeReceiver, sseReceiver, wsReceiver } from './live-receivers.js';
 import { mulberry32 } from './seeded-random.js';
 import { cpuSeconds, threadCpuSeconds } from './process-figures.js';
 
@@ -42,7 +43,7 @@ const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); 
 const SUBSCRIBERS = opt('subscribers', 1000), SERIES = opt('series', 2000), WATCHED = Math.min(opt('watched', 1000), opt('series', 2000));
 const POINTS = opt('points', 6_000_000), BATCH = opt('batch', 1000), SESSIONS = opt('sessions', 2), ROUNDS = opt('rounds', 2);
 const JSON_OUT = args.includes('--json');
-/** --profile DIR: the server writes a CPU profile of its main thread there (node --cpu-prof) when it exits. */
+/** --profile DIR: the server writes CPU profiles of its threads there (node --cpu-prof) when it exits, the subscribers' process in DIR/subscribers. */
 const PROFILE_DIR = (() => { const i = args.indexOf('--profile'); return i >= 0 ? args[i + 1] : null; })();
 const PER_ASSET = 10;
 /**
@@ -106,16 +107,11 @@ const ackAt = new Map<string, number>();
 const absMs = () => performance.timeOrigin + performance.now();
 /** When subscribers received each batch's points (the same key), per transport. */
 const receipts = { sse: new Map<string, number[]>(), ws: new Map<string, number[]>() };
-/** Matches each entry of a `points` payload: its series and its first point's time. */
-const ENTRY = /"series":"([0-9a-f-]{36})","points":\[\{"ts_ns":(\d+)/g;
-function receipt(text: string, kind: 'sse' | 'ws'): void {
-  const now = absMs();
-  for (const m of text.matchAll(ENTRY)) {
-    const key = `${m[1]}:${m[2]}`;
-    const list = receipts[kind].get(key);
-    if (list) list.push(now); else receipts[kind].set(key, [now]);
-  }
-}
+/** Notes one entry's receipt (its series and first time) by a subscriber of the transport. */
+const receipt = (kind: 'sse' | 'ws') => (key: string, receivedMs: number): void => {
+  const list = receipts[kind].get(key);
+  if (list) list.push(receivedMs); else receipts[kind].set(key, [receivedMs]);
+};
 /** receipt − ack for every receipt of an acknowledged batch (a receipt may come first: the feed is posted before the ack). */
 function latencies(kind: 'sse' | 'ws'): number[] {
   const out: number[] = [];
@@ -124,35 +120,6 @@ function latencies(kind: 'sse' | 'ws'): number[] {
     if (at !== undefined) for (const t of times) out.push(t - at);
   }
   return out;
-}
-
-/** An SSE subscriber over a raw socket (chunked body; events split on blank lines). */
-function openSseRaw(port: number, body: string): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const s = tcpConnect(port, '127.0.0.1');
-    s.setNoDelay(true);
-    let buf = '';
-    let started = false;
-    s.on('data', (c: Buffer) => {
-      buf += c.toString('utf8');
-      if (!started) {
-        const end = buf.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        if (!buf.startsWith('HTTP/1.1 200')) { reject(new Error(buf.slice(0, 300))); s.destroy(); return; }
-        started = true;
-        buf = buf.slice(end + 4);
-      }
-      if (!buf.includes('event: snapshot')) { /* fall through: scanning below */ }
-      const cut = buf.lastIndexOf('\n\n');
-      if (cut < 0) return;
-      const complete = buf.slice(0, cut);
-      buf = buf.slice(cut + 2);
-      if (complete.includes('event: snapshot')) resolve(s);
-      if (complete.includes('event: points')) receipt(complete, 'sse');
-    });
-    s.on('error', reject);
-    s.write(`POST /v1/read/subscribe HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-  });
 }
 
 /** Writes `data` to one set of streams: each session's first half (watched), or with `unwatched` its second half (nobody's). */
@@ -182,17 +149,12 @@ async function ingest(clients: CollectorClient[], data: OutgoingColumns[][], ser
 }
 
 /** Opens n subscriptions (even: SSE, odd: WebSocket), subscriber i on attribute i mod the list. */
-async function openSubscribers(base: string, httpPort: number, attributes: string[], n: number): Promise<Array<Socket | WsClient>> {
-  const subs: Array<Socket | WsClient> = [];
+async function openSubscribers(httpPort: number, attributes: string[], n: number): Promise<Array<{ socket: Socket; ws: boolean }>> {
+  const subs: Array<{ socket: Socket; ws: boolean }> = [];
   await pool(Array.from({ length: n }, (_, i) => i), 50, async (i) => {
     const body = `{"resolve":{"select":{"kind":"attribute_ids","content":["${attributes[i % attributes.length]}"]},"scope":{}}}`;
-    if (i % 2 === 0) { subs.push(await openSseRaw(httpPort, body)); return; }
-    let first: (() => void) | null = null;
-    const ready = new Promise<void>((r) => { first = r; });
-    const ws = await openWs(base, {}, (text) => { if (text.startsWith('{"type":"points"')) receipt(text, 'ws'); else if (text.startsWith('{"type":"snapshot"')) first?.(); });
-    ws.sendText(`{"type":"subscribe","id":"s",${body.slice(1, -1)}}`);
-    await ready;
-    subs.push(ws);
+    if (i % 2 === 0) subs.push({ socket: await sseReceiver(httpPort, body, receipt('sse')), ws: false });
+    else subs.push({ socket: await wsReceiver(httpPort, `{"type":"subscribe","id":"s",${body.slice(1, -1)}}`, receipt('ws')), ws: true });
   });
   return subs;
 }
@@ -202,7 +164,8 @@ async function openSubscribers(base: string, httpPort: number, attributes: strin
  * receiving does not stall the collectors' event loop, nor theirs the receipts.
  */
 function subscriberProcess(): { ask(m: Record<string, unknown>): Promise<unknown>; stop(): void } {
-  const proc = fork(new URL(import.meta.url).pathname, ['--role', 'subscribers'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const profile = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', join(PROFILE_DIR, 'subscribers')] : [];
+  const proc = fork(new URL(import.meta.url).pathname, ['--role', 'subscribers'], { execArgv: [...profile, '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let waiting: { resolve: (v: unknown) => void; reject: (e: Error) => void } | null = null;
   proc.on('message', (m) => { const w = waiting; waiting = null; w?.resolve(m); });
   proc.on('exit', (code) => { const w = waiting; waiting = null; w?.reject(new Error(`the subscriber process exited with code ${code}`)); });
@@ -216,16 +179,16 @@ function subscriberProcess(): { ask(m: Record<string, unknown>): Promise<unknown
 }
 
 async function subscriberRole(): Promise<void> {
-  let subs: Array<Socket | WsClient> = [];
+  let subs: Array<{ socket: Socket; ws: boolean }> = [];
   process.on('message', (m: { cmd: string; base?: string; httpPort?: number; attributes?: string[]; n?: number }) => {
     (async () => {
-      if (m.cmd === 'open') { subs = await openSubscribers(m.base as string, m.httpPort as number, m.attributes as string[], m.n as number); return { opened: subs.length }; }
+      if (m.cmd === 'open') { subs = await openSubscribers(m.httpPort as number, m.attributes as string[], m.n as number); return { opened: subs.length }; }
       if (m.cmd === 'clear') { receipts.sse.clear(); receipts.ws.clear(); return { ok: true }; }
       if (m.cmd === 'cpu') { const u = process.cpuUsage(); return { cpu_s: (u.user + u.system) / 1e6 }; }
       return { sse: [...receipts.sse], ws: [...receipts.ws] };
     })().then((r) => process.send?.(r), (e: unknown) => { console.error(e); process.exit(1); });
   });
-  process.on('SIGTERM', () => { for (const s of subs) { if ('socket' in s) s.close(); else s.destroy(); } process.exit(0); });
+  process.on('SIGTERM', () => { for (const s of subs) closeReceiver(s.socket, s.ws); process.exit(0); });
 }
 
 async function main(): Promise<void> {
