@@ -19,8 +19,8 @@ import type { ValueType } from './encoding/chunk-types.js';
  * commits of >= 512 points per series never rewrite a point.
  */
 const SMALL_SEGMENT = 512;
-/** A head that fills within this many commits of the current size is given its full size at once (ensureCapacity). */
-const FAST_FILL_COMMITS = 8;
+/** Columns grow by this factor (ensureCapacity). */
+const GROWTH = 1.25;
 /** Calibrating bytes per point from a segment needs enough points to see past the header. */
 export const CALIBRATE_MIN_POINTS = 64;
 
@@ -151,20 +151,19 @@ export class OpenHead {
 
   /**
    * Room for n points. fullAt: the point count at which the head seals (NaN: not known
-   * yet), k: the points being added. A head that reaches fullAt within a few commits of
-   * this size takes that room at once: a bulk load's heads grew 4,096 -> 6,144 -> 9,216 ->
-   * 13,824, and allocating, zeroing and copying those columns was ~8% of the ingest
-   * thread (profiled). A slow head still grows step by step, so 100,000 quiet series do
-   * not each hold a chunk's worth of columns.
+   * yet), k: the points being added. Columns grow by a quarter, and never past what the head
+   * holds before it seals (fullAt and the last batch: the seal thread takes a full head a
+   * commit later). Until 2026-11-28 a head within 8 commits of fullAt took that room at
+   * once (allocating and copying on the way had been ~8% of the ingest thread, profiled with
+   * 1.5x steps): a bulk load's heads of ~9,900 points then sat in ~14,400-point columns,
+   * ~70 MB of resident memory never written (issue 33); a quarter more a step keeps that to
+   * an eighth on average for ~4 more copies of a head in its first fill, ~0.4 MB per series.
+   * A slow head grows step by step, so 100,000 quiet series do not each hold a chunk's worth.
    */
   private ensureCapacity(n: number, fullAt = NaN, k = 0): void {
     if (n <= this.capacity) return;
-    // 1.5x, not 2x: a bulk load's heads of ~10,000 points sat in 16,384-point columns,
-    // ~330 KB a float64 series, and their capacity pushed the cache past its bound (evictions
-    // reload a head from its segments on its next write: lockstep collectors thrash an LRU)
-    let capacity = Math.max(n, Math.ceil(this.capacity * 1.5), 4096);
-    // room for the last batch beyond fullAt: the seal thread takes a full head a commit later
-    if (fullAt > n && fullAt - n <= FAST_FILL_COMMITS * k) capacity = Math.max(n, Math.ceil(fullAt) + k);
+    let capacity = Math.max(n, Math.ceil(this.capacity * GROWTH), 4096);
+    if (fullAt >= n && capacity > fullAt + k) capacity = Math.max(n, Math.ceil(fullAt) + k);
     this.resize(capacity);
   }
 
