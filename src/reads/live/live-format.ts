@@ -69,7 +69,9 @@ export function writePoints(sink: BodySink, cols: LiveColumns, type: ValueType |
   const base = times[0];
   const split = base >= 0n;
   const sec0 = split ? Number(base / 1_000_000_000n) : 0, ns0 = split ? Number(base % 1_000_000_000n) : 0;
-  let cachedSec = -1, secLength = 0;
+  // the seconds' digits of the time being written, kept while the second does not change;
+  // today's ten as two words and a half word (little-endian ASCII)
+  let cachedSec = -1, secLength = 0, s03 = 0, s47 = 0, s89 = 0;
   let b = sink.buf, dv = sink.view, p = sink.pos;
   let count = 0;
   for (let i = 0; i < n; i++) {
@@ -87,9 +89,20 @@ export function writePoints(sink: BodySink, cols: LiveColumns, type: ValueType |
       let ns = ns0 + d, s = sec0;
       if (ns >= 1e9 || ns < 0) { const c = Math.floor(ns / 1e9); s += c; ns -= c * 1e9; }
       if (s > 0) {
-        if (s !== cachedSec) { cachedSec = s; secLength = putUint53(secDigits, 0, s); }
-        for (let k = 0; k < secLength; k++) b[p + k] = secDigits[k];
-        p += secLength;
+        if (s !== cachedSec) {
+          cachedSec = s;
+          secLength = putUint53(secDigits, 0, s);
+          s03 = secDigits[0] | (secDigits[1] << 8) | (secDigits[2] << 16) | (secDigits[3] << 24);
+          s47 = secDigits[4] | (secDigits[5] << 8) | (secDigits[6] << 16) | (secDigits[7] << 24);
+          s89 = secDigits[8] | (secDigits[9] << 8);
+        }
+        if (secLength === 10) {
+          dv.setInt32(p, s03, true); dv.setInt32(p + 4, s47, true); dv.setUint16(p + 8, s89, true);
+          p += 10;
+        } else {
+          for (let k = 0; k < secLength; k++) b[p + k] = secDigits[k];
+          p += secLength;
+        }
         const ms = (ns / 1e6) | 0;
         if (ns === ms * 1e6) {
           // whole milliseconds (most collectors): three digits, then six zeros
