@@ -114,7 +114,7 @@ function writeAttribute(view: ReadView, sink: BodySink, t: ReadRawTask, a: PlanA
     let n = 0;
     if (meta !== undefined) {
       tally.beginSegment(view, seg.series, startNs, endNs, meta);
-      scanRange(view, keyOf(seg.series), startNs, endNs, (cols, i0, i1) => {
+      const visit: RunVisitor = (cols, i0, i1) => {
         tally.run(cols, i0, i1);
         if (budget.left < i1 - i0 && (fast || countKept(cols, i0, i1, keep) > budget.left)) throw tooLarge(t.maxPoints);
         const run = fast ? cols : keptCopy(cols, i0, i1, keep, conv);
@@ -124,7 +124,15 @@ function writeAttribute(view: ReadView, sink: BodySink, t: ReadRawTask, a: PlanA
         n += j1 - j0;
         budget.left -= j1 - j0;
         return true;
-      }, scratch(decodeScratch, meta.type));
+      };
+      const key = keyOf(seg.series);
+      if (fast) {
+        // every point is kept: chunks wholly inside past the budget refuse the read before any is decoded
+        const head = readOpenColumns(view, key);
+        const listing = listWholeRange(view, key, startNs, endNs, head, budget.left);
+        if (!listing.whole) throw tooLarge(t.maxPoints);
+        if (scanChunks(key, listing.chunks, startNs, endNs, visit, scratch(decodeScratch, meta.type), undefined, chunkWindow)) visitHead(head, startNs, endNs, visit);
+      } else scanRange(view, key, startNs, endNs, visit, scratch(decodeScratch, meta.type));
       tally.endSegment(endNs);
     }
     budget.total += n;
