@@ -61,6 +61,24 @@ export function emptyColumns(type: ValueType, base: bigint): PointColumns {
   return allocColumns(type, 0, base);
 }
 
+/**
+ * Series keys by id, per thread: a live window reads each input once a second, and parsing
+ * the UUID text (a regular expression and a hex decode) every time was ~5% of a worker's
+ * window (profile, 2026-11-28). Keys are never written to, only read (a lookup key, copied
+ * into segment keys). Cleared when it holds every series of a large plant several times over.
+ */
+const keys = new Map<string, Buffer>();
+const KEYS_KEPT = 200_000;
+function keyOf(seriesId: string): Buffer {
+  let k = keys.get(seriesId);
+  if (k === undefined) {
+    if (keys.size >= KEYS_KEPT) keys.clear();
+    k = seriesKey(seriesId);
+    keys.set(seriesId, k);
+  }
+  return k;
+}
+
 /** What a read learnt of its series besides the points: its finalised watermark (undefined: no such series). */
 export interface InputFacts { finalisedNs: bigint | null | undefined }
 
@@ -74,7 +92,7 @@ export function readInput(view: ReadView, seriesId: string, from: bigint, to: bi
   const meta = readMeta(view, seriesId);
   if (facts) facts.finalisedNs = meta ? meta.finalisedNs : undefined;
   if (!meta) return emptyColumns('float64', from);
-  const key = seriesKey(seriesId);
+  const key = keyOf(seriesId);
   // Only the head's newest segments are decoded, back to a point before `from` and the
   // look-back points (a live window's usual case); a tail that is not the whole head always
   // holds them. The whole head, when that is what it took, serves both walks below.
