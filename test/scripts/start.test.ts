@@ -57,3 +57,12 @@ t.test('--help prints from the sources without building', async (t) => {
   t.equal(r.stdout, 'help from the sources\n');
   t.notOk(existsSync(join(dir, 'builds')), 'no build ran');
 });
+
+t.test('the service runs with MALLOC_ARENA_MAX=2 unless the user set it', async (t) => {
+  const dir = project(t);
+  const arenas = (env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [join(dir, 'scripts/start.mjs'), 'node', '-e', 'process.stdout.write(String(process.env.MALLOC_ARENA_MAX))'], { cwd: dir, encoding: 'utf8', env }).stdout;
+  const without = { ...process.env };
+  delete without.MALLOC_ARENA_MAX;
+  t.equal(arenas(without), '2');
+  t.equal(arenas({ ...without, MALLOC_ARENA_MAX: '4' }), '4', "the user's setting is kept");
+});
