@@ -79,6 +79,26 @@ export interface TraceEntry {
   inputs: TraceInput[];
 }
 
+/**
+ * The trace of a window's last evaluated instants (at most TRACE_PER_WINDOW) as columns,
+ * for the trip back from a worker and the engine's trace ring (trace-ring.ts turns them
+ * into TraceEntry on a query): an object per instant and input, cloned and then kept for
+ * 256 instants of every target, was garbage and clone time on every live window. Instant j
+ * is the batch's point `first + j` (its time and quality); inputs are instant-major in the
+ * rule's inputRefs order.
+ */
+export interface WindowTrace {
+  first: number;
+  computedAtNs: bigint;
+  /** The result's value and reason code (0: none) per traced instant. */
+  values: Float64Array;
+  reasons: Float64Array;
+  /** The point in force of each input at each traced instant: time, value, quality (-1: no point). */
+  inputTs: BigInt64Array;
+  inputValues: Float64Array;
+  inputQuality: Float64Array;
+}
+
 export interface WindowOutcome {
   /** The points to write (null when none). */
   batch: PointBatch | null;
@@ -91,7 +111,8 @@ export interface WindowOutcome {
   doneThroughNs: bigint;
   /** The earliest instant that is provisional (null: none). */
   provisionalFromNs: bigint | null;
-  trace: TraceEntry[];
+  /** null when not asked for, or nothing was kept. */
+  trace: WindowTrace | null;
 }
 
 /**
@@ -182,6 +203,59 @@ function inForce(c: PointColumns, t: bigint): { ts: bigint; value: number; quali
   return { ts: c.tsBase + BigInt(c.tsOffset[i]), value, quality: c.quality[i] };
 }
 
+/** What a traced window's entries need besides its columns: the target's and the window's (fixed per target and window). */
+export interface TraceContext {
+  assetId: string;
+  outputSeries: string;
+  ruleVersion: number;
+  trigger: string;
+  /** The expression's result is a boolean (the trace shows true/false). */
+  boolResult: boolean;
+  /** The rule's inputRefs, each with the series it read on this target. */
+  inputs: ReadonlyArray<readonly [string, string | null]>;
+}
+
+export function traceContextOf(t: Target, trigger: string): TraceContext {
+  return {
+    assetId: t.assetId, outputSeries: t.outputSeries, ruleVersion: t.rule.version, trigger,
+    boolResult: t.rule.expression.resultType === 'bool', inputs: t.rule.inputRefs.map((ref) => [ref, t.seriesByRef.get(ref) ?? null] as const),
+  };
+}
+
+/** One traced instant as the trace route shows it, from its stored parts. */
+export function traceEntryOf(c: TraceContext, window: { start_ns: bigint; end_ns: bigint }, at: bigint, computedAtNs: bigint,
+  value: number, quality: number, reason: number, provisional: boolean, input: (r: number) => { ts: bigint; value: number; quality: number } | null): TraceEntry {
+  const defined = !(quality === 0 && reason !== 0);
+  return {
+    asset_id: c.assetId, output_series: c.outputSeries, window, eval_instant_ns: at, rule_version: c.ruleVersion,
+    trigger: c.trigger, outcome: defined ? 'written' : 'bad',
+    value: defined ? (c.boolResult ? value !== 0 : value) : null,
+    quality, reason: reason === 0 ? null : EVALUATION_REASONS[reason] ?? 'unknown',
+    provisional, computed_at_ns: computedAtNs,
+    inputs: c.inputs.map(([reference, series], r): TraceInput => {
+      const p = input(r);
+      return { reference, series, ts_ns: p?.ts ?? null, value: p?.value ?? null, quality: p?.quality ?? null };
+    }),
+  };
+}
+
+/**
+ * A window's trace as entries (tests, and a check that the columns say what the entries
+ * said): instant j is provisional from the outcome's provisionalFromNs on.
+ */
+export function traceEntries(o: WindowOutcome, c: TraceContext, from: bigint, to: bigint): TraceEntry[] {
+  const tr = o.trace, b = o.batch;
+  if (tr === null || b === null) return [];
+  const k = c.inputs.length, out: TraceEntry[] = [];
+  for (let j = 0; j < tr.values.length; j++) {
+    const at = b.times[tr.first + j];
+    out.push(traceEntryOf(c, { start_ns: from, end_ns: to }, at, tr.computedAtNs, tr.values[j], b.quality[tr.first + j], tr.reasons[j],
+      o.provisionalFromNs !== null && at >= o.provisionalFromNs,
+      (r) => (tr.inputQuality[j * k + r] < 0 ? null : { ts: tr.inputTs[j * k + r], value: tr.inputValues[j * k + r], quality: tr.inputQuality[j * k + r] })));
+  }
+  return out;
+}
+
 /** Evaluates a target over [from, to); `to - from` must stay under 2^53 ns. */
 export function evaluateWindow(view: ReadView, t: Target, from: bigint, to: bigint,
   opts: { trace: boolean; triggerName: string; ignoreBlock?: boolean; scratch?: EvaluationScratch }): WindowOutcome {
@@ -239,24 +313,23 @@ export function evaluateWindow(view: ReadView, t: Target, from: bigint, to: bigi
   const times = new BigInt64Array(n);
   fillTimes(times, from, offsets, n);
   const provisionalFromNs = final === null ? (n > 0 ? times[0] : null) : (n > 0 && times[n - 1] > final ? (final + 1n > times[0] ? final + 1n : times[0]) : null);
-  const trace: TraceEntry[] = [];
+  let trace: WindowTrace | null = null;
   if (opts.trace && n > 0) {
-    const computed = nowNs();
-    for (let k = Math.max(0, n - TRACE_PER_WINDOW); k < n; k++) {
-      const i = keep ? keep[k] : k;
-      const at = times[k];
-      const inputs: TraceInput[] = rule.inputRefs.map((ref) => {
-        const p = inForce(byRef.get(ref) as PointColumns, at);
-        return { reference: ref, series: t.seriesByRef.get(ref) ?? null, ts_ns: p?.ts ?? null, value: p?.value ?? null, quality: p?.quality ?? null };
-      });
-      const defined = !(result.quality[i] === 0 && result.reason[i] !== 0);
-      trace.push({
-        asset_id: t.assetId, output_series: t.outputSeries, window: { start_ns: from, end_ns: to }, eval_instant_ns: at, rule_version: rule.version,
-        trigger: opts.triggerName, outcome: defined ? 'written' : 'bad',
-        value: defined ? (rule.expression.resultType === 'bool' ? result.values[i] !== 0 : result.values[i]) : null,
-        quality: result.quality[i], reason: result.reason[i] === 0 ? null : EVALUATION_REASONS[result.reason[i]] ?? 'unknown',
-        provisional: final === null || at > final, computed_at_ns: computed, inputs,
-      });
+    const first = Math.max(0, n - TRACE_PER_WINDOW), m = n - first, refs = rule.inputRefs, k = refs.length;
+    trace = {
+      first, computedAtNs: nowNs(), values: new Float64Array(m), reasons: new Float64Array(m),
+      inputTs: new BigInt64Array(m * k), inputValues: new Float64Array(m * k), inputQuality: new Float64Array(m * k).fill(-1),
+    };
+    const inputs = refs.map((ref) => byRef.get(ref) as PointColumns);
+    for (let j = 0; j < m; j++) {
+      const i = keep ? keep[first + j] : first + j;
+      trace.values[j] = result.values[i];
+      trace.reasons[j] = result.reason[i];
+      for (let r = 0; r < k; r++) {
+        const p = inForce(inputs[r], times[first + j]);
+        if (p === null) continue;
+        trace.inputTs[j * k + r] = p.ts; trace.inputValues[j * k + r] = p.value; trace.inputQuality[j * k + r] = p.quality;
+      }
     }
   }
   return {

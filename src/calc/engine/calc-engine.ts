@@ -23,7 +23,7 @@ import { INT64_MIN } from '../../storage/series-store.js';
 import { onModelCommit, type ModelEvent } from '../../model/tx-log.js';
 import { nowNs } from '../../clock.js';
 import { ENGINE_PRINCIPAL, type RulePlan } from './rule-plan.js';
-import { evaluateWindowsInPool, finalisedThrough, type Target, type WindowOutcome } from './pool-windows.js';
+import { evaluateWindowsInPool, finalisedThrough, traceContextOf, type Target, type TraceContext, type WindowOutcome } from './pool-windows.js';
 import { allProgress, recordWindows, recordFailure, type WindowDone } from './progress-store.js';
 import { TraceStore } from './trace-ring.js';
 import { LatencyRecorder } from './latency.js';
@@ -338,7 +338,7 @@ export class CalcEngine {
       w.s.through = through;
       w.s.provisionalFromNs = o.provisionalFromNs;
       this.evaluations += o.evaluated;
-      for (const e of o.trace) this.traces.add(t.rule.ruleId, e);
+      this.traces.addWindow(t.rule.ruleId, traceContextFor(t), o, w.from, w.to);
     }
     // Progress and lineage follow in their own ordered chain, so the next batch's evaluation
     // and write overlap this one's model statements (the outputs are already durable; progress
@@ -388,6 +388,14 @@ export class CalcEngine {
     await this.chain.catch(() => undefined);
     await this.recording;
   }
+}
+
+/** Each target's trace context, made once (plans are swapped, not changed; the trigger name is the trigger's kind, as runBatch asks). */
+const traceContexts = new WeakMap<Target, TraceContext>();
+function traceContextFor(t: Target): TraceContext {
+  let c = traceContexts.get(t);
+  if (!c) { c = traceContextOf(t, t.rule.trigger.kind); traceContexts.set(t, c); }
+  return c;
 }
 
 /** The first grid instant k·interval + align after `after`. */

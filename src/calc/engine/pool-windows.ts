@@ -8,8 +8,8 @@ import type { CalcWindowRequest, CalcWindowResult } from '../../workers/tasks/ca
 import type { RulePlanData, Target, WindowOutcome } from '../../calc-kernel/window-eval.js';
 import type { WindowDiff } from '../../calc-kernel/window-diff.js';
 export {
-  evaluateWindow, finalisedThrough, compiledRuleOf,
-  type CompiledRule, type RulePlanData, type Target, type WindowOutcome, type WindowTrigger,
+  evaluateWindow, finalisedThrough, compiledRuleOf, traceContextOf,
+  type CompiledRule, type TraceContext, type RulePlanData, type Target, type WindowOutcome, type WindowTrigger,
 } from '../../calc-kernel/window-eval.js';
 
 /** One window to evaluate: the engine's (trace as asked) or a backfill's diff. */

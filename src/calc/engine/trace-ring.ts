@@ -2,28 +2,122 @@
 // a ring of the last TRACE_PER_TARGET evaluated instants with their inputs, outcome,
 // value, quality and reason. In memory only: it explains what the engine did lately,
 // while lineage (durable) says which version produced which window. A restart empties it.
+//
+// The ring keeps columns (typed arrays, grown by doubling up to the ring's size), and makes
+// the route's entries only when asked: an object per instant and input, kept for 256 instants
+// of each of 10,000 targets, was the HTTP thread's most promoted garbage at 10,000 inputs a
+// second (2026-11-28). An instant costs ~80 bytes with one input (~250 as objects).
 
-/** Evaluated instants kept per (rule, asset): ~250 B each, 10,000 targets ≈ 640 MB worst case, so kept small. */
+/** Evaluated instants kept per (rule, asset). */
 export const TRACE_PER_TARGET = 256;
+const FIRST_CAPACITY = 8;
 
-import type { TraceEntry } from '../../calc-kernel/window-eval.js';
+import { traceEntryOf, type TraceContext, type TraceEntry, type WindowOutcome } from '../../calc-kernel/window-eval.js';
 
-export type { TraceEntry, TraceInput } from '../../calc-kernel/window-eval.js';
+export type { TraceEntry, TraceInput, TraceContext } from '../../calc-kernel/window-eval.js';
 
 class Ring {
-  private readonly items: Array<TraceEntry | undefined> = new Array(TRACE_PER_TARGET);
+  private capacity = 0;
+  /** Inputs per instant the input columns have room for. */
+  private stride = 0;
   private next = 0;
   private size = 0;
-  push(e: TraceEntry): void {
-    this.items[this.next] = e;
-    this.next = (this.next + 1) % TRACE_PER_TARGET;
-    if (this.size < TRACE_PER_TARGET) this.size++;
+  private instant = new BigInt64Array(0);
+  private computedAt = new BigInt64Array(0);
+  private windowStart = new BigInt64Array(0);
+  private windowEnd = new BigInt64Array(0);
+  private value = new Float64Array(0);
+  private quality = new Uint32Array(0);
+  private reason = new Uint8Array(0);
+  private provisional = new Uint8Array(0);
+  private context: TraceContext[] = [];
+  private inputTs = new BigInt64Array(0);
+  private inputValue = new Float64Array(0);
+  /** -1: no point in force. */
+  private inputQuality = new Float64Array(0);
+
+  /** Room for one more instant with `inputs` inputs: the columns grown (in ring order, oldest first) when full or too narrow. */
+  private room(inputs: number): void {
+    if (this.size < this.capacity && inputs <= this.stride) return;
+    const capacity = this.size < this.capacity ? this.capacity : Math.min(TRACE_PER_TARGET, Math.max(FIRST_CAPACITY, this.capacity * 2));
+    if (capacity === this.capacity && inputs <= this.stride) return; // full at the ring's size: the oldest is overwritten
+    const stride = Math.max(this.stride, inputs);
+    const order = this.order();
+    const pick = <A extends BigInt64Array | Float64Array | Uint32Array | Uint8Array>(a: A, make: (n: number) => A): A => {
+      const out = make(capacity);
+      order.forEach((from, to) => { out[to] = a[from]; });
+      return out;
+    };
+    const pickInputs = <A extends BigInt64Array | Float64Array>(a: A, make: (n: number) => A, fill?: number): A => {
+      const out = make(capacity * stride);
+      if (fill !== undefined) (out as Float64Array).fill(fill);
+      order.forEach((from, to) => { for (let r = 0; r < this.stride; r++) out[to * stride + r] = a[from * this.stride + r]; });
+      return out;
+    };
+    this.instant = pick(this.instant, (n) => new BigInt64Array(n));
+    this.computedAt = pick(this.computedAt, (n) => new BigInt64Array(n));
+    this.windowStart = pick(this.windowStart, (n) => new BigInt64Array(n));
+    this.windowEnd = pick(this.windowEnd, (n) => new BigInt64Array(n));
+    this.value = pick(this.value, (n) => new Float64Array(n));
+    this.quality = pick(this.quality, (n) => new Uint32Array(n));
+    this.reason = pick(this.reason, (n) => new Uint8Array(n));
+    this.provisional = pick(this.provisional, (n) => new Uint8Array(n));
+    this.context = order.map((i) => this.context[i]);
+    this.inputTs = pickInputs(this.inputTs, (n) => new BigInt64Array(n));
+    this.inputValue = pickInputs(this.inputValue, (n) => new Float64Array(n));
+    this.inputQuality = pickInputs(this.inputQuality, (n) => new Float64Array(n), -1);
+    this.capacity = capacity;
+    this.stride = stride;
+    this.next = this.size % capacity;
   }
-  /** Oldest first. */
-  list(): TraceEntry[] {
+
+  /** Slots oldest first. */
+  private order(): number[] {
+    const out: number[] = [];
+    const start = (this.next - this.size + this.capacity * 2) % Math.max(1, this.capacity);
+    for (let i = 0; i < this.size; i++) out.push((start + i) % this.capacity);
+    return out;
+  }
+
+  /** The traced instants of one window's outcome, oldest first (at most 64: fewer than the ring holds). */
+  pushWindow(c: TraceContext, o: WindowOutcome, from: bigint, to: bigint): void {
+    const tr = o.trace, b = o.batch;
+    if (tr === null || b === null) return;
+    const k = c.inputs.length;
+    for (let j = 0; j < tr.values.length; j++) {
+      this.room(k);
+      const s = this.next;
+      const at = b.times[tr.first + j];
+      this.instant[s] = at;
+      this.computedAt[s] = tr.computedAtNs;
+      this.windowStart[s] = from;
+      this.windowEnd[s] = to;
+      this.value[s] = tr.values[j];
+      this.quality[s] = b.quality[tr.first + j];
+      this.reason[s] = tr.reasons[j];
+      this.provisional[s] = o.provisionalFromNs !== null && at >= o.provisionalFromNs ? 1 : 0;
+      this.context[s] = c;
+      for (let r = 0; r < this.stride; r++) {
+        const d = s * this.stride + r;
+        if (r < k) { this.inputTs[d] = tr.inputTs[j * k + r]; this.inputValue[d] = tr.inputValues[j * k + r]; this.inputQuality[d] = tr.inputQuality[j * k + r]; }
+        else this.inputQuality[d] = -1;
+      }
+      this.next = (s + 1) % this.capacity;
+      if (this.size < this.capacity) this.size++;
+    }
+  }
+
+  /** The entries whose instant falls in [startNs, endNs), oldest first. */
+  list(startNs: bigint, endNs: bigint): TraceEntry[] {
     const out: TraceEntry[] = [];
-    const start = (this.next - this.size + TRACE_PER_TARGET) % TRACE_PER_TARGET;
-    for (let i = 0; i < this.size; i++) out.push(this.items[(start + i) % TRACE_PER_TARGET] as TraceEntry);
+    for (const s of this.order()) {
+      const at = this.instant[s];
+      if (at < startNs || at >= endNs) continue;
+      const base = s * this.stride;
+      out.push(traceEntryOf(this.context[s], { start_ns: this.windowStart[s], end_ns: this.windowEnd[s] }, at, this.computedAt[s],
+        this.value[s], this.quality[s], this.reason[s], this.provisional[s] === 1,
+        (r) => (this.inputQuality[base + r] < 0 ? null : { ts: this.inputTs[base + r], value: this.inputValue[base + r], quality: this.inputQuality[base + r] })));
+    }
     return out;
   }
 }
@@ -31,18 +125,20 @@ class Ring {
 export class TraceStore {
   private readonly rings = new Map<string, Ring>();
 
-  add(ruleId: string, e: TraceEntry): void {
-    const k = `${ruleId}/${e.asset_id}`;
+  /** A window's traced instants (its outcome's trace columns), for the target described by `c`. */
+  addWindow(ruleId: string, c: TraceContext, o: WindowOutcome, from: bigint, to: bigint): void {
+    if (o.trace === null || o.batch === null) return;
+    const k = `${ruleId}/${c.assetId}`;
     let r = this.rings.get(k);
     if (!r) { r = new Ring(); this.rings.set(k, r); }
-    r.push(e);
+    r.pushWindow(c, o, from, to);
   }
 
   /** Evaluations of one (rule, asset) whose instant falls in [startNs, endNs), by instant then computation time. */
   query(ruleId: string, assetId: string, startNs: bigint, endNs: bigint): TraceEntry[] {
     const r = this.rings.get(`${ruleId}/${assetId}`);
     if (!r) return [];
-    return r.list().filter((e) => e.eval_instant_ns >= startNs && e.eval_instant_ns < endNs)
+    return r.list(startNs, endNs)
       .sort((a, b) => (a.eval_instant_ns < b.eval_instant_ns ? -1 : a.eval_instant_ns > b.eval_instant_ns ? 1 : a.computed_at_ns < b.computed_at_ns ? -1 : 1));
   }
 

@@ -66,10 +66,10 @@ function ruleOf(data: RulePlanData): CompiledRule {
 }
 
 /**
- * Moves the evaluated windows' columns into one buffer per column type, each window keeping
- * views of it: the structured clone back then copies three buffers instead of four or five
- * per window, and the HTTP thread gets three allocations per task instead of tens of
- * thousands a second (live windows hold a point or two each).
+ * Moves the evaluated windows' columns (outputs and trace) into one buffer per column type,
+ * each window keeping views of it: the structured clone back then copies three buffers
+ * instead of several per window, and the HTTP thread gets three allocations per task instead
+ * of tens of thousands a second (live windows hold a point or two each).
  */
 function packOutcomes(results: CalcWindowResult[]): void {
   let nt = 0, nf = 0, nq = 0;
@@ -78,17 +78,25 @@ function packOutcomes(results: CalcWindowResult[]): void {
     const o = r.outcome;
     nf += o.offsets.length;
     if (o.batch) { nt += o.batch.times.length; nq += o.batch.quality.length; if (o.batch.values instanceof Float64Array) nf += o.batch.values.length; }
+    const tr = o.trace;
+    if (tr) { nt += tr.inputTs.length; nf += tr.values.length + tr.reasons.length + tr.inputValues.length + tr.inputQuality.length; }
   }
   const times = new BigInt64Array(nt), f64 = new Float64Array(nf), quality = new Uint32Array(nq);
   let at = 0, af = 0, aq = 0;
   const f64View = (a: Float64Array): Float64Array => { const v = f64.subarray(af, af + a.length); v.set(a); af += a.length; return v; };
+  const timesView = (a: BigInt64Array | readonly bigint[]): BigInt64Array => { const v = times.subarray(at, at + a.length); v.set(a); at += a.length; return v; };
   for (const r of results) {
     if (!r.ok || r.kind !== 'evaluate') continue;
     const o = r.outcome;
     o.offsets = f64View(o.offsets);
+    const tr = o.trace;
+    if (tr) {
+      tr.values = f64View(tr.values); tr.reasons = f64View(tr.reasons);
+      tr.inputTs = timesView(tr.inputTs); tr.inputValues = f64View(tr.inputValues); tr.inputQuality = f64View(tr.inputQuality);
+    }
     const b = o.batch;
     if (!b) continue;
-    const tv = times.subarray(at, at + b.times.length); tv.set(b.times); at += b.times.length; b.times = tv;
+    b.times = timesView(b.times);
     const qv = quality.subarray(aq, aq + b.quality.length); qv.set(b.quality); aq += b.quality.length; b.quality = qv;
     if (b.values instanceof Float64Array) b.values = f64View(b.values);
   }
