@@ -11,6 +11,7 @@ import type { IngestSession } from './ingest-session.js';
 import type { EndStatus, ServerMessage, SessionLink } from './session-link.js';
 import type { WireBatch } from './batch-columns.js';
 import { PROTO_OPTIONS, PROTO_PATH } from './collector-proto.js';
+import { decodeBatchMessage } from './batch-message-decode.js';
 
 interface CollectorMessage {
   body?: 'open' | 'batch' | 'watermark' | 'heartbeat';
@@ -77,8 +78,16 @@ export async function startGrpcServer(core: IngestCore, opts: GrpcOptions, onErr
     'grpc.keepalive_permit_without_calls': 1,
   });
   const calls = new Set<Call>();
+  // Batches are read by hand (batch-message-decode.ts); every other message, and any batch
+  // that reader does not take as plain, by proto-loader's generic decoder.
+  const service = pkg.historian.collector.v1.CollectorIngest.service;
+  const genericDecode = service.Session.requestDeserialize;
+  const readMessage = (buf: Buffer): CollectorMessage => {
+    const batch = decodeBatchMessage(buf);
+    return batch !== null ? { body: 'batch', batch } : genericDecode(buf) as CollectorMessage;
+  };
 
-  server.addService(pkg.historian.collector.v1.CollectorIngest.service, {
+  server.addService({ ...service, Session: { ...service.Session, requestDeserialize: readMessage } }, {
     Session: (call: Call) => {
       calls.add(call);
       const link = linkOf(call);
