@@ -163,7 +163,7 @@ export class SeriesStore {
   /** See SeriesStoreOptions.latest. */
   readonly latest: LatestTable | null;
   private queue: Pending[] = [];
-  private timer: NodeJS.Timeout | null = null;
+  private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
   private running = false;
   /** Groups committed and waiting for their flush to disk. */
   private syncing = 0;
@@ -485,7 +485,10 @@ export class SeriesStore {
 
   private schedule(): void {
     if (this.timer || this.running || this.queue.length === 0) return;
-    this.timer = setTimeout(() => { this.timer = null; void this.flush(); }, this.groupWindowMs);
+    const run = () => { this.timer = null; void this.flush(); };
+    // no window (the ingest worker's pipeline gathers its groups): the next group starts at
+    // the loop's next turn, not after a timer's 1 ms floor, which every transaction waited
+    this.timer = this.groupWindowMs > 0 ? setTimeout(run, this.groupWindowMs) : setImmediate(run);
   }
 
   /**
