@@ -6,11 +6,15 @@ import { PortRpc } from './port-rpc.js';
 import { IngestCore, type MainSide } from './ingest-core.js';
 import { EngineIngestStore, warmUpEngine } from './ingest-store.js';
 import { startGrpcServer } from './grpc-server.js';
+import { reportExtra } from '../threads/heap-report.js';
+import { cachedHeadFigures } from '../storage/head-cache.js';
 import type { AuthenticateResult, CollectorRow, IngestWorkerData, OpenSessionResult } from './thread-messages.js';
 
 async function run(): Promise<void> {
   if (!parentPort) throw new Error('BUG: ingest-worker must run in a worker_thread');
   const data = workerData as IngestWorkerData;
+  // the open heads' share of this thread's external memory (issue 33: RSS during a bulk load)
+  reportExtra(cachedHeadFigures);
   const rpc = new PortRpc(parentPort);
   // The core is made below, over this store; until then nothing was written to seal.
   let core: IngestCore | undefined;

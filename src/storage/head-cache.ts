@@ -17,13 +17,40 @@ import type { ReadView } from './series-env.js';
  */
 export const DEFAULT_HEAD_CACHE_POINTS = 12_000_000;
 
+/** This thread's caches, for the heap report's figures (cachedHeadFigures). */
+const caches = new Set<WeakRef<HeadCache>>();
+
+/**
+ * Open points, column capacity and column bytes of the heads every live cache of this
+ * thread holds: the part of the thread's external memory that is open heads (HISTORIAN_HEAP_REPORT).
+ * O(cached heads): for diagnostics once a second, not for the write path.
+ */
+export function cachedHeadFigures(): { head_open_points: number; head_capacity_points: number; head_column_bytes: number } {
+  const out = { head_open_points: 0, head_capacity_points: 0, head_column_bytes: 0 };
+  for (const ref of caches) {
+    const cache = ref.deref();
+    if (cache === undefined) { caches.delete(ref); continue; }
+    for (const h of cache.cachedHeads()) {
+      out.head_open_points += h.count;
+      out.head_capacity_points += h.capacity;
+      out.head_column_bytes += h.columnBytes;
+    }
+  }
+  return out;
+}
+
 export class HeadCache {
   /** Map order is recency order: a hit moves the entry to the end. */
   private readonly heads = new Map<string, OpenHead>();
   private readonly writer = randomInt(1, 2 ** 32 - 1);
   private counter = 0;
 
-  constructor(private readonly maxPoints: number = DEFAULT_HEAD_CACHE_POINTS) {}
+  constructor(private readonly maxPoints: number = DEFAULT_HEAD_CACHE_POINTS) {
+    caches.add(new WeakRef(this));
+  }
+
+  /** The cached heads, least recently used first. */
+  cachedHeads(): IterableIterator<OpenHead> { return this.heads.values(); }
 
   nextGeneration(): Generation {
     return { writer: this.writer, counter: ++this.counter };

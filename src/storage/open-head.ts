@@ -144,6 +144,13 @@ export class OpenHead {
   }
 
   get count(): number { return this.cols.count; }
+
+  /** Bytes of typed columns this head holds (a shared quality column not counted; strings: their slots' 8 B). */
+  get columnBytes(): number {
+    const c = this.cols;
+    const value = c.f64?.byteLength ?? c.i64?.byteLength ?? c.u8?.byteLength ?? c.ord?.byteLength ?? 8 * (c.str?.length ?? 0);
+    return c.tsOffset.byteLength + value + (this.sharedQuality >= 0 ? 0 : c.quality.byteLength);
+  }
   get capacity(): number { return this.cols.tsOffset.length; }
 
   firstTs(): bigint { return this.cols.tsBase + BigInt(this.cols.tsOffset[0]); }
