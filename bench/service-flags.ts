@@ -12,7 +12,7 @@ if (start === null) throw new Error(`package.json's start script does not run "n
 
 export const SERVICE_NODE_FLAGS: readonly string[] = start[1].trim().split(' ').filter((f) => f.length > 0);
 
-// The environment `npm start` gives the service (scripts/start.mjs: MALLOC_ARENA_MAX), set on
+// The environment `npm start` gives the service (scripts/start.mjs: glibc malloc settings), set on
 // this process's, which the benchmarks pass to the service they spawn (glibc reads it at a
 // process's start, so this process's own allocator is unchanged).
 Object.assign(process.env, serviceEnv(process.env));

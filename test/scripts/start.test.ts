@@ -58,11 +58,12 @@ t.test('--help prints from the sources without building', async (t) => {
   t.notOk(existsSync(join(dir, 'builds')), 'no build ran');
 });
 
-t.test('the service runs with MALLOC_ARENA_MAX=2 unless the user set it', async (t) => {
+t.test('the service runs with MALLOC_ARENA_MAX=2 and a 64 KB mmap threshold unless the user set them', async (t) => {
   const dir = project(t);
-  const arenas = (env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [join(dir, 'scripts/start.mjs'), 'node', '-e', 'process.stdout.write(String(process.env.MALLOC_ARENA_MAX))'], { cwd: dir, encoding: 'utf8', env }).stdout;
+  const malloc = (env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [join(dir, 'scripts/start.mjs'), 'node', '-e', 'process.stdout.write(process.env.MALLOC_ARENA_MAX + " " + process.env.MALLOC_MMAP_THRESHOLD_)'], { cwd: dir, encoding: 'utf8', env }).stdout;
   const without = { ...process.env };
   delete without.MALLOC_ARENA_MAX;
-  t.equal(arenas(without), '2');
-  t.equal(arenas({ ...without, MALLOC_ARENA_MAX: '4' }), '4', "the user's setting is kept");
+  delete without.MALLOC_MMAP_THRESHOLD_;
+  t.equal(malloc(without), '2 65536');
+  t.equal(malloc({ ...without, MALLOC_ARENA_MAX: '4' }), '4 65536', "the user's setting is kept");
 });
