@@ -406,6 +406,38 @@ t.test('live resolved updates', async (t) => {
       t.same(brief(points(mc)), [[t2, 2, 192]], 'another filter, its own body');
     });
 
+    t.test('one payload framed for both transports in turn: SSE and WebSocket subscriptions alike receive the same points', async (t) => {
+      // attached in this order, the first SSE subscription builds the payload and the
+      // others frame it: a WebSocket, then SSE again (after the WebSocket framed it in place), then a WebSocket
+      const a = await openSse(svc.url, { resolve: heaterResolve }, auth);
+      t.teardown(() => a.close());
+      await a.next((m) => m.type === 'snapshot');
+      const ws = await openWs(svc.url, auth);
+      t.teardown(() => ws.close());
+      ws.send({ type: 'subscribe', id: 'w1', resolve: heaterResolve });
+      await ws.next((m) => m.type === 'snapshot' && m.data.id === 'w1');
+      const c = await openSse(svc.url, { resolve: heaterResolve }, auth);
+      t.teardown(() => c.close());
+      await c.next((m) => m.type === 'snapshot');
+      ws.send({ type: 'subscribe', id: 'w2', resolve: heaterResolve });
+      await ws.next((m) => m.type === 'snapshot' && m.data.id === 'w2');
+      // the first write after the initial values may leave out a repeat of them per subscription; the second is shared
+      await writeH([1], [192]);
+      await Promise.all([a, c].map((s) => s.next((m) => m.type === 'points')));
+      for (let k = 0; k < 2; k++) await ws.next((m) => m.type === 'points');
+      const [t2] = await writeH([2], [192]);
+      const [ma, mc] = await Promise.all([a, c].map((s) => s.next((m) => m.type === 'points')));
+      const mw = [await ws.next((m) => m.type === 'points'), await ws.next((m) => m.type === 'points')];
+      t.same(brief(points(ma)), [[t2, 2, 192]]);
+      t.same(mc.data, ma.data, 'SSE after a WebSocket framed the payload: the same body');
+      t.same(mw.map((m) => m.data.id).sort(), ['w1', 'w2']);
+      for (const m of mw) {
+        t.same(m.data.attributes, ma.data.attributes, `WebSocket ${String(m.data.id)}: the same attributes`);
+        t.equal(m.data.event_id, ma.eventId, 'the same event id');
+        t.same(Object.keys(m.data), ['type', 'id', 'event_id', 'attributes'], 'members as before the payload was shared');
+      }
+    });
+
     t.test('an attribute of another quantity kind entering the scope ends a subscription in °F with units-incompatible', async (t) => {
       const sse = await openSse(svc.url, { resolve: { select: { kind: 'all' }, scope: { under: { kind: 'path', content: '/Works' } } }, units: { default: FAHRENHEIT } }, auth);
       t.teardown(() => sse.close());
