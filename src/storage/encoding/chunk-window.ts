@@ -27,7 +27,6 @@ export class ChunkWindow {
   private readonly values = new IntColumnIndex();
   private readonly qualities = new IntColumnIndex();
   private readonly summary = new ChunkSummary();
-  private rel = new Float64Array(4096);
   private x = new Float64Array(4096);
   private q = new Uint32Array(0);
 
@@ -74,18 +73,14 @@ export class ChunkWindow {
     if (this.times.anchorFree) {
       i0 = this.firstAtOrAfter(fromRel, 0, n);
       i1 = toRel === Infinity ? n : this.firstAtOrAfter(toRel, i0, n);
-      if (i1 > i0) {
-        this.room(i1 - i0);
-        this.times.range(i0, i1, this.rel, 0, 0);
-      }
+      if (i1 > i0) this.times.range(i0, i1, out.tsOffset, 0, 0);
     } else {
       // the groups holding the window, by their first times; then the points inside them
       const G = 1 << sm.groupShift;
       const g0 = Math.max(0, lastGroupBelow(sm, fromRel)), g1 = toRel === Infinity ? sm.groups - 1 : lastGroupBelow(sm, toRel);
       if (g1 < g0) { i0 = i1 = 0; } else {
         const a = g0 * G, b = Math.min(n, (g1 + 1) * G);
-        this.room(b - a);
-        const rel = this.rel;
+        const rel = out.tsOffset; // the groups' times, then moved down to the window's
         this.times.range(a, b, rel, a, sm.firstRel[g0]);
         let j0 = 0;
         while (j0 < b - a && rel[j0] < fromRel) j0++;
@@ -100,7 +95,7 @@ export class ChunkWindow {
     out.tsBase = firstTs;
     out.count = m;
     if (m === 0) return 0;
-    out.tsOffset.set(this.rel.subarray(0, m));
+    if (this.x.length < m) this.x = new Float64Array(Math.max(m, 2 * this.x.length));
     const x = this.x;
     if (type === 'boolean' || type === 'enum') {
       // states: mostly runs, filled straight into their narrow column
@@ -119,11 +114,6 @@ export class ChunkWindow {
     else if (type === 'int64') int64Words(x, out.i64!, m);
     this.readQuality(c.bytes, c.words, s.qualityAt, s.end, n, i0, i1, out.quality);
     return m;
-  }
-
-  /** Grows the per-window scratch to m points. */
-  private room(m: number): void {
-    if (this.rel.length < m) { this.rel = new Float64Array(m); this.x = new Float64Array(m); }
   }
 
   /** First index in [lo, hi) whose time offset is >= t (hi when none), by the anchor-free time column. */
