@@ -23,9 +23,9 @@ import { INT64_MIN } from '../../storage/series-store.js';
 import { onModelCommit, type ModelEvent } from '../../model/tx-log.js';
 import { nowNs } from '../../clock.js';
 import { ENGINE_PRINCIPAL, type RulePlan } from './rule-plan.js';
-import { evaluateWindowsInPool, finalisedThrough, traceContextOf, type Target, type TraceContext, type WindowOutcome } from './pool-windows.js';
-import { allProgress, recordWindows, recordFailure, type WindowDone } from './progress-store.js';
-import { TraceStore } from './trace-ring.js';
+import { evaluateWindowsInPool, finalisedThrough, type Target, type WindowOutcome } from './pool-windows.js';
+import { allProgress, recordFailure, ProgressRecorder, type WindowDone } from './progress-store.js';
+import { TraceStore, traceContextFor } from './trace-ring.js';
 import { LatencyRecorder } from './latency.js';
 import { DueWheel } from './due-wheel.js';
 import { replanScope, assetsOfPlan, type ReplanScope } from './replan-scope.js';
@@ -83,8 +83,8 @@ export class CalcEngine {
   private planning: Promise<void> = Promise.resolve();
   /** Batches run one pump at a time. */
   private chain: Promise<void> = Promise.resolve();
-  /** Progress and lineage writes, in batch order. */
-  private recording: Promise<void> = Promise.resolve();
+  /** Progress and lineage writes, in batch order (batches finishing during a recording are recorded together). */
+  private readonly recorder: ProgressRecorder;
   private pumping = false;
   /** Wakes a pump waiting on its batches in flight when new targets become due. */
   private wakePump: (() => void) | null = null;
@@ -106,6 +106,7 @@ export class CalcEngine {
   writeWaitMs = 0;
 
   constructor(private readonly service: ServiceContext, private readonly source: CommitSource | null) {
+    this.recorder = new ProgressRecorder(service.db, (e) => this.log.warn({ err: e }, 'recording calculation progress failed'));
     this.unsubscribeFeed = source ? source.onCommits((g) => this.onCommits(g)) : () => undefined;
     this.unsubscribeModel = onModelCommit((tx) => {
       if (tx.principal === ENGINE_PRINCIPAL && tx.events.every((e) => e.entity_kind === 'binding' || e.entity_kind === 'series')) return;
@@ -146,7 +147,7 @@ export class CalcEngine {
     if (this.closed) return;
     const next = await makePlans(this.service, scope, this.plans, this.states);
     if (this.closed) return;
-    await this.recording; // progress read below must include every batch recorded so far
+    await this.recorder.settled(); // progress read below must include every batch recorded so far
     const progress = await allProgress(this.service.db);
     this.apply(next, progress);
     await this.source?.watch(WATCH_CLIENT, [...this.bySeries.keys()]);
@@ -343,8 +344,7 @@ export class CalcEngine {
     // Progress and lineage follow in their own ordered chain, so the next batch's evaluation
     // and write overlap this one's model statements (the outputs are already durable; progress
     // lagging them only means a restart re-evaluates a little, rewriting identical values).
-    const record = done.filter((d) => d.evaluations > 0 || d.throughNs > INT64_MIN);
-    this.recording = this.recording.then(() => recordWindows(this.service.db, record)).catch((e: unknown) => this.log.warn({ err: e }, 'recording calculation progress failed'));
+    this.recorder.queue(done.filter((d) => d.evaluations > 0 || d.throughNs > INT64_MIN));
     this.batches++;
   }
 
@@ -368,7 +368,7 @@ export class CalcEngine {
     for (;;) {
       await this.planning;
       await this.chain;
-      await this.recording;
+      await this.recorder.settled();
       const busy = this.pumping || this.reloadTimer !== null || this.dirty.size > 0;
       if (!busy) return;
       if (Date.now() > end) throw new Error('the calculation engine did not become idle in time');
@@ -386,16 +386,8 @@ export class CalcEngine {
     await this.source?.watch(WATCH_CLIENT, []).catch(() => undefined);
     await this.planning.catch(() => undefined);
     await this.chain.catch(() => undefined);
-    await this.recording;
+    await this.recorder.settled();
   }
-}
-
-/** Each target's trace context, made once (plans are swapped, not changed; the trigger name is the trigger's kind, as runBatch asks). */
-const traceContexts = new WeakMap<Target, TraceContext>();
-function traceContextFor(t: Target): TraceContext {
-  let c = traceContexts.get(t);
-  if (!c) { c = traceContextOf(t, t.rule.trigger.kind); traceContexts.set(t, c); }
-  return c;
 }
 
 /** The first grid instant k·interval + align after `after`. */

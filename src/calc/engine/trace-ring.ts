@@ -12,7 +12,7 @@
 export const TRACE_PER_TARGET = 256;
 const FIRST_CAPACITY = 8;
 
-import { traceEntryOf, type TraceContext, type TraceEntry, type WindowOutcome } from '../../calc-kernel/window-eval.js';
+import { traceContextOf, traceEntryOf, type Target, type TraceContext, type TraceEntry, type WindowOutcome } from '../../calc-kernel/window-eval.js';
 
 export type { TraceEntry, TraceInput, TraceContext } from '../../calc-kernel/window-eval.js';
 
@@ -120,6 +120,14 @@ class Ring {
     }
     return out;
   }
+}
+
+/** Each target's trace context, made once (plans are swapped, not changed); the trigger is named by its kind, as the engine's batches name it. */
+const contexts = new WeakMap<Target, TraceContext>();
+export function traceContextFor(t: Target): TraceContext {
+  let c = contexts.get(t);
+  if (!c) { c = traceContextOf(t, t.rule.trigger.kind); contexts.set(t, c); }
+  return c;
 }
 
 export class TraceStore {
