@@ -143,16 +143,23 @@ export function listRange(view: ReadView, series: Buffer, from: bigint, to: bigi
   return { chunks, bound, whole: true };
 }
 
+/** A whole range's listing, with the open head's columns when the range reaches the head (else null: not read). */
+export interface WholeRangeListing extends RangeListing {
+  head: PointColumns | null;
+}
+
 /**
  * listRange for a reader that only needs to know whether the range holds more than
  * `enough` points (it refuses the read then): the chunks are listed through one reverse
  * cursor (chunksCoveringNewestFirst). With whole false the listing is not a prefix of the
- * range (it holds its newest chunks) and must not be scanned.
+ * range (it holds its newest chunks) and must not be scanned. The open head is read (`head`
+ * as in scanRange) only when no chunk lies past the range: a live series' head decodes its
+ * segments, for nothing when the range ends before it.
  */
-export function listWholeRange(view: ReadView, series: Buffer, from: bigint, to: bigint, head: PointColumns | null, enough: number): RangeListing {
+export function listWholeRange(view: ReadView, series: Buffer, from: bigint, to: bigint, head: HeadColumns, enough: number): WholeRangeListing {
   const chunks: HeadedChunk[] = [];
   let bound = 0;
-  if (to <= from) return { chunks, bound, whole: true };
+  if (to <= from) return { chunks, bound, whole: true, head: null };
   let passed = false;
   let inside = 0;
   for (const c of chunksCoveringNewestFirst(view, series, from, to - 1n)) {
@@ -163,11 +170,12 @@ export function listWholeRange(view: ReadView, series: Buffer, from: bigint, to:
     chunks.push({ start: c.start, bytes: c.bytes, header });
     bound += header.count;
     if (header.firstTs >= from && header.lastTs < to) inside += header.count;
-    if (inside > enough) return { chunks, bound, whole: false };
+    if (inside > enough) return { chunks, bound, whole: false, head: null };
   }
   chunks.reverse();
-  if (!passed && head && head.count > 0) bound += lowerBoundCols(head, to) - lowerBoundCols(head, from);
-  return { chunks, bound, whole: true };
+  const open = passed ? null : headOf(view, series, head);
+  if (open && open.count > 0) bound += lowerBoundCols(open, to) - lowerBoundCols(open, from);
+  return { chunks, bound, whole: true, head: open };
 }
 
 /**

@@ -11,7 +11,7 @@
 // JSON: three arrays; see writeColumnsSegment). Past maxPoints points in all the read stops
 // and is refused (read-too-large): the slab never grows past what max_points allows.
 import type { PointColumns, ValueType } from '../../storage/encoding/chunk-types.js';
-import { allocColumns, copyValue, MAX_CHUNK_POINTS, readMeta, readOpenColumns, scanChunks, scanRange, visitHead, type ReadView, type RunVisitor, type SeriesMeta } from '../../storage/series-store.js';
+import { allocColumns, copyValue, MAX_CHUNK_POINTS, readMeta, scanChunks, scanRange, visitHead, type ReadView, type RunVisitor, type SeriesMeta } from '../../storage/series-store.js';
 import { ColumnPage } from '../raw-points-columns.js';
 import { ChunkWindow } from '../../storage/encoding/chunk-window.js';
 import { listWholeRange } from '../../storage/range-scan.js';
@@ -128,10 +128,9 @@ function writeAttribute(view: ReadView, sink: BodySink, t: ReadRawTask, a: PlanA
       const key = keyOf(seg.series);
       if (fast) {
         // every point is kept: chunks wholly inside past the budget refuse the read before any is decoded
-        const head = readOpenColumns(view, key);
-        const listing = listWholeRange(view, key, startNs, endNs, head, budget.left);
+        const listing = listWholeRange(view, key, startNs, endNs, undefined, budget.left);
         if (!listing.whole) throw tooLarge(t.maxPoints);
-        if (scanChunks(key, listing.chunks, startNs, endNs, visit, scratch(decodeScratch, meta.type), undefined, chunkWindow)) visitHead(head, startNs, endNs, visit);
+        if (scanChunks(key, listing.chunks, startNs, endNs, visit, scratch(decodeScratch, meta.type), undefined, chunkWindow)) visitHead(listing.head, startNs, endNs, visit);
       } else scanRange(view, key, startNs, endNs, visit, scratch(decodeScratch, meta.type));
       tally.endSegment(endNs);
     }
@@ -207,8 +206,8 @@ function writeColumnsSegment(view: ReadView, sink: BodySink, t: ReadRawTask, ser
   };
   // the chunks are listed from their headers before anything is gathered: the bound sizes the
   // msgpack page's regions and the JSON count field (putCount)
-  const head = meta === undefined ? null : readOpenColumns(view, key);
-  const listing = meta === undefined ? { chunks: [], bound: 0, whole: true } : listWholeRange(view, key, startNs, endNs, head, budget.left);
+  const listing = meta === undefined ? { chunks: [], bound: 0, whole: true, head: null } : listWholeRange(view, key, startNs, endNs, undefined, budget.left);
+  const head = listing.head;
   if (!listing.whole) throw tooLarge(t.maxPoints);
   if (msgpack) {
     mpMapHeader(sink, 9);
