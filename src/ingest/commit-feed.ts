@@ -6,9 +6,14 @@
 // watched, publish() returns at its first test, so ingest without subscribers pays
 // nothing. With some watched, a group costs one Set lookup per batch, and one copy of the
 // columns of each watched batch (the batch's arrays are views into gRPC message buffers
-// and a shared all-good quality column, so they cannot be handed over), all into one
-// buffer moved to the main thread in one postMessage per group (a transfer per column's
-// array cost ~4x more per group; unpackCommits() gives the main thread views into it).
+// and a shared all-good quality column, so they cannot be handed over), into a few
+// buffers moved to the main thread in one postMessage per group (a transfer per column's
+// array cost ~4x more per group; unpackCommits() gives the main thread views into them).
+// The buffers are pieces of at most PIECE_BYTES, whole columns each: `npm start` runs the
+// service with glibc's mmap threshold at 64 KB (scripts/start.mjs), and a group's columns
+// in one buffer of a few hundred KB were then a fresh mapping each, whose pages faulted in
+// as they were written (~240 µs a 300 KB group on the worker against ~110 in 60 KB pieces,
+// and again when the main thread freed them).
 // Refused points (unknown series, non-finite values, ...) are left out; identical
 // re-sends, which the engine stores as no-ops, are included (the worker does not know
 // which points of a batch were unchanged).
@@ -17,6 +22,9 @@ import type { StoredBatchResult } from './ingest-store.js';
 import type { CommittedColumns, CommittedGroup, PackedCommits } from './thread-messages.js';
 
 export type PostCommits = (group: PackedCommits, transfer: ArrayBuffer[]) => void;
+
+/** Bytes of one piece of a group's columns at most (a larger column gets a piece of its own): below the 64 KB mmap threshold. */
+export const PIECE_BYTES = 60 * 1024;
 
 export class CommitFeed {
   private watched: ReadonlySet<string> = new Set();
@@ -42,7 +50,8 @@ export class CommitFeed {
     // First pass: which batches go, and how many of their points (refusals left out).
     let picked: number[] | null = null;
     let keeps: Array<number[] | null> = [];
-    let bytes = 0;
+    /** Bytes of each picked column. */
+    const sizes: number[] = [];
     for (let i = 0; i < batches.length; i++) {
       const b = batches[i];
       if (!this.watched.has(String(b.series).toLowerCase())) continue;
@@ -53,12 +62,19 @@ export class CommitFeed {
       if (n === 0) continue;
       (picked ??= []).push(i);
       keeps.push(keep);
-      bytes += columnBytes(n, valueKind(b.values));
+      sizes.push(columnBytes(n, valueKind(b.values)));
     }
     if (picked === null) return;
-    // Second pass: every column into one buffer, moved to the main thread with one transfer.
-    const buf = new ArrayBuffer(bytes);
-    const shape = new Int32Array(picked.length * 2);
+    // Whole columns into pieces of at most PIECE_BYTES, in column order.
+    const pieceOf = new Int32Array(picked.length);
+    const pieceBytes: number[] = [];
+    for (let k = 0; k < picked.length; k++) {
+      const last = pieceBytes.length - 1;
+      if (last >= 0 && pieceBytes[last] + sizes[k] <= PIECE_BYTES) { pieceBytes[last] += sizes[k]; pieceOf[k] = last; } else { pieceOf[k] = pieceBytes.length; pieceBytes.push(sizes[k]); }
+    }
+    const pieces = pieceBytes.map((n) => new ArrayBuffer(n));
+    // Second pass: every column into its piece, all moved to the main thread in one message.
+    const shape = new Int32Array(picked.length * 3);
     const series: string[] = [];
     const other: unknown[][] = [];
     let at = 0;
@@ -68,8 +84,11 @@ export class CommitFeed {
       const n = keep === null ? b.times.length : keep.length;
       const kind = valueKind(b.values);
       series.push(String(b.series).toLowerCase());
-      shape[2 * k] = n;
-      shape[2 * k + 1] = kind;
+      shape[3 * k] = n;
+      shape[3 * k + 1] = kind;
+      shape[3 * k + 2] = pieceOf[k];
+      if (k > 0 && pieceOf[k] !== pieceOf[k - 1]) at = 0;
+      const buf = pieces[pieceOf[k]];
       const times = new BigInt64Array(buf, at, n);
       at += 8 * n;
       copyInto(times, b.times, keep);
@@ -87,28 +106,30 @@ export class CommitFeed {
     }
     keeps = [];
     this.published++;
-    this.post({ seq: ++this.seq, durableMs: performance.timeOrigin + performance.now(), series, shape, bytes: buf, other }, [buf, shape.buffer as ArrayBuffer]);
+    this.post({ seq: ++this.seq, durableMs: performance.timeOrigin + performance.now(), series, shape, bytes: pieces, other }, [...pieces, shape.buffer as ArrayBuffer]);
   }
 }
 
 /**
- * The main thread's side: the group as columns, each a view into the one moved buffer
+ * The main thread's side: the group as columns, each a view into its moved piece
  * (values of other kinds, strings say, came as arrays).
  */
 export function unpackCommits(p: PackedCommits): CommittedGroup {
   const columns: CommittedColumns[] = [];
   let at = 0, o = 0;
   for (let k = 0; k < p.series.length; k++) {
-    const n = p.shape[2 * k], kind = p.shape[2 * k + 1];
-    const times = new BigInt64Array(p.bytes, at, n);
+    const n = p.shape[3 * k], kind = p.shape[3 * k + 1], piece = p.shape[3 * k + 2];
+    if (k > 0 && piece !== p.shape[3 * k - 1]) at = 0;
+    const buf = p.bytes[piece];
+    const times = new BigInt64Array(buf, at, n);
     at += 8 * n;
     let values: CommittedColumns['values'];
     if (kind === OTHER) values = p.other[o++];
     else {
-      values = new KIND_ARRAY[kind](p.bytes, at, n);
+      values = new KIND_ARRAY[kind](buf, at, n);
       at += align8(KIND_BYTES[kind] * n);
     }
-    const quality = new Uint32Array(p.bytes, at, n);
+    const quality = new Uint32Array(buf, at, n);
     at += align8(4 * n);
     columns.push({ series: p.series[k], times, values, quality });
   }

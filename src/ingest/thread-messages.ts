@@ -160,9 +160,10 @@ export interface PackedCommits {
   seq: number;
   durableMs: number;
   series: string[];
-  /** Per column: its point count and value kind. */
+  /** Per column: its point count, value kind and piece (an index into `bytes`). */
   shape: Int32Array;
-  bytes: ArrayBuffer;
+  /** The columns' arrays, whole columns per piece (commit-feed.ts). */
+  bytes: ArrayBuffer[];
   /** Values of the columns of kind 'other' (strings), in column order. */
   other: unknown[][];
 }

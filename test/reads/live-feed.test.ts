@@ -4,7 +4,7 @@
 // batches and batches with nothing stored left out, and one buffer moved per group.
 import t from 'tap';
 import fc from 'fast-check';
-import { CommitFeed, unpackCommits } from '../../src/ingest/commit-feed.js';
+import { CommitFeed, PIECE_BYTES, unpackCommits } from '../../src/ingest/commit-feed.js';
 import type { PackedCommits } from '../../src/ingest/thread-messages.js';
 import type { PointBatch } from '../../src/storage/series-store.js';
 import type { StoredBatchResult } from '../../src/ingest/ingest-store.js';
@@ -55,11 +55,34 @@ t.test('a packed group unpacks to the watched batches minus their refusals', asy
     }
     feed.publish(batches, results);
     if (expected.length === 0) return posted.length === 0;
-    if (posted.length !== 1 || posted[0].transfer.length !== 2 || !posted[0].transfer.includes(posted[0].p.bytes)) return false;
+    const { p, transfer } = posted[0] ?? { p: null, transfer: [] };
+    if (posted.length !== 1 || p === null || transfer.length !== p.bytes.length + 1 || !p.bytes.every((b) => transfer.includes(b)) || !transfer.includes(p.shape.buffer as ArrayBuffer)) return false;
     const got = unpackCommits(posted[0].p).columns.map((c) => ({ series: c.series, times: [...c.times], values: [...c.values], quality: [...c.quality] }));
     t.same(got, expected);
     return feed.pointsForwarded === expected.reduce((a, e) => a + e.times.length, 0);
   }), { numRuns: 500 });
+});
+
+t.test('a group larger than a piece is packed in pieces of whole columns, a column larger than a piece alone', async (t) => {
+  const posted: PackedCommits[] = [];
+  const feed = new CommitFeed((p) => posted.push(p));
+  const name = (i: number) => `0000000${i % 10}-aaaa-4000-8000-00000000000${Math.floor(i / 10)}`;
+  feed.setWatched(Array.from({ length: 20 }, (_, i) => name(i)));
+  // 1,000-point float64 columns take 20 KB: three to a 60 KB piece, the fourth starts the next;
+  // one of 5,000 points (100 KB) goes alone; a piece is filled in column order only
+  const sizes = [1000, 1000, 1000, 1000, 5000, 1000, 10, 1000];
+  const batches: PointBatch[] = sizes.map((n, k) => ({
+    series: name(k), times: BigInt64Array.from({ length: n }, (_, i) => 1_700_000_000_000_000_000n + BigInt(k * 1_000_000 + i)),
+    values: Float64Array.from({ length: n }, (_, i) => k + i / 4), quality: new Uint32Array(n).fill(192),
+  }));
+  feed.publish(batches, sizes.map((n) => ({ accepted: n, unchanged: 0, refused: 0, refusals: [] })));
+  t.equal(posted.length, 1);
+  const p = posted[0];
+  t.same(p.bytes.map((b) => b.byteLength), [60_000, 20_000, 100_000, 20_000 + 200 + 20_000], 'pieces of whole columns in column order');
+  t.ok(p.bytes.every((b) => b.byteLength <= PIECE_BYTES || b.byteLength === 100_000), 'only the 5,000-point column past a piece');
+  const got = unpackCommits(p).columns;
+  t.same(got.map((c) => c.times.length), sizes);
+  t.same(got.map((c) => [c.times[c.times.length - 1], c.values[c.values.length - 1], c.quality[0]]), batches.map((b, k) => [b.times[b.times.length - 1], k + (sizes[k] - 1) / 4, 192]));
 });
 
 t.test('nothing is posted while nothing is watched', async (t) => {
