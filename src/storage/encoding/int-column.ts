@@ -94,8 +94,17 @@ function rleSize(x: Float64Array, n: number, limit: number): number {
 const riceChoice = newRiceChoice();
 const riceDeltaChoice = newRiceChoice();
 
-/** Encodes x[0..n) (n >= 1) as the smallest layout (ties: RLE, FRAME, FOR, FRAME_DELTA, FOR_DELTA, RICE, RICE_DELTA). */
-export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): void {
+/**
+ * A column's figures, kept as doubles in typed arrays: V8 then compiles the chooser below
+ * once. With the loops inline, a seal's first columns (small values) taught it int32
+ * compares, a time column's values past 2^31 threw that code away, and the loop's
+ * on-stack-replaced code (entered again on every call) bailed out again at each layout
+ * its first columns had never chosen: 65 bailouts and 5-9 compilations a bulk load.
+ */
+const stats = new Float64Array(4); // maxAbs, min, max, sum
+const deltaStats = new Float64Array(4); // dMin, dMax, dSum, dAbs
+
+function measureColumn(x: Float64Array, n: number): void {
   let maxAbs = 0;
   let min = x[0];
   let max = min;
@@ -108,6 +117,30 @@ export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): voi
     else if (v > max) max = v;
     sum += v;
   }
+  stats[0] = maxAbs; stats[1] = min; stats[2] = max; stats[3] = sum;
+}
+
+/** deltas[i - 1] = x[i] - x[i - 1] for 1 <= i < n (n >= 2), and their figures. */
+function measureDeltas(x: Float64Array, n: number, deltas: Float64Array): void {
+  let dMin = x[1] - x[0];
+  let dMax = dMin;
+  let dSum = 0;
+  let dAbs = 0;
+  for (let i = 1; i < n; i++) {
+    const d = x[i] - x[i - 1];
+    deltas[i - 1] = d;
+    dSum += d;
+    dAbs += Math.abs(d);
+    if (d < dMin) dMin = d;
+    else if (d > dMax) dMax = d;
+  }
+  deltaStats[0] = dMin; deltaStats[1] = dMax; deltaStats[2] = dSum; deltaStats[3] = dAbs;
+}
+
+/** Encodes x[0..n) (n >= 1) as the smallest layout (ties: RLE, FRAME, FOR, FRAME_DELTA, FOR_DELTA, RICE, RICE_DELTA). */
+export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): void {
+  measureColumn(x, n);
+  const maxAbs = stats[0], min = stats[1], max = stats[2], sum = stats[3];
   if (!(maxAbs < INT_COLUMN_LIMIT)) throw new Error(`BUG: integer column value ${maxAbs} outside +-2^52`);
   // Padding before the payload words is at most 3 bytes; count it fully so ties favour RLE.
   let best: number = IntMode.Frame;
@@ -118,7 +151,6 @@ export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): voi
     bestSize = forBytes;
   }
   let deltas: Float64Array | null = null;
-  let dMin = 0, dMax = 0, dSum = 0, dAbs = 0;
   if (maxAbs < DELTA_LIMIT) {
     const rle = rleSize(x, n, bestSize);
     if (rle <= bestSize) {
@@ -127,18 +159,9 @@ export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): voi
     }
     if (n > 1) {
       deltas = scratchColumn(ScratchSlot.IntDeltas, n);
-      dMin = x[1] - x[0];
-      dMax = dMin;
-      for (let i = 1; i < n; i++) {
-        const d = x[i] - x[i - 1];
-        deltas[i - 1] = d;
-        dSum += d;
-        dAbs += Math.abs(d);
-        if (d < dMin) dMin = d;
-        else if (d > dMax) dMax = d;
-      }
+      measureDeltas(x, n, deltas);
       const first = svarintLen(x[0]) + 3;
-      const f = first + frameSize(dMin, dMax, n - 1);
+      const f = first + frameSize(deltaStats[0], deltaStats[1], n - 1);
       if (f < bestSize) {
         best = IntMode.FrameDelta;
         bestSize = f;
@@ -155,7 +178,7 @@ export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): voi
       bestSize = riceChoice.size + 3;
     }
     if (deltas !== null) {
-      sizeRiceDelta(riceDeltaChoice, deltas, n - 1, dMin, dMax, dSum, dAbs, bestSize - svarintLen(x[0]) - 3);
+      sizeRiceDelta(riceDeltaChoice, deltas, n - 1, deltaStats[0], deltaStats[1], deltaStats[2], deltaStats[3], bestSize - svarintLen(x[0]) - 3);
       const size = svarintLen(x[0]) + riceDeltaChoice.size + 3;
       if (size < bestSize) {
         best = IntMode.RiceDelta;
@@ -164,18 +187,39 @@ export function encodeIntColumn(w: ChunkWriter, x: Float64Array, n: number): voi
     }
   }
   w.u8(best);
-  if (best === IntMode.Rle) writeRle(w, x, n);
-  else if (best === IntMode.Rice) writeRice(w, x, n, riceChoice);
-  else if (best === IntMode.RiceDelta) {
-    w.svarint(x[0]);
-    writeRice(w, deltas as Float64Array, n - 1, riceDeltaChoice, true);
-  }
-  else if (best === IntMode.Frame) writeFrame(w, x, n);
-  else if (best === IntMode.For) writeFor(w, x, n);
-  else {
-    w.svarint(x[0]);
-    if (best === IntMode.FrameDelta) writeFrame(w, deltas as Float64Array, n - 1);
-    else writeFor(w, deltas as Float64Array, n - 1);
+  writeLayout(w, x, n, best, deltas);
+}
+
+/**
+ * Writes the chosen layout. The cases are the IntMode numbers as literals: V8 turns a switch
+ * over literal small integers into a jump table that needs no type feedback, where a chain
+ * of `best === IntMode.X` bailed out at each compare the first columns never reached.
+ */
+function writeLayout(w: ChunkWriter, x: Float64Array, n: number, best: number, deltas: Float64Array | null): void {
+  switch (best) {
+    case 0: // IntMode.Rle
+      writeRle(w, x, n);
+      return;
+    case 1: // IntMode.For
+      writeFor(w, x, n);
+      return;
+    case 2: // IntMode.ForDelta
+      w.svarint(x[0]);
+      writeFor(w, deltas as Float64Array, n - 1);
+      return;
+    case 3: // IntMode.Frame
+      writeFrame(w, x, n);
+      return;
+    case 4: // IntMode.FrameDelta
+      w.svarint(x[0]);
+      writeFrame(w, deltas as Float64Array, n - 1);
+      return;
+    case 5: // IntMode.Rice
+      writeRice(w, x, n, riceChoice);
+      return;
+    default: // IntMode.RiceDelta
+      w.svarint(x[0]);
+      writeRice(w, deltas as Float64Array, n - 1, riceDeltaChoice, true);
   }
 }
 
