@@ -7,7 +7,7 @@ import { IngestCore, type MainSide } from './ingest-core.js';
 import { EngineIngestStore, warmUpEngine } from './ingest-store.js';
 import { startGrpcServer } from './grpc-server.js';
 import { reportExtra } from '../threads/heap-report.js';
-import { cachedHeadFigures } from '../storage/head-cache.js';
+import { cachedHeadFigures } from '../storage/series-store.js';
 import type { AuthenticateResult, CollectorRow, IngestWorkerData, OpenSessionResult } from './thread-messages.js';
 
 async function run(): Promise<void> {

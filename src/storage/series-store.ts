@@ -58,9 +58,11 @@ export { readOpenColumns } from './head-record.js';
 export { readOpenTail, type OpenTail } from './head-tail.js';
 export { INT64_MAX, INT64_MIN, seriesKey } from './keys.js';
 export { allocColumns } from './point-runs.js';
-export { listRange, lowerBoundCols, scanChunks, scanRange, visitHead, pointBefore, pointAtOrAfter, type RunVisitor, type EdgePoint, type DecodedChunks } from './range-scan.js';
+export { listRange, listWholeRange, lowerBoundCols, scanChunks, scanRange, visitHead, pointBefore, pointAtOrAfter, type RunVisitor, type EdgePoint, type DecodedChunks } from './range-scan.js';
 export { copyValue, valueAt, numericAt, timeAt, type PointValue } from './point-runs.js';
 export { MAX_CHUNK_POINTS, decodeChunk } from './encoding/chunk.js';
+export { ChunkWindow } from './encoding/chunk-window.js';
+export { cachedHeadFigures } from './head-cache.js';
 export { valueBytes } from './encoding/point-columns.js';
 
 export interface WriteResult {

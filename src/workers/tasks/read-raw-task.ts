@@ -11,10 +11,8 @@
 // JSON: three arrays; see writeColumnsSegment). Past maxPoints points in all the read stops
 // and is refused (read-too-large): the slab never grows past what max_points allows.
 import type { PointColumns, ValueType } from '../../storage/encoding/chunk-types.js';
-import { allocColumns, copyValue, MAX_CHUNK_POINTS, readMeta, scanChunks, scanRange, visitHead, type ReadView, type RunVisitor, type SeriesMeta } from '../../storage/series-store.js';
+import { allocColumns, ChunkWindow, copyValue, listWholeRange, MAX_CHUNK_POINTS, readMeta, scanChunks, scanRange, visitHead, type ReadView, type RunVisitor, type SeriesMeta } from '../../storage/series-store.js';
 import { ColumnPage } from '../raw-points-columns.js';
-import { ChunkWindow } from '../../storage/encoding/chunk-window.js';
-import { listWholeRange } from '../../storage/range-scan.js';
 import { EnumMemberText } from '../enum-member-text.js';
 import { countDigits, JsonColumnPage, putCount, reserveCount } from '../raw-columns-json.js';
 import type { BodySink } from '../../body-sink.js';
