@@ -33,6 +33,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { SERVICE_NODE_FLAGS } from './service-flags.js';
+// @ts-expect-error: a plain .mjs script without types
+import { SERVICE_ENV } from '../scripts/start.mjs';
 import { CollectorClient, type OutgoingColumns } from '../src/collector/collector-client.js';
 import { closeReceiver, sseReceiver, wsReceiver } from './live-receivers.js';
 import { mulberry32 } from './seeded-random.js';
@@ -165,7 +167,10 @@ async function openSubscribers(httpPort: number, attributes: string[], n: number
  */
 function subscriberProcess(): { ask(m: Record<string, unknown>): Promise<unknown>; stop(): void } {
   const profile = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', join(PROFILE_DIR, 'subscribers')] : [];
-  const proc = fork(new URL(import.meta.url).pathname, ['--role', 'subscribers'], { execArgv: [...profile, '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // the service's malloc settings (bench/service-flags.ts put them in this process's environment) are not the clients'
+  const env = { ...process.env };
+  for (const [k, v] of Object.entries(SERVICE_ENV as Record<string, string>)) if (env[k] === v) delete env[k];
+  const proc = fork(new URL(import.meta.url).pathname, ['--role', 'subscribers'], { execArgv: [...profile, '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
   let waiting: { resolve: (v: unknown) => void; reject: (e: Error) => void } | null = null;
   proc.on('message', (m) => { const w = waiting; waiting = null; w?.resolve(m); });
   proc.on('exit', (code) => { const w = waiting; waiting = null; w?.reject(new Error(`the subscriber process exited with code ${code}`)); });
