@@ -3,7 +3,11 @@
 // new thread first. Compiled builds load the .js entry directly through the same bootstrap.
 import { Worker } from 'node:worker_threads';
 
+// The first ArrayBuffer a thread transfers (ingest -> seal thread columns) throws away V8's
+// optimized code of every typed-array function in that thread (its "no buffer was ever
+// detached" assumption); detaching an empty one first has them compiled once, not twice.
 const BOOT = `
+{ const b = new ArrayBuffer(0); structuredClone(b, { transfer: [b] }); }
 const { workerData } = require('node:worker_threads');
 (async () => {
   if (workerData.entry.endsWith('.ts')) { const { register } = await import('tsx/esm/api'); register(); }
