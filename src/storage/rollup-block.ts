@@ -138,22 +138,32 @@ function decimals(v: number): number {
   return NO_SCALE;
 }
 
-const rowValues = (r: RollupRow): number[] => [r.min, r.max, r.first, r.last];
-const rowTimes = (r: RollupRow): bigint[] => [r.minTs, r.maxTs, r.firstTs, r.lastTs];
+/** e lowered to what the time difference d allows (NO_SCALE past 2^51: zigzag stays a safe integer). */
+function timeScale(e: number, d: bigint): number {
+  if (e === NO_SCALE) return e;
+  return d > -2251799813685248n && d < 2251799813685248n ? Math.min(e, tens(Number(d))) : NO_SCALE;
+}
 
-function scaleOf(rows: (RollupRow | null)[], bases: bigint[], ends: bigint[], form: BlockForm): BlockScale {
+/** k raised to what value v needs. */
+function valueScale(k: number, v: number): number {
+  return k === NO_SCALE ? k : Math.max(k, decimals(v));
+}
+
+/** Whether v is exact as m / 10^k at the block's common k. */
+function exactAt(v: number, p: number): boolean {
+  const m = Math.round(v * p);
+  return Math.abs(m) < MAX_MANTISSA && m / p === v;
+}
+
+function scaleOf(rows: readonly (RollupRow | null)[], bases: readonly bigint[], ends: readonly bigint[], form: BlockForm): BlockScale {
   let e = 9, k = 0;
-  const take = (d: bigint) => {
-    // zigzag of |d| < 2^51 stays a safe integer
-    if (e !== NO_SCALE) e = d > -2251799813685248n && d < 2251799813685248n ? Math.min(e, tens(Number(d))) : NO_SCALE;
-  };
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
     if (r === null) continue;
     if (!isEmptyStats(r)) {
-      take(r.minTs - bases[i]); take(r.maxTs - bases[i]); take(r.firstTs - bases[i]);
-      take(form.v2 ? ends[i] - r.lastTs : r.lastTs - bases[i]);
-      for (const v of rowValues(r)) if (k !== NO_SCALE) k = Math.max(k, decimals(v));
+      e = timeScale(e, r.minTs - bases[i]); e = timeScale(e, r.maxTs - bases[i]); e = timeScale(e, r.firstTs - bases[i]);
+      e = timeScale(e, form.v2 ? ends[i] - r.lastTs : r.lastTs - bases[i]);
+      k = valueScale(valueScale(valueScale(valueScale(k, r.min), r.max), r.first), r.last);
     }
     if (e !== NO_SCALE && wholeNs(r.coveredNs) && wholeNs(r.goodNs)) {
       e = Math.min(e, tens(r.coveredNs), tens(r.goodNs));
@@ -165,7 +175,7 @@ function scaleOf(rows: (RollupRow | null)[], bases: bigint[], ends: bigint[], fo
     const p = POW10[k];
     for (const r of rows) {
       if (r === null || isEmptyStats(r)) continue;
-      for (const v of rowValues(r)) { const m = Math.round(v * p); if (!(Math.abs(m) < MAX_MANTISSA && m / p === v)) return { e, k: NO_SCALE }; }
+      if (!(exactAt(r.min, p) && exactAt(r.max, p) && exactAt(r.first, p) && exactAt(r.last, p))) return { e, k: NO_SCALE };
     }
   }
   return { e, k };
@@ -335,14 +345,21 @@ export function encodeDayBlock(b: DayBlock, dayStart: bigint, hourNs: bigint, wi
   // (a count past 2^53 cannot be stored exactly: such a block stays version 2, derived)
   const folded = fold !== null && Number.isSafeInteger(fold.count);
   const day = folded ? fold : b.day;
-  const rows = [day, ...b.hours];
-  const bases = [dayStart, ...b.hours.map((_, h) => dayStart + BigInt(h) * hourNs)];
-  const ends = [dayStart + BigInt(HOURS_PER_DAY) * hourNs, ...bases.slice(1).map((t) => t + hourNs)];
+  // the rows written, in order, with their buckets: the day row, then the present hours
+  // (a commit rewrites a block of a few hours: no bucket bounds for the absent ones)
+  const rows: RollupRow[] = [], bases: bigint[] = [], ends: bigint[] = [];
+  if (day !== null) { rows.push(day); bases.push(dayStart); ends.push(dayStart + BigInt(HOURS_PER_DAY) * hourNs); }
+  for (let h = 0; h < HOURS_PER_DAY; h++) {
+    const r = b.hours[h];
+    if (r === null) continue;
+    const base = dayStart + BigInt(h) * hourNs;
+    rows.push(r); bases.push(base); ends.push(base + hourNs);
+  }
   // from the end only when every whole-ns coveredNs fits its bucket (the difference is then >= 0 and exact)
   let coveredFromEnd = true;
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
-    if (r !== null && wholeNs(r.coveredNs) && wholeNs(r.goodNs) && r.coveredNs > Number(ends[i] - bases[i])) coveredFromEnd = false;
+    if (wholeNs(r.coveredNs) && wholeNs(r.goodNs) && r.coveredNs > Number(ends[i] - bases[i])) coveredFromEnd = false;
   }
   const form: BlockForm = { v2: true, coveredFromEnd };
   const s = scaleOf(rows, bases, ends, form);
@@ -350,10 +367,7 @@ export function encodeDayBlock(b: DayBlock, dayStart: bigint, hourNs: bigint, wi
   w.u8(folded ? BLOCK_V3 : BLOCK_V2); w.u8(flags | (coveredFromEnd ? BLOCK_COVERED_FROM_END : 0));
   w.u8(mask & 255); w.u8((mask >>> 8) & 255); w.u8((mask >>> 16) & 255);
   w.u8(s.e); w.u8(s.k);
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i];
-    if (row !== null) writeRow(w, row, bases[i], ends[i], s, form);
-  }
+  for (let i = 0; i < rows.length; i++) writeRow(w, rows[i], bases[i], ends[i], s, form);
   return Buffer.from(w.buf.subarray(0, w.pos));
 }
 

@@ -42,12 +42,13 @@ export { floorTo };
  */
 class DayBlocks {
   private readonly blocks = new Map<bigint, { block: DayBlock; legacy: boolean; dirty: boolean }>();
-  constructor(private readonly view: ReadView, private readonly series: Buffer) {}
+  /** remembered: loads through and stores into the writer's last blocks (appendRollups only). */
+  constructor(private readonly view: ReadView, private readonly series: Buffer, private readonly remembered = false) {}
 
   get(day: bigint): DayBlock {
     let e = this.blocks.get(day);
     if (!e) {
-      e = loadDay(this.view, this.series, day);
+      e = (this.remembered ? rememberedDay(this.view, this.series, day) : null) ?? loadDay(this.view, this.series, day);
       this.blocks.set(day, e);
     }
     return e.block;
@@ -76,11 +77,67 @@ class DayBlocks {
       if (refold) e.block.day = null;
       const key = rollupKey(this.series, DAY_BLOCK_CODE, day);
       if (isEmptyDayBlock(e.block)) env.rollups.removeSync(key);
-      else env.rollups.putSync(key, encodeDayBlock(e.block, day, HOUR.ns));
+      else {
+        const bytes = encodeDayBlock(e.block, day, HOUR.ns);
+        env.rollups.putSync(key, bytes);
+        // remembered once stored: the block is then exactly what these bytes decode to
+        if (this.remembered) remember(this.series, day, bytes, e.block);
+      }
       if (e.legacy) removeLegacyDay(this.view, this.series, day);
       e.dirty = false; e.legacy = false;
     }
   }
+}
+
+/**
+ * The ingest writer's last stored day block per series, decoded, with the bytes it was
+ * stored as: the next append to that series checks the stored value against these bytes
+ * (a get, no decode) and, when they match, takes the block as it is. The stored bytes are
+ * the only authority: a transaction that aborted after the put, a repair, a trim or a
+ * repack leave other bytes (or none), and the block is then decoded as before; so does
+ * another store of this process holding the series (the bytes decide, not the store).
+ * An entry's bytes are taken while its block is changed (TAKEN until stored again), so
+ * that a throw half-way never leaves a block that differs from its bytes. Blocks
+ * round-trip exactly (rollup-block.ts): a remembered block equals the decoded one.
+ */
+const lastBlocks = new Map<number, { series: Buffer; day: bigint; bytes: Buffer; block: DayBlock }>();
+/** Past this many series the map starts over (a few hundred bytes each; a miss only costs a decode). */
+const LAST_BLOCKS_MAX = 16_384;
+/** No stored block is this short (a block has a 7-byte head): an entry whose block is being changed. */
+const TAKEN = Buffer.alloc(0);
+
+/** lmdb-js's getBinaryFast also takes the read options its typings leave out (lmdb/read.js); its buffer is reused by the next get. */
+type FastGet = (key: Buffer, options?: { transaction?: ReadView['txn'] }) => Buffer | undefined;
+
+/** The map's key: a series key's first word (random UUIDs; two series that share it take turns, each miss a decode). */
+const slotOf = (series: Buffer): number => series.readUInt32LE(0);
+
+function rememberedDay(view: ReadView, series: Buffer, day: bigint): { block: DayBlock; legacy: boolean; dirty: boolean } | null {
+  const last = lastBlocks.get(slotOf(series));
+  if (last === undefined || last.day !== day || last.bytes === TAKEN || !series.equals(last.series)) return null;
+  const bytes = last.bytes;
+  last.bytes = TAKEN;
+  const db = view.env.rollups, key = rollupKey(series, DAY_BLOCK_CODE, day);
+  const stored = (db.getBinaryFast as FastGet).call(db, key, view.txn === undefined ? undefined : { transaction: view.txn });
+  return stored !== undefined && sameBytes(stored, bytes) ? { block: last.block, legacy: false, dirty: false } : null;
+}
+
+function remember(series: Buffer, day: bigint, bytes: Buffer, block: DayBlock): void {
+  const slot = slotOf(series), last = lastBlocks.get(slot);
+  if (last !== undefined && last.series.equals(series)) { last.day = day; last.bytes = bytes; last.block = block; return; }
+  if (lastBlocks.size >= LAST_BLOCKS_MAX) lastBlocks.clear();
+  lastBlocks.set(slot, { series: Buffer.from(series), day, bytes, block });
+}
+
+/**
+ * By hand: getBinaryFast's buffer is lmdb-js's reused one with its JS length set to the
+ * value's size, and Buffer.equals compares its whole native length.
+ */
+function sameBytes(fast: Buffer, b: Buffer): boolean {
+  const n = fast.length;
+  if (n !== b.length) return false;
+  for (let i = 0; i < n; i++) if (fast[i] !== b[i]) return false;
+  return true;
 }
 
 function loadDay(view: ReadView, series: Buffer, day: bigint): { block: DayBlock; legacy: boolean; dirty: boolean } {
@@ -292,7 +349,7 @@ export function appendRollups(view: ReadView, series: Buffer, type: ValueType, p
   if (fresh.count === 0) return;
   const last = fresh.ts[fresh.count - 1];
   const base = floorTo(prevTs ?? fresh.ts[0], HOUR.ns);
-  const blocks = new DayBlocks(view, series);
+  const blocks = new DayBlocks(view, series, true);
   let seeded: RollupRow | null = null;
   if (prevTs !== null) {
     seeded = blocks.get(floorTo(base, DAY.ns)).hours[Number((base - floorTo(base, DAY.ns)) / HOUR.ns)];
