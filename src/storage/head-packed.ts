@@ -263,13 +263,7 @@ export function sameValues(col: ArrayBufferView, from: number, n: number, w: num
  */
 export function encodePackedSegment(c: PointColumns, from: number, n: number, blocked = true): Buffer {
   const off = c.tsOffset, q = c.quality, end = from + n;
-  // the largest power of ten dividing every step (steps are exact integers, so
-  // round(s / p) * p === s exactly when p divides s; a float % is a libm call)
-  let e = 9, p = POW10[9], inv = 1 / p;
-  for (let i = from + 1; i < end && e > 0; i++) {
-    const s = off[i] - off[i - 1];
-    while (e > 0 && Math.round(s * inv) * p !== s) { e--; p = POW10[e]; inv = 1 / p; }
-  }
+  const e = stepExponent(off, from, end);
   const unit = POW10[e];
   let oneQuality = true;
   const q0 = q[from];
@@ -328,16 +322,38 @@ export function encodePackedSegment(c: PointColumns, from: number, n: number, bl
     at = putZigzags(b, at, tz, n - 1, timesPacked ? b[16] : -1);
   }
   if (oneValue) {
-    b.set(bytesOf(col, from, 1, w), at); at += w;
+    at = putRaw(b, at, col, from, 1, w);
   } else if (k >= 0) {
     if (inBlocks && valuesPacked) at = putBlocks(b, putVarint(b, at, vz[0]), vz, 1, n - 1);
     else at = putZigzags(b, at, vz, n, valuesPacked ? b[17] : -1);
   } else {
-    b.set(bytesOf(col, from, n, w), at); at += w * n;
+    at = putRaw(b, at, col, from, n, w);
   }
-  if (oneQuality) { b.writeUInt32LE(q0, at); at += 4; } else { b.set(bytesOf(q, from, n, 4), at); at += 4 * n; }
+  if (oneQuality) { b.writeUInt32LE(q0, at); at += 4; } else at = putRaw(b, at, q, from, n, 4);
   b.writeUInt32LE(crc32(b.subarray(0, at)), at);
   return b.subarray(0, at + 4);
+}
+
+/**
+ * The largest e <= 9 such that 10^e divides every step of off[from, end) (steps are exact
+ * integers, so round(s / p) * p === s exactly when p divides s; a float % is a libm call).
+ * A function of its own, like putRaw: a load whose first heads all had whole-second steps
+ * (or one value) never ran the decrement (or the copy), and reaching it later threw away
+ * encodePackedSegment's optimized code, ~100 ms of a V8 helper thread each time.
+ */
+function stepExponent(off: Float64Array, from: number, end: number): number {
+  let e = 9, p = POW10[9], inv = 1 / p;
+  for (let i = from + 1; i < end && e > 0; i++) {
+    const s = off[i] - off[i - 1];
+    while (e > 0 && Math.round(s * inv) * p !== s) { e--; p = POW10[e]; inv = 1 / p; }
+  }
+  return e;
+}
+
+/** Copies n w-byte values of col from `from` to b at `at`; the position after them. */
+function putRaw(b: Buffer, at: number, col: ArrayBufferView, from: number, n: number, w: number): number {
+  b.set(bytesOf(col, from, n, w), at);
+  return at + w * n;
 }
 
 /** Why a packed segment cannot be read (null: it can): the caller refuses it as corrupt. */
