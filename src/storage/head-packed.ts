@@ -265,9 +265,7 @@ export function encodePackedSegment(c: PointColumns, from: number, n: number, bl
   const off = c.tsOffset, q = c.quality, end = from + n;
   const e = stepExponent(off, from, end);
   const unit = POW10[e];
-  let oneQuality = true;
-  const q0 = q[from];
-  for (let i = from + 1; i < end; i++) if (q[i] !== q0) { oneQuality = false; break; }
+  const q0 = q[from], oneQuality = sameFrom(q, from, end);
   const w = valueBytes(c.type), col = valueColumn(c);
   const oneValue = sameValues(col, from, n, w);
   const vz = valueZigzagsOf(n);
@@ -283,22 +281,11 @@ export function encodePackedSegment(c: PointColumns, from: number, n: number, bl
   // bit-packed when the spread fits MAX_PACKED_WIDTH bits, else (and in the one-width form)
   // as zigzags of step i - step i-1 (step 0 = 0)
   const tz = zigzagsOf(n);
-  let minStep = Infinity, maxStep = 0;
-  for (let i = from + 1; i < end; i++) {
-    const step = (off[i] - off[i - 1]) / unit;
-    tz[i - from - 1] = step;
-    if (step < minStep) minStep = step;
-    if (step > maxStep) maxStep = step;
-  }
+  fillSteps(off, from, end, unit, tz);
+  const minStep = stepRange[0], maxStep = stepRange[1];
   let timesPacked = n <= MAX_PACKED_POINTS && (n < 2 || maxStep - minStep < PACKED_LIMIT);
   if (!blocked || !timesPacked) {
-    let prevStep = 0, maxT = 0;
-    for (let j = 0; j < n - 1; j++) {
-      const step = tz[j], z = zigzag(step - prevStep);
-      tz[j] = z;
-      if (z > maxT && j > 0) maxT = z; // the first is written apart, as a varint
-      prevStep = step;
-    }
+    const maxT = zigzagSteps(tz, n - 1);
     if (!blocked) timesPacked = n <= MAX_PACKED_POINTS && maxT < PACKED_LIMIT;
     if (!blocked && timesPacked) b[16] = bitWidth(maxT);
   }
@@ -315,7 +302,7 @@ export function encodePackedSegment(c: PointColumns, from: number, n: number, bl
   }
   if (inBlocks && timesPacked) {
     if (n > 1) {
-      for (let j = 0; j < n - 1; j++) tz[j] -= minStep;
+      lowerSteps(tz, n - 1, minStep);
       at = putBlocks(b, putVarint(b, at, minStep), tz, 0, n - 1);
     }
   } else {
@@ -332,6 +319,48 @@ export function encodePackedSegment(c: PointColumns, from: number, n: number, bl
   if (oneQuality) { b.writeUInt32LE(q0, at); at += 4; } else at = putRaw(b, at, q, from, n, 4);
   b.writeUInt32LE(crc32(b.subarray(0, at)), at);
   return b.subarray(0, at + 4);
+}
+
+// encodePackedSegment has no loop of its own (they are the functions below): V8 compiled a
+// long loop alone (on-stack replacement) before the code after it had ever run, and every
+// later call entered that code at the loop and bailed out after it (6 times a load).
+
+/** Whether q[from, end) all equal q[from]. */
+function sameFrom(q: Uint32Array, from: number, end: number): boolean {
+  const q0 = q[from];
+  for (let i = from + 1; i < end; i++) if (q[i] !== q0) return false;
+  return true;
+}
+
+/** The smallest and largest step fillSteps last met (Infinity and 0 for a single point). */
+const stepRange = new Float64Array(2);
+
+/** tz[i - from - 1] = (off[i] - off[i - 1]) / unit for from < i < end, their range in stepRange. */
+function fillSteps(off: Float64Array, from: number, end: number, unit: number, tz: Float64Array): void {
+  let minStep = Infinity, maxStep = 0;
+  for (let i = from + 1; i < end; i++) {
+    const step = (off[i] - off[i - 1]) / unit;
+    tz[i - from - 1] = step;
+    if (step < minStep) minStep = step;
+    if (step > maxStep) maxStep = step;
+  }
+  stepRange[0] = minStep; stepRange[1] = maxStep;
+}
+
+/** Steps tz[0, count) become zigzags of step i - step i-1 (step -1 = 0); the largest after the first. */
+function zigzagSteps(tz: Float64Array, count: number): number {
+  let prevStep = 0, maxT = 0;
+  for (let j = 0; j < count; j++) {
+    const step = tz[j], z = zigzag(step - prevStep);
+    tz[j] = z;
+    if (z > maxT && j > 0) maxT = z; // the first is written apart, as a varint
+    prevStep = step;
+  }
+  return maxT;
+}
+
+function lowerSteps(tz: Float64Array, count: number, minStep: number): void {
+  for (let j = 0; j < count; j++) tz[j] -= minStep;
 }
 
 /**
