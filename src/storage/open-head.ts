@@ -6,7 +6,7 @@ import type { PointColumns } from './encoding/chunk-types.js';
 import { MIN_CHUNK_BYTES } from './encoding/chunk-header.js';
 import { fitState, sampleNewest } from './chunk-fit.js';
 import { offsetsFrom } from './int64-words.js';
-import { copyValue, type TimedPoints } from './point-runs.js';
+import { allocColumns, copyValue, type TimedPoints } from './point-runs.js';
 import { putHeadRecord, putSegment, removeAllSegments, removeSegment, type HeadRecord, type SegmentRef, type StoredHead } from './head-record.js';
 import { encodeSegment } from './head-segment.js';
 import type { SeriesEnv } from './series-env.js';
@@ -58,18 +58,7 @@ function uniformQuality(q: Uint32Array, from: number, to: number): number {
 
 /** Empty head columns of `capacity`; quality is left for the head to set (OpenHead.setQualityColumn). */
 function headColumns(type: ValueType, capacity: number, tsBase: bigint): PointColumns {
-  return {
-    type,
-    count: 0,
-    tsBase,
-    tsOffset: new Float64Array(capacity),
-    f64: type === 'float64' ? new Float64Array(capacity) : null,
-    i64: type === 'int64' ? new BigInt64Array(capacity) : null,
-    u8: type === 'boolean' ? new Uint8Array(capacity) : null,
-    ord: type === 'enum' ? new Int32Array(capacity) : null,
-    str: type === 'string' ? new Array<string>(capacity) : null,
-    quality: EMPTY_QUALITY,
-  };
+  return allocColumns(type, capacity, tsBase, EMPTY_QUALITY);
 }
 const EMPTY_QUALITY = new Uint32Array(0);
 

@@ -26,7 +26,8 @@ export interface TimedPoints {
 export const MAX_CHUNK_SPAN_NS = 2 ** 50;
 const MAX_SPAN_BIG = BigInt(MAX_CHUNK_SPAN_NS);
 
-export function allocColumns(type: ValueType, capacity: number, tsBase = 0n): PointColumns {
+/** `quality`: a column to use instead of a fresh one (an open head's shared one-quality column, open-head.ts). */
+export function allocColumns(type: ValueType, capacity: number, tsBase = 0n, quality: Uint32Array = new Uint32Array(capacity)): PointColumns {
   return {
     type,
     count: 0,
@@ -37,7 +38,7 @@ export function allocColumns(type: ValueType, capacity: number, tsBase = 0n): Po
     u8: type === 'boolean' ? new Uint8Array(capacity) : null,
     ord: type === 'enum' ? new Int32Array(capacity) : null,
     str: type === 'string' ? new Array<string>(capacity) : null,
-    quality: new Uint32Array(capacity),
+    quality,
   };
 }
 
