@@ -130,7 +130,7 @@ function readFor(r: ChunkReader, n: number, out: Float64Array, sink: Sink, a: nu
       if (width === 32) for (let j = 0; j < len; j++) out[s + j] = min + words[at + j];
       else unpackWide(words, at, out, s, len, min, width);
       finish(out, s, len, sink, a, b);
-    } else if (sink === Sink.Plain) unpackPlain(words, at, out, s, len, min, width);
+    } else if (sink === Sink.Plain) unpackSpan(words, at, 0, len, width, min, out, s);
     else if (sink === Sink.Grid) unpackGrid(words, at, out, s, len, min, width, a, b);
     else unpackScale(words, at, out, s, len, min, width, a);
     at += wordsFor(len, width);
@@ -160,7 +160,7 @@ function readFrame(r: ChunkReader, n: number, out: Float64Array, sink: Sink, a: 
   else if (width === 32) {
     for (let j = 0; j < n; j++) out[j] = min + words[at + j];
     finish(out, 0, n, sink, a, b);
-  } else if (sink === Sink.Plain) unpackPlain(words, at, out, 0, n, min, width);
+  } else if (sink === Sink.Plain) unpackSpan(words, at, 0, n, width, min, out, 0);
   else if (sink === Sink.Grid) unpackGrid(words, at, out, 0, n, min, width, a, b);
   else unpackScale(words, at, out, 0, n, min, width, a);
 }
@@ -229,11 +229,21 @@ function readForDelta(r: ChunkReader, n: number, out: Float64Array, sink: Sink, 
 // holding `avail` unread bits: a value either fits in buf or takes its high bits from the
 // next word. out[o + j] receives value j of the block; min is the block's minimum.
 
-function unpackPlain(words: Uint32Array, at: number, out: Float64Array, o: number, len: number, min: number, width: number): void {
+/**
+ * Values first..first+len-1 of a FOR block of `width` bits (0..31) from word index `at`,
+ * plus min, into out[o..o+len). The decoder starts at value 0; a range read
+ * (int-column-range.ts) at the first value its window wants.
+ */
+export function unpackSpan(words: Uint32Array, at: number, first: number, len: number, width: number, min: number, out: Float64Array, o: number): void {
+  if (width === 0) {
+    for (let j = 0; j < len; j++) out[o + j] = min;
+    return;
+  }
   const mask = (1 << width) - 1;
-  let wi = at;
-  let buf = words[wi++];
-  let avail = 32;
+  const bit = first * width;
+  let wi = at + (bit >>> 5);
+  let buf = words[wi++] >>> (bit & 31);
+  let avail = 32 - (bit & 31);
   for (let j = 0; j < len; j++) {
     let v: number;
     if (avail >= width) {

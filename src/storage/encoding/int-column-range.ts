@@ -15,6 +15,7 @@
 import type { ChunkReader } from './byte-io.js';
 import { BLOCK, FRAME_MAX_WIDTH, IntMode, wordsFor } from './int-column.js';
 import { readRice } from './int-column-rice.js';
+import { unpackSpan } from './int-column-decode.js';
 import { RiceDeltaIndex } from './int-column-rice-delta.js';
 
 const TWO_32 = 4294967296;
@@ -235,37 +236,6 @@ export class IntColumnIndex {
     if (width <= 32) return;
     const hiAt = at + len, hiWidth = width - 32;
     for (let j = 0; j < len; j++) tmp[j] += extract(words, hiAt, j * hiWidth, hiWidth) * TWO_32;
-  }
-}
-
-/**
- * Values first..first+len-1 of a FOR block of `width` bits (0..31) from word index `at`,
- * plus min, into out[o..o+len): the decoder's streaming kernel (int-column-decode.ts)
- * started at the first value's bit, where extract() per value cost twice as much.
- */
-function unpackSpan(words: Uint32Array, at: number, first: number, len: number, width: number, min: number, out: Float64Array, o: number): void {
-  if (width === 0) {
-    for (let j = 0; j < len; j++) out[o + j] = min;
-    return;
-  }
-  const mask = (1 << width) - 1;
-  const bit = first * width;
-  let wi = at + (bit >>> 5);
-  let buf = words[wi++] >>> (bit & 31);
-  let avail = 32 - (bit & 31);
-  for (let j = 0; j < len; j++) {
-    let v: number;
-    if (avail >= width) {
-      v = buf & mask;
-      buf >>>= width;
-      avail -= width;
-    } else {
-      const next = words[wi++];
-      v = (buf | (next << avail)) & mask;
-      buf = next >>> (width - avail);
-      avail += 32 - width;
-    }
-    out[o + j] = min + v;
   }
 }
 
