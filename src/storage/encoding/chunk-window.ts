@@ -18,9 +18,9 @@ import type { ChunkHeader, PointColumns } from './chunk-types.js';
 import { decodeIntColumnTo } from './int-column-decode.js';
 import { IntColumnIndex } from './int-column-range.js';
 import { TimeColumnIndex } from './time-column.js';
+import { int64Words } from './value-columns.js';
 
 const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
-const TWO_32 = 4294967296;
 
 export class ChunkWindow {
   private readonly times = new TimeColumnIndex();
@@ -156,17 +156,6 @@ function lastGroupBelow(sm: ChunkSummary, t: number): number {
 function divide(x: Float64Array, out: Float64Array, m: number, divisor: number): void {
   if (divisor === 1) out.set(x.subarray(0, m));
   else for (let j = 0; j < m; j++) out[j] = x[j] / divisor;
-}
-
-/** Exact integers below 2^51 as int64 words, as value-columns.ts's decodeInt64 writes them. */
-function int64Words(x: Float64Array, out: BigInt64Array, m: number): void {
-  const words = new Int32Array(out.buffer, out.byteOffset, m * 2);
-  for (let j = 0; j < m; j++) {
-    const v = x[j];
-    const hi = Math.floor(v / TWO_32);
-    words[2 * j] = v - hi * TWO_32;
-    words[2 * j + 1] = hi;
-  }
 }
 
 function copyNumbers(x: Float64Array, out: Uint32Array | Int32Array | Uint8Array, m: number): void {

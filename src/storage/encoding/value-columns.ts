@@ -137,19 +137,26 @@ function nextWide(r: ChunkReader, prev: bigint): bigint {
   return BigInt.asIntN(64, prev + ((z >> 1n) ^ -(z & 1n)));
 }
 
+/**
+ * x[0..m) (exact integers, |x| < 2^51) into out as int64: two's complement halves written as
+ * int32 words (hi fits an int32), no BigInt per value. Also the chunk window's (chunk-window.ts).
+ */
+export function int64Words(x: Float64Array, out: BigInt64Array, m: number): void {
+  const words = new Int32Array(out.buffer, out.byteOffset, m * 2);
+  for (let j = 0; j < m; j++) {
+    const v = x[j];
+    const hi = Math.floor(v / TWO_32);
+    words[2 * j] = v - hi * TWO_32;
+    words[2 * j + 1] = hi;
+  }
+}
+
 function decodeInt64(r: ChunkReader, n: number, out: BigInt64Array): void {
   const mode = r.u8('int64 column mode');
   if (mode === Int64Mode.Small) {
     const x = scratchColumn(ScratchSlot.ValueNumbers, n);
     decodeIntColumn(r, n, x);
-    // Two's complement halves written as words: |x| < 2^51, so hi fits an int32.
-    const words = new Int32Array(out.buffer, out.byteOffset, n * 2);
-    for (let i = 0; i < n; i++) {
-      const v = x[i];
-      const hi = Math.floor(v / TWO_32);
-      words[2 * i] = v - hi * TWO_32;
-      words[2 * i + 1] = hi;
-    }
+    int64Words(x, out, n);
     return;
   }
   if (mode !== Int64Mode.Wide) r.fail(`unknown int64 column mode ${mode}`);
