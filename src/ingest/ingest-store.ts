@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { LatestTable, SeriesStore, readSnapshot, readFinalised, readMeta } from '../storage/series-store.js';
 import { groupTrace } from './group-trace.js';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { fullGc } from '../threads/full-gc.js';
 
 /** Writes of the warm-up (see warmUpEngine): groups of WARM_BATCHES batches of WARM_POINTS points. */
 const WARM_GROUPS = 8, WARM_BATCHES = 4, WARM_POINTS = 1000;
@@ -94,48 +93,25 @@ export async function warmUpEngine(): Promise<number> {
   return performance.now() - t0;
 }
 
-/** The engine behind IngestStore: the worker's own SeriesStore over the shared environment. */
-/** How often the worker looks whether a quiet seal sealed points (afterQuietSeal). */
-const QUIET_SEAL_CHECK_MS = 1000;
-
 /**
- * A full garbage collection of this thread (`--expose-gc` set for a new context, as the
- * PGlite thread does). The open heads a quiet seal empties are dropped from the head
- * cache, but their columns are external memory V8 frees only at a full collection, and a
- * quiet thread allocates nothing that would start one: after a bulk load the service kept
- * the heads' ~140 MB resident until the next load (issue 33).
+ * The engine behind IngestStore: the worker's own SeriesStore over the shared environment.
+ * After each quiet seal that sealed points it runs `collect` (a full GC by default): the
+ * heads the seal emptied leave the head cache, but their columns are external memory V8
+ * frees only at a full collection, and a quiet thread allocates nothing that would start
+ * one (after a bulk load the service kept the heads' ~140 MB resident until the next load,
+ * issue 33).
  */
-function fullGc(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-}
-
 export class EngineIngestStore implements IngestStore {
-  private readonly quietCheck: NodeJS.Timeout;
-  private sealedSeen = 0;
-
-  /** collect: run after a quiet seal sealed points (a full GC by default). */
-  private constructor(private readonly engine: SeriesStore, private readonly collect: () => void = fullGc) {
-    this.quietCheck = setInterval(() => this.afterQuietSeal(), QUIET_SEAL_CHECK_MS);
-    this.quietCheck.unref();
-  }
-
-  /** Collects once after each quiet seal that sealed points (the store's quietSeals tally moved). */
-  private afterQuietSeal(): void {
-    const sealed = this.engine.quietSeals.points;
-    if (sealed === this.sealedSeen) return;
-    this.sealedSeen = sealed;
-    this.collect();
-  }
+  private constructor(private readonly engine: SeriesStore) {}
 
   /**
    * groupWindowMs 0: the commit pipeline already gathers a group before it writes.
    * quietSealMs: heads are sealed once batches stop for that long (SERVICE_INGEST_QUIET_SEAL_MS),
    * when quietSealAllowed says so (not while the disk is below the ingest threshold).
    */
-  static open(seriesDir: string, quietSealMs = 0, quietSealAllowed?: () => boolean, latest: SharedArrayBuffer | null = null, collect?: () => void): EngineIngestStore {
+  static open(seriesDir: string, quietSealMs = 0, quietSealAllowed?: () => boolean, latest: SharedArrayBuffer | null = null, collect: () => void = fullGc): EngineIngestStore {
     const onTransaction = groupTrace ? (t: object) => groupTrace?.record({ k: 'txn', ...t }) : undefined;
-    return new EngineIngestStore(SeriesStore.open(seriesDir, { groupWindowMs: 0, onTransaction, sealThread: process.env.HISTORIAN_SEAL_THREAD !== '0', quietSealMs, quietSealAllowed, latest: latest === null ? null : LatestTable.attach(latest) }), collect);
+    return new EngineIngestStore(SeriesStore.open(seriesDir, { groupWindowMs: 0, onTransaction, sealThread: process.env.HISTORIAN_SEAL_THREAD !== '0', quietSealMs, quietSealAllowed, onQuietSeal: collect, latest: latest === null ? null : LatestTable.attach(latest) }));
   }
 
   async write(batches: PointBatch[], principal: string): Promise<StoredBatchResult[]> {
@@ -176,7 +152,6 @@ export class EngineIngestStore implements IngestStore {
   }
 
   close(): Promise<void> {
-    clearInterval(this.quietCheck);
     return this.engine.close();
   }
 }

@@ -7,8 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { fullGc } from '../threads/full-gc.js';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { DbReply, DbRequest, WireDbError, WireResult } from './pglite-protocol.js';
@@ -57,9 +56,7 @@ const MEMORY_SETTINGS = ['shared_buffers=16MB'];
  * create (the instances are released over the next event-loop turns) returns them.
  */
 function collectInitdbInstances(): void {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  for (const ms of [500, 2000]) setTimeout(gc, ms).unref();
+  for (const ms of [500, 2000]) setTimeout(fullGc, ms).unref();
 }
 
 const wireResult = (r: { rows: unknown[]; affectedRows?: number }): WireResult => ({

@@ -106,6 +106,8 @@ export interface SeriesStoreOptions {
    * write that meets ENOSPC stops the worker (found by reliability/disk-full).
    */
   quietSealAllowed?: () => boolean;
+  /** Told after each quiet seal that sealed points, with how many (the ingest worker then collects the emptied heads' columns). */
+  onQuietSeal?: (points: number) => void;
   /**
    * The latest point of each series in shared memory (latest-table.ts): updated by every
    * write before it resolves, forgotten by lifecycle enforcement. The main thread creates
@@ -180,6 +182,7 @@ export class SeriesStore {
   private readonly quietSealMs: number;
   private readonly quietSealAfterPoints: number;
   private readonly quietSealAllowed: () => boolean;
+  private readonly onQuietSeal: ((points: number) => void) | null;
   /** Points write() was given since the last quiet seal began. */
   private pointsSinceQuietSeal = 0;
   /** Date.now() of the last write() call, and the timer that seals once writes stop. */
@@ -199,6 +202,7 @@ export class SeriesStore {
     this.quietSealMs = options.quietSealMs ?? 0;
     this.quietSealAfterPoints = options.quietSealAfterPoints ?? QUIET_SEAL_AFTER_POINTS;
     this.quietSealAllowed = options.quietSealAllowed ?? (() => true);
+    this.onQuietSeal = options.onQuietSeal ?? null;
     this.latest = options.latest ?? null;
   }
 
@@ -374,6 +378,7 @@ export class SeriesStore {
     }
     this.quietSeals.runs++;
     this.quietSeals.points += sealed;
+    if (sealed > 0 && this.onQuietSeal !== null) this.onQuietSeal(sealed);
     return sealed;
   }
 

@@ -1,5 +1,5 @@
 // After a quiet seal has sealed points, the ingest worker's store runs a full collection once
-// (ingest-store.ts afterQuietSeal): the heads the seal emptied hold their columns as external
+// (ingest-store.ts, through SeriesStore onQuietSeal): the heads the seal emptied hold their columns as external
 // memory until one, and a quiet thread starts none (issue 33). Writes alone do not collect.
 import t from 'tap';
 import { mkdtemp, rm } from 'node:fs/promises';
