@@ -185,8 +185,10 @@ export class SeriesStore {
   private readonly onQuietSeal: ((points: number) => void) | null;
   /** Points write() was given since the last quiet seal began. */
   private pointsSinceQuietSeal = 0;
-  /** Date.now() of the last write() call, and the timer that seals once writes stop. */
+  /** Date.now() of the last write() call or settle, and the timer that seals once writes stop. */
   private lastWriteCallMs = 0;
+  /** write() calls whose transaction has not settled. */
+  private writesInFlight = 0;
   private quietTimer: NodeJS.Timeout | null = null;
   private closing = false;
   /** Quiet seals run and the points they sealed (diagnostics, tests). */
@@ -273,6 +275,7 @@ export class SeriesStore {
       for (const r of results) { accepted += r.accepted; refused += r.refused; }
       return { batches: results, accepted, refused };
     });
+    if (this.quietSealMs > 0) done = done.finally(() => this.noteWriteSettled());
     const latest = this.latest;
     if (latest !== null) {
       done = done.then((r) => {
@@ -322,9 +325,20 @@ export class SeriesStore {
   /** A write came: (re)starts the wait for quiet. */
   private noteWrite(batches: readonly PointBatch[]): void {
     if (this.quietSealMs <= 0) return;
+    this.writesInFlight++;
     this.lastWriteCallMs = Date.now();
     for (const b of batches) this.pointsSinceQuietSeal += b.times.length;
     if (this.quietTimer === null && !this.closing) this.armQuietTimer(this.quietSealMs);
+  }
+
+  /**
+   * A write settled: quiet counts from here too. A write that took longer than the quiet
+   * delay (a loaded machine) would otherwise let the seal look for open heads before its
+   * points were there, and nothing would seal them until the idle-head job.
+   */
+  private noteWriteSettled(): void {
+    this.writesInFlight--;
+    this.lastWriteCallMs = Date.now();
   }
 
   private armQuietTimer(ms: number): void {
@@ -335,6 +349,7 @@ export class SeriesStore {
   private async onQuietTimer(): Promise<void> {
     if (this.closing) return;
     const waited = Date.now() - this.lastWriteCallMs;
+    if (this.writesInFlight > 0) { this.armQuietTimer(this.quietSealMs); return; }
     if (waited < this.quietSealMs) { this.armQuietTimer(this.quietSealMs - waited); return; }
     if (this.pointsSinceQuietSeal < this.quietSealAfterPoints) return;
     if (!this.quietSealAllowed()) { this.armQuietTimer(this.quietSealMs); return; }
