@@ -46,10 +46,15 @@ function goodQuality(n: number): Uint32Array {
  * ArrayBuffer of its own: two fresh (zero-filled, externally accounted, swept) ArrayBuffers
  * per 1,000-point batch cost about twice the copy itself. A piece is never handed out twice
  * (a full slab is left to the batches that view it and collected after them), so a batch
- * held longer (a slow group) only keeps its slab alive. Columns over an eighth of a slab get
- * their own buffer.
+ * held longer (a slow group) only keeps its slab alive. Columns over half a slab get their
+ * own buffer.
+ * Why 60 KB, below glibc's mmap threshold (`npm start` sets it to 64 KB, scripts/start.mjs):
+ * a 1 MB slab was a fresh mapping every ~65 batches, each page faulted in by the copy and
+ * unmapped when V8 swept it, ~37,000 page faults a bulk load of 9.42 M points. 9,420
+ * batches of 2 x 8 KB columns, 100 held (2026-11-28, load ~25, 3 runs each): 1 MB slabs
+ * 0.76-0.86 CPU-s and ~37,000 faults, 56 KB slabs 0.06-0.20 CPU-s and 1,600-9,700 faults.
  */
-const SLAB_BYTES = 1 << 20;
+const SLAB_BYTES = 60 * 1024;
 let slab = new ArrayBuffer(SLAB_BYTES);
 let slabUsed = 0;
 
@@ -57,7 +62,7 @@ function view<T>(buf: Buffer, width: number, make: (ab: ArrayBuffer, off: number
   const n = buf.byteLength / width;
   if (buf.byteOffset % width === 0) return make(buf.buffer as ArrayBuffer, buf.byteOffset, n);
   const bytes = buf.byteLength;
-  if (bytes > SLAB_BYTES / 8) {
+  if (bytes > SLAB_BYTES / 2) {
     const own = new Uint8Array(bytes);
     own.set(buf);
     return make(own.buffer, 0, n);
