@@ -4,6 +4,8 @@
 // it goes to the session. Flow control: a session that overdraws its credit is paused
 // (the call stops reading, HTTP/2 windows close, the collector's writes back up) until
 // its credit is positive again, so server memory stays bounded whatever collectors send.
+// The messages sent and received per batch (batches in, acks and credit out) are read and
+// written by hand; every other message goes through proto-loader.
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { IngestCore, OpenRefused, type WireOpen } from './ingest-core.js';
@@ -12,6 +14,7 @@ import type { EndStatus, ServerMessage, SessionLink } from './session-link.js';
 import type { WireBatch } from './batch-columns.js';
 import { PROTO_OPTIONS, PROTO_PATH } from './collector-proto.js';
 import { decodeBatchMessage } from './batch-message-decode.js';
+import { encodeServerMessage } from './server-message-encode.js';
 
 interface CollectorMessage {
   body?: 'open' | 'batch' | 'watermark' | 'heartbeat';
@@ -86,8 +89,11 @@ export async function startGrpcServer(core: IngestCore, opts: GrpcOptions, onErr
     const batch = decodeBatchMessage(buf);
     return batch !== null ? { body: 'batch', batch } : genericDecode(buf) as CollectorMessage;
   };
+  // Acks and credit grants are written by hand (server-message-encode.ts), the rest generically.
+  const genericEncode = service.Session.responseSerialize;
+  const writeMessage = (m: ServerMessage): Buffer => encodeServerMessage(m) ?? genericEncode(m);
 
-  server.addService({ ...service, Session: { ...service.Session, requestDeserialize: readMessage } }, {
+  server.addService({ ...service, Session: { ...service.Session, requestDeserialize: readMessage, responseSerialize: writeMessage } }, {
     Session: (call: Call) => {
       calls.add(call);
       const link = linkOf(call);
