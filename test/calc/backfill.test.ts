@@ -67,7 +67,12 @@ t.test('backfills', async (t) => {
     t.equal(Number(v.preview?.points_unchanged), 0);
     t.equal(Number(v.progress.windows_total), 4, 'two days for each of two pumps');
     t.same(v.preview?.sample[0], { asset_id: p.pumps[0].assetId, ts_ns: times[0], old: null, new: 19 }, 'a sample of old and new values');
-    const op = await p.api<{ state: string; kind: string }>('GET', `/v1/operations/${encodeURIComponent(v.operation_id)}`);
+    // the operation record follows the job's state a moment later (its own statement)
+    let op = { state: 'running', kind: '' };
+    await until(async () => {
+      op = await p.api<{ state: string; kind: string }>('GET', `/v1/operations/${encodeURIComponent(v.operation_id)}`);
+      return op.state !== 'running';
+    }, 30_000);
     t.match(op, { state: 'awaiting-commit', kind: 'calc.backfill' }, 'the operation waits for the commit');
     t.same(readAll(p.svc, (await outputOf(p, rule.rule_id))), [], 'a preview writes nothing');
 
@@ -79,7 +84,12 @@ t.test('backfills', async (t) => {
     const out = readAll(p.svc, await outputOf(p, rule.rule_id));
     t.equal(out.length, times.length, 'every instant written once');
     t.same(out.slice(0, 2).map((x) => [x.ts, x.value]), [[times[0], 19], [times[1], 19]]);
-    const finished = await p.api<{ state: string; receipt: { adapter: string; value: { points_written: unknown } } }>('GET', `/v1/operations/${encodeURIComponent(v.operation_id)}`);
+    type Finished = { state: string; receipt: { adapter: string; value: { points_written: unknown } } };
+    let finished = { state: 'running' } as Finished;
+    await until(async () => {
+      finished = await p.api<Finished>('GET', `/v1/operations/${encodeURIComponent(v.operation_id)}`);
+      return finished.state !== 'running';
+    }, 30_000);
     t.equal(finished.state, 'completed');
     t.equal(Number(finished.receipt.value.points_written), times.length, 'the receipt says what was written');
     t.equal((await p.call('POST', `/v1/calc/backfill/${v.job_id}/commit`)).status, 409, 'a job commits once');
@@ -145,7 +155,7 @@ t.test('backfills', async (t) => {
       const st = await p.api<{ assets: Array<{ asset_id: string; output_series: string | null }> }>('GET', `/v1/calc/rules/${rule.rule_id}/status`);
       out = st.assets.find((a) => a.asset_id === pump.assetId)?.output_series ?? undefined;
       return out !== undefined;
-    });
+    }, 30_000);
     const v = await p.api<View>('POST', '/v1/calc/backfill', { rule_id: rule.rule_id, assets: 'all', start_ns: t0, end_ns: t0 + 10n * MIN, mode: 'recalculate' }, 202);
     await settled(p, p.svc.url, v.job_id, 'preview');
     await p.api('POST', `/v1/calc/backfill/${v.job_id}/commit`, undefined, 202);
@@ -208,6 +218,6 @@ async function outputOf(p: Plant, ruleId: string): Promise<string> {
     const s = await p.api<{ assets: Array<{ asset_id: string; output_series: string | null }> }>('GET', `/v1/calc/rules/${ruleId}/status`);
     out = s.assets.find((a) => a.asset_id === p.pumps[0].assetId)?.output_series ?? undefined;
     return out !== undefined;
-  });
+  }, 30_000);
   return out as string;
 }
