@@ -3,7 +3,7 @@
 // column set in the storage's own shape (PointColumns), which the compiled expression
 // takes as is. Offsets are relative to the first point read, so a window must span under
 // 2^53 ns (about 104 days); callers slice longer ranges.
-import { allocColumns, lowerBoundCols, pointBefore, scanRange, seriesKey, readMeta, readOpenTail, type ReadView } from '../storage/series-store.js';
+import { allocColumns, lowerBoundCols, pointBefore, scanRange, seriesKey, readOpenTail, type ReadView, type SeriesMeta } from '../storage/series-store.js';
 import type { PointColumns } from '../storage/encoding/chunk-types.js';
 import type { ValueType } from '../storage/encoding/chunk-types.js';
 import { GridScratch } from './grid.js';
@@ -89,14 +89,16 @@ export interface InputFacts { finalisedNs: bigint | null | undefined }
  * watermark from the same record (the window's provisional check needs no second read).
  */
 export function readInput(view: ReadView, seriesId: string, from: bigint, to: bigint, lookbackPoints: number, scratch?: ColumnScratch, facts?: InputFacts): PointColumns {
-  const meta = readMeta(view, seriesId);
-  if (facts) facts.finalisedNs = meta ? meta.finalisedNs : undefined;
-  if (!meta) return emptyColumns('float64', from);
   const key = keyOf(seriesId);
   // Only the head's newest segments are decoded, back to a point before `from` and the
   // look-back points (a live window's usual case); a tail that is not the whole head always
-  // holds them. The whole head, when that is what it took, serves both walks below.
-  const tail = readOpenTail(view, key, from, lookbackPoints);
+  // holds them. The whole head, when that is what it took, serves both walks below. The
+  // series' record comes with it, read with the kept key.
+  const slot: { meta: SeriesMeta | undefined } = { meta: undefined };
+  const tail = readOpenTail(view, key, from, lookbackPoints, slot);
+  const meta = slot.meta;
+  if (facts) facts.finalisedNs = meta ? meta.finalisedNs : undefined;
+  if (!meta) return emptyColumns('float64', from);
   const head = tail.cols;
   if (head !== null && head.count > 0) {
     // Every sealed point is at or before sealedEnd and every head point after it: when the

@@ -51,6 +51,9 @@ export function compiledRuleOf(data: RulePlanData, evaluatorOf: (p: ExpressionPl
   return { ...data, data, expression: withEval(data.expression)!, when: withEval(data.when), edge: withEval(data.edge) };
 }
 
+/** Output value types by the code a columnar task carries (calc-windows-task.ts). */
+export const OUTPUT_TYPES: readonly ValueType[] = ['float64', 'int64', 'boolean', 'string', 'enum'];
+
 export interface Target {
   rule: CompiledRule;
   assetId: string;

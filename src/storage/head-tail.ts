@@ -9,11 +9,21 @@
 // points before `from` number `pointsBefore`, or the head is exhausted. A segment may still
 // hold points sealed since; they are skipped by sealedEnd as every reader does, and a
 // segment holding one ends the walk (every older segment is sealed through).
+//
+// The series' record comes with it when asked (`record`), read with the caller's key: a live
+// window read it through readMeta, which parses the id's text into a key again (a regular
+// expression and a hex decode) and copies the stored bytes, for a record that is almost always
+// the one it read a second earlier (profile, 2026-11-28).
+//
+// Every get here is lmdb-js's getBinaryFast (a view of its reused buffer, valid until the next
+// get): each value is decoded into fresh columns or numbers before the next get.
+import type { Database, Transaction } from 'lmdb';
 import type { PointColumns } from './encoding/chunk-types.js';
 import { decodeHeadRecord, readOpenColumns, segmentKey } from './head-record.js';
 import { decodeSegment } from './head-segment.js';
 import { allocColumns, copyValue } from './point-runs.js';
 import type { ReadView } from './series-env.js';
+import { decodeMeta, type SeriesMeta } from './series-meta.js';
 
 export interface OpenTail {
   /** The newest open points of the head, ascending (null when the head holds none). */
@@ -22,7 +32,53 @@ export interface OpenTail {
   whole: boolean;
 }
 
+/** Receives the series' stored record (undefined: no such series). */
+export interface RecordSlot { meta: SeriesMeta | undefined }
+
 const NONE: OpenTail = { cols: null, whole: true };
+
+/**
+ * lmdb-js's getBinaryFast also takes the read options its typings leave out (lmdb/read.js).
+ * Its buffer is lmdb-js's reused one with only its JS length set to the value's size (native
+ * calls such as Buffer.equals, copies and reads see the whole buffer): `fastView` makes a
+ * proper view of the value, no copy.
+ */
+type FastGet = (key: Buffer, options?: { transaction?: Transaction }) => Buffer | undefined;
+function fastGet(db: Database<Buffer, Buffer>, key: Buffer, txn: Transaction | undefined): Buffer | undefined {
+  return (db.getBinaryFast as FastGet).call(db, key, txn === undefined ? undefined : { transaction: txn });
+}
+function fastView(db: Database<Buffer, Buffer>, key: Buffer, txn: Transaction | undefined): Buffer | undefined {
+  const v = fastGet(db, key, txn);
+  return v === undefined ? undefined : Buffer.from(v.buffer, v.byteOffset, v.length);
+}
+
+/** Compared by hand: see fastGet. */
+function sameBytes(fast: Buffer, b: Buffer): boolean {
+  const n = fast.length;
+  if (n !== b.length) return false;
+  for (let i = 0; i < n; i++) if (fast[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Records decoded per thread, by key object (a caller that keeps one key per series, as the
+ * calculation workers do, hits): an entry is used only while the stored bytes equal its copy,
+ * so a changed record (a new finalised watermark, a lifecycle policy) is decoded again, and a
+ * caller with a fresh key each time only misses. Weak: the entries go with the caller's keys.
+ */
+const records = new WeakMap<Buffer, { bytes: Buffer; meta: SeriesMeta }>();
+
+/** The series' record, decoded (shared: callers must not change it), read with its key. */
+function recordOf(view: ReadView, series: Buffer): SeriesMeta | undefined {
+  const bytes = fastGet(view.env.meta, series, view.txn);
+  if (bytes === undefined) return undefined;
+  const known = records.get(series);
+  if (known !== undefined && sameBytes(bytes, known.bytes)) return known.meta;
+  const copy = Buffer.from(bytes.subarray(0, bytes.length));
+  const meta = decodeMeta(copy);
+  records.set(series, { bytes: copy, meta });
+  return meta;
+}
 
 /** How many points of `c` lie at or before `t` (0 when none), by binary search on offsets. */
 function countThrough(c: PointColumns, t: bigint): number {
@@ -42,9 +98,14 @@ function countBefore(c: PointColumns, t: bigint): number {
 /**
  * The open head's newest points: at least `pointsBefore` of them before `from` (>= 1) and all
  * after, or the whole open head when it has fewer. Same snapshot as the view's other reads.
+ * With `slot`, the series' record too (no record: no series, and no points).
  */
-export function readOpenTail(view: ReadView, series: Buffer, from: bigint, pointsBefore: number): OpenTail {
-  const raw = view.env.heads.get(series, { transaction: view.txn });
+export function readOpenTail(view: ReadView, series: Buffer, from: bigint, pointsBefore: number, slot?: RecordSlot): OpenTail {
+  if (slot !== undefined) {
+    slot.meta = recordOf(view, series);
+    if (slot.meta === undefined) return NONE;
+  }
+  const raw = fastView(view.env.heads, series, view.txn);
   if (raw === undefined) return NONE;
   // A version-1 record is the whole head in one value: decoded as it always was.
   if (raw[0] !== 2) { const cols = readOpenColumns(view, series); return { cols, whole: true }; }
@@ -71,7 +132,7 @@ export function readOpenTail(view: ReadView, series: Buffer, from: bigint, point
   let upper = 2 ** 53;
   const newest = record.nextSeq - 1;
   if (newest >= 0) {
-    const value = view.env.segments.get(segmentKey(series, newest), { transaction: view.txn });
+    const value = fastView(view.env.segments, segmentKey(series, newest), view.txn);
     if (value !== undefined) { take(value); upper = newest - 1; }
   }
   if (!sealedReached && upper >= 0 && before >= need) whole = false;

@@ -4,8 +4,8 @@
 // to the workers.
 import { ServiceError } from '../../errors.js';
 import type { ReadPool } from '../../workers/read-pool.js';
-import type { CalcWindowRequest, CalcWindowResult } from '../../workers/tasks/calc-windows-task.js';
-import type { RulePlanData, Target, WindowOutcome } from '../../calc-kernel/window-eval.js';
+import type { CalcWindowRequest, CalcWindowResult, CalcWindowsTask, EvaluateWindows } from '../../workers/tasks/calc-windows-task.js';
+import { OUTPUT_TYPES, type RulePlanData, type Target, type WindowOutcome } from '../../calc-kernel/window-eval.js';
 import type { WindowDiff } from '../../calc-kernel/window-diff.js';
 export {
   evaluateWindow, finalisedThrough, compiledRuleOf, traceContextOf,
@@ -35,8 +35,53 @@ function refsFor(t: Target): Array<[string, string | null]> {
   return r;
 }
 
+/**
+ * Each target's series as an evaluate task carries them (its output series, then the series of
+ * each of its rule's inputRefs, '' when unbound, joined by newlines), made once per target.
+ */
+const idsOf = new WeakMap<Target, string>();
+function idsFor(t: Target): string {
+  let s = idsOf.get(t);
+  if (s === undefined) {
+    s = [t.outputSeries, ...t.rule.inputRefs.map((ref) => t.seriesByRef.get(ref) ?? '')].join('\n');
+    idsOf.set(t, s);
+  }
+  return s;
+}
+
+/**
+ * The engine's windows (all 'evaluate') as columns: a structured clone of one object per
+ * window (fifteen fields, strings and bigints) was a fifth of a worker's live window, and as
+ * much again on this thread (profile, 2026-11-28); typed arrays and one string clone as copies.
+ */
+function evaluateTaskOf(work: readonly WindowWork[]): CalcWindowsTask {
+  const plans: RulePlanData[] = [];
+  const index = new Map<RulePlanData, number>();
+  const n = work.length;
+  const live: EvaluateWindows = {
+    count: n, plan: new Int32Array(n), flags: new Uint8Array(n), outputType: new Uint8Array(n),
+    fromNs: new BigInt64Array(n), toNs: new BigInt64Array(n), ids: '',
+  };
+  const ids: string[] = new Array<string>(n);
+  for (let i = 0; i < n; i++) {
+    const w = work[i];
+    const data = w.target.rule.data;
+    let p = index.get(data);
+    if (p === undefined) { p = plans.length; plans.push(data); index.set(data, p); }
+    live.plan[i] = p;
+    live.flags[i] = (w.trace ? 1 : 0) | (w.ignoreBlock ? 2 : 0);
+    live.outputType[i] = OUTPUT_TYPES.indexOf(w.target.outputType);
+    live.fromNs[i] = w.from;
+    live.toNs[i] = w.to;
+    ids[i] = idsFor(w.target);
+  }
+  live.ids = ids.join('\n');
+  return { plans, windows: [], live };
+}
+
 /** One task's worth of windows, the rule versions' plans sent once per task. */
-function taskOf(work: readonly WindowWork[]): { plans: RulePlanData[]; windows: CalcWindowRequest[] } {
+function taskOf(work: readonly WindowWork[]): CalcWindowsTask {
+  if (work.every((w) => w.kind === 'evaluate')) return evaluateTaskOf(work);
   const plans: RulePlanData[] = [];
   const index = new Map<RulePlanData, number>();
   const windows = work.map((w): CalcWindowRequest => {

@@ -8,9 +8,10 @@
 import { ServiceError, isServiceError, type WireError } from '../../errors.js';
 import type { ValueType } from '../../storage/encoding/chunk-types.js';
 import { EvaluationScratch } from '../../calc-kernel/input-read.js';
-import { compiledRuleOf, evaluateWindow, type CompiledRule, type RulePlanData, type Target, type WindowOutcome } from '../../calc-kernel/window-eval.js';
+import { OUTPUT_TYPES, compiledRuleOf, evaluateWindow, type CompiledRule, type RulePlanData, type Target, type WindowOutcome } from '../../calc-kernel/window-eval.js';
 import { diffWindow, type WindowDiff } from '../../calc-kernel/window-diff.js';
 import { withLatestView } from '../worker-state.js';
+import type { ReadView } from '../../storage/series-store.js';
 
 /** One window of one target: evaluated as the engine does, or diffed for a backfill. */
 export interface CalcWindowRequest {
@@ -33,9 +34,29 @@ export interface CalcWindowRequest {
   keepBatch: boolean;
 }
 
+/**
+ * Windows to evaluate as the engine sends them, as columns (one per field, a row per window):
+ * cloned as a few copies instead of an object per window.
+ */
+export interface EvaluateWindows {
+  count: number;
+  /** Index into the task's plans. */
+  plan: Int32Array;
+  /** 1: trace; 2: ignore `provisional: block`. */
+  flags: Uint8Array;
+  /** Index into OUTPUT_TYPES. */
+  outputType: Uint8Array;
+  fromNs: BigInt64Array;
+  toNs: BigInt64Array;
+  /** Per window, its output series and then its plan's inputRefs' series ('' unbound), every id newline-separated. */
+  ids: string;
+}
+
 export interface CalcWindowsTask {
   plans: RulePlanData[];
   windows: CalcWindowRequest[];
+  /** Evaluate windows as columns (then `windows` is empty). */
+  live?: EvaluateWindows;
 }
 
 export type CalcWindowResult =
@@ -102,8 +123,47 @@ function packOutcomes(results: CalcWindowResult[]): void {
   }
 }
 
+function failure(e: unknown): CalcWindowResult {
+  const err = isServiceError(e) ? e : new ServiceError('internal', `calculation window: ${(e as Error)?.message ?? String(e)}`);
+  return { ok: false, error: err.toWire() };
+}
+
+/**
+ * The columnar windows, one Target and reference map reused for all (evaluateWindow keeps
+ * neither: what it returns holds copies).
+ */
+function evaluateLive(view: ReadView, compiled: CompiledRule[], live: EvaluateWindows): CalcWindowResult[] {
+  const ids = live.ids.split('\n');
+  const byRef = new Map<string, string | null>();
+  const t: Target = { rule: compiled[0], assetId: '', seriesByRef: byRef, outputSeries: '', outputType: 'float64' };
+  const results = new Array<CalcWindowResult>(live.count);
+  let at = 0;
+  for (let i = 0; i < live.count; i++) {
+    const rule = compiled[live.plan[i]], refs = rule.inputRefs;
+    t.rule = rule;
+    t.outputSeries = ids[at++];
+    t.outputType = OUTPUT_TYPES[live.outputType[i]];
+    byRef.clear();
+    for (let r = 0; r < refs.length; r++) { const id = ids[at++]; byRef.set(refs[r], id === '' ? null : id); }
+    try {
+      const f = live.flags[i];
+      results[i] = { ok: true, kind: 'evaluate', outcome: evaluateWindow(view, t, live.fromNs[i], live.toNs[i], { trace: (f & 1) !== 0, triggerName: 'event', ignoreBlock: (f & 2) !== 0, scratch }) };
+    } catch (e) {
+      results[i] = failure(e);
+    }
+  }
+  if (at !== ids.length) throw new Error(`BUG: a task's ids hold ${ids.length} series, its windows read ${at}`);
+  return results;
+}
+
 export function calcWindowsTask(task: CalcWindowsTask): CalcWindowResult[] {
   const compiled = task.plans.map(ruleOf);
+  const live = task.live;
+  if (live !== undefined) {
+    const results = withLatestView((view) => evaluateLive(view, compiled, live));
+    packOutcomes(results);
+    return results;
+  }
   const results = withLatestView((view) => task.windows.map((w): CalcWindowResult => {
     try {
       const t: Target = { rule: compiled[w.plan], assetId: w.assetId, seriesByRef: new Map(w.seriesByRef), outputSeries: w.outputSeries, outputType: w.outputType };
@@ -114,8 +174,7 @@ export function calcWindowsTask(task: CalcWindowsTask): CalcWindowResult[] {
       }
       return { ok: true, kind: 'evaluate', outcome: evaluateWindow(view, t, w.fromNs, w.toNs, { trace: w.trace, triggerName: w.triggerName, ignoreBlock: w.ignoreBlock, scratch }) };
     } catch (e) {
-      const err = isServiceError(e) ? e : new ServiceError('internal', `calculation window: ${(e as Error)?.message ?? String(e)}`);
-      return { ok: false, error: err.toWire() };
+      return failure(e);
     }
   }));
   packOutcomes(results);
