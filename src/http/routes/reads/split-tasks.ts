@@ -7,7 +7,8 @@
 // array here, either joined (one copy of the bytes; the slabs go back to their workers at
 // once) or, for the raw read, as pieces sent from the slabs as they are: joining the hour of
 // 950 attributes (49-212 MB) cost the HTTP thread 30-300 ms of copying into fresh memory
-// (first-touch page faults), more than sending it (2026-11-28).
+// (first-touch page faults), more than sending it (2026-11-28). A read whose bodies are large
+// (the raw rows) asks for more slices than workers (slicesPerWorker): see runSliced.
 import type { HandlerContext, Reply } from '../../route.js';
 import type { ReadBody } from '../../../workers/read-pool.js';
 import type { BodyFormat, TaskArgs } from '../../../workers/task-protocol.js';
@@ -20,6 +21,18 @@ export const SPLIT_AT = 32;
 export const SLICE_ATTRIBUTES = 1_000;
 /** Most tasks one read queues. */
 const MAX_SLICES = 32;
+/**
+ * Slices per worker a read with large bodies asks for. A worker keeps its body slabs up to
+ * 96 MiB (body-slabs.ts: larger ones are used once) and three of them: the rows of the hour
+ * of 950 attributes in two slices were two JSON bodies of 106 MB, so each read allocated two
+ * fresh ~130 MB slabs (58,000 page faults a read, and the HTTP thread received 260 MB of new
+ * shared memory a read, collected by its GC). In four slices each worker writes two bodies
+ * of ~53 MB into slabs it keeps: service CPU 2,700 -> 1,110 ms a JSON rows read (msgpack rows
+ * 1,207 -> 470), page faults 58,000 -> 12,800 (bench reads at load 22-28, 2026-11-28). Not more
+ * than two: both of a worker's bodies stay lent until the whole answer is sent, and a third
+ * slab is left for the worker's next read.
+ */
+export const LARGE_BODY_SLICES_PER_WORKER = 2;
 
 type SlicedTask = { [K in keyof TaskArgs]: TaskArgs[K] extends ResolvedTaskBase ? K : never }[keyof TaskArgs];
 
@@ -30,9 +43,11 @@ type SlicedTask = { [K in keyof TaskArgs]: TaskArgs[K] extends ResolvedTaskBase 
  * than the base allows (each slice is held to the whole limit on its own). `pieces`: answer
  * the tasks' bodies as the pieces of one array, sent from their slabs without being joined
  * (the slabs go back once the last byte is sent); the caller's reply must not need one buffer.
+ * `slicesPerWorker`: at least this many slices per worker (LARGE_BODY_SLICES_PER_WORKER for
+ * bodies that would pass a kept slab's size in one slice per worker).
  */
 export async function runSliced<K extends SlicedTask>(ctx: HandlerContext, name: K, base: ResolvedTaskBase,
-  extra: (slice: PlanAttribute[], from: number) => Omit<TaskArgs[K], keyof ResolvedTaskBase>, opts: { limitPoints?: boolean; pieces?: boolean } = {}): Promise<Reply> {
+  extra: (slice: PlanAttribute[], from: number) => Omit<TaskArgs[K], keyof ResolvedTaskBase>, opts: { limitPoints?: boolean; pieces?: boolean; slicesPerWorker?: number } = {}): Promise<Reply> {
   const pool = ctx.service.parts.readPool;
   const attrs = base.attributes;
   if (attrs.length < SPLIT_AT) {
@@ -40,7 +55,7 @@ export async function runSliced<K extends SlicedTask>(ctx: HandlerContext, name:
     return { kind: 'bytes', contentType: b.contentType, bytes: b.bytes, release: b.release };
   }
   // at most MAX_SLICES tasks (the pool's queue is bounded): past 32,000 attributes the slices grow
-  const parts = Math.min(MAX_SLICES, Math.max(pool.threads, Math.ceil(attrs.length / SLICE_ATTRIBUTES)));
+  const parts = Math.min(MAX_SLICES, Math.max(pool.threads * (opts.slicesPerWorker ?? 1), Math.ceil(attrs.length / SLICE_ATTRIBUTES)));
   const size = Math.ceil(attrs.length / parts);
   const runs: Array<Promise<ReadBody>> = [];
   for (let from = 0; from < attrs.length; from += size) {
