@@ -1,7 +1,7 @@
 // Calculation benchmark: the issue 27 figures on this machine, in one process (the service,
 // its collector and the measuring code share the event loop, so figures are pessimistic).
 //   node --import tsx bench/calc.ts [--assets 10000] [--seconds 20] [--days 365] [--json]
-//     [--skip-evaluation] [--skip-latency] [--skip-backfill]
+//     [--skip-evaluation] [--skip-latency] [--skip-backfill] [--timeline <file>] [--record-interval-ms <ms>]
 // 1. Compiled evaluation of `a * b + c` (calc-language's bench/calc-evaluation.ts).
 // 2. Event-trigger latency: one template rule (Out = X * 2 + 1) over `assets` assets (made
 //    by bulk-instantiate and bulk-bind model jobs), a collector in a process of its own
@@ -16,6 +16,8 @@
 // 4. A late input point: time from its ack to the corrected output being durable.
 // Inputs are generated from a fixed seed before timing.
 import { execSync, fork, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { PerformanceObserver, monitorEventLoopDelay, type PerformanceEntry } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/config.js';
 import { startService, type RunningService } from '../src/service.js';
@@ -26,16 +28,34 @@ import { request } from '../test/helpers/service.js';
 import { runCalcEvaluationBench } from './calc-evaluation.js';
 import { mulberry32 } from './seeded-random.js';
 import { benchDatabase } from './bench-database.js';
+import { BatchTimeline, type BatchTimes } from '../src/calc/engine/batch-timeline.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
 const ASSETS = opt('assets', 10_000), SECONDS = opt('seconds', 20), DAYS = opt('days', 365);
 const JSON_OUT = args.includes('--json');
+/** --timeline <file>: every live batch's times (and GC pauses) written there as JSON, for a look at the tail. */
+const TIMELINE_FILE = (() => { const i = args.indexOf('--timeline'); return i >= 0 ? args[i + 1] : null; })();
 const SEC = 1_000_000_000n;
 const figures: Record<string, number | string | null> = {};
 const r1 = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
 /** CPU seconds of this process (every thread) since `from`: on a loaded box, closer to the work than wall time. */
 const cpuSeconds = (from: NodeJS.CpuUsage) => { const u = process.cpuUsage(from); return (u.user + u.system) / 1e6; };
+/** CPU seconds of the PostgreSQL backends serving this process's bench databases (model statements: progress, lineage). */
+const pgCpuSeconds = () => {
+  let ticks = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(d)) continue;
+    try {
+      if (!readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(`bench_calc_${process.pid}_`)) continue;
+      const f = readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch { /* gone meanwhile */ }
+  }
+  return ticks / 100;
+};
+/** CPU seconds of the main thread alone (its task's utime + stime, in clock ticks of 10 ms). */
+const mainThreadCpuSeconds = () => { const f = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) / 100; };
 
 /** A service on a fresh model database (benchDatabase: a new PostgreSQL database when DATABASE_URL is set, else PGlite), dropped by `drop`. */
 async function service(): Promise<{ svc: RunningService; url: string; drop: () => Promise<void> }> {
@@ -187,6 +207,8 @@ async function latencyFigure(): Promise<void> {
     const p = await eventPlant(url, ASSETS, sender);
     await api<{ rule_id: string }>(url, 'POST', '/v1/model/calc/rules', { name: 'out', scope: { template_id: p.templateId, output_attr_def_id: p.outDef }, tier: 'expression', trigger: { kind: 'event', debounce_ms: 0 }, unit_check: 'off', provisional: 'emit', expression: 'X * 2 + 1' });
     const engine = svc.context.parts.calc;
+    // --record-interval-ms: the progress recorder's least interval (A/B of the interval; 0 records as soon as the last recording ends).
+    if (args.includes('--record-interval-ms')) engine.recorder.intervalMs = opt('record-interval-ms', 1000);
     const tr = Date.now();
     await engine.reload();
     figures.latency_setup_rule_plan_s = r1((Date.now() - tr) / 1000);
@@ -197,17 +219,34 @@ async function latencyFigure(): Promise<void> {
     engine.latency.reset();
     for (const r of Object.values(engine.latencyParts)) r.reset();
     const evalBefore = engine.evaluations;
+    const timeline = new BatchTimeline();
+    engine.timeline = timeline;
+    const gcs: Array<{ at: number; ms: number; kind: number }> = [];
+    const gcObserver = new PerformanceObserver((l) => { for (const e of l.getEntries()) gcs.push({ at: performance.timeOrigin + e.startTime, ms: e.duration, kind: ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind) ?? 0 }); });
+    gcObserver.observe({ entryTypes: ['gc'] });
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     // Backlog: points acknowledged less outputs written, sampled as each second's sends are acknowledged.
     const backlog: number[] = [];
     sender.onSecond = (m) => { backlog.push((m.sent ?? 0) - (engine.evaluations - evalBefore)); };
     const t0 = Date.now();
     const cpu0 = process.cpuUsage();
+    const mainCpu0 = mainThreadCpuSeconds();
+    const pgCpu0 = pgCpuSeconds();
+    const rec0 = { recordings: engine.recorder.recordings, rows: engine.recorder.rows, ms: engine.recorder.ms };
     const done = await sender.ask({ kind: 'send', seconds: SECONDS, start_ns: String(nowNs()) }, 'sent');
     const sent = done.sent ?? 0;
     const elapsed = (Date.now() - t0) / 1000;
     const td = Date.now();
     await engine.idle(120_000);
     const drainMs = Date.now() - td;
+    gcObserver.disconnect();
+    loopDelay.disable();
+    engine.timeline = null;
+    timelineFigures(timeline.list(), gcs, elapsed);
+    figures.latency_loop_delay_p99_ms = r1(loopDelay.percentile(99) / 1e6);
+    figures.latency_loop_delay_max_ms = r1(loopDelay.max / 1e6);
+    if (TIMELINE_FILE) writeFileSync(TIMELINE_FILE, JSON.stringify({ batches: timeline.list(), gcs }));
     const [p50, p95, p99, max] = engine.latency.percentiles([50, 95, 99, 100]);
     figures.latency_assets = ASSETS;
     figures.latency_seconds = SECONDS;
@@ -227,12 +266,17 @@ async function latencyFigure(): Promise<void> {
     }
     figures.latency_sender_cpu_per_s = r1((done.cpu_s ?? 0) / elapsed);
     figures.latency_batches = engine.batches;
+    figures.progress_recordings_per_s = r1((engine.recorder.recordings - rec0.recordings) / elapsed);
+    figures.progress_rows_per_s = r1((engine.recorder.rows - rec0.rows) / elapsed);
+    figures.progress_ms_per_s = r1((engine.recorder.ms - rec0.ms) / elapsed);
     figures.latency_engine_evaluate_ms_per_s = r1(engine.evaluateMs / elapsed);
     figures.latency_engine_write_wait_ms_per_s = r1(engine.writeWaitMs / elapsed);
     const cpu = cpuSeconds(cpu0);
     figures.latency_service_cpu_per_s = r1(cpu / elapsed);
     // CPU per input (every thread of the service, sending to drained): what load on the box does not change much.
     figures.latency_service_cpu_us_per_input = r1((cpu / Math.max(1, sent)) * 1e6);
+    figures.latency_postgres_cpu_us_per_input = r1(((pgCpuSeconds() - pgCpu0) / Math.max(1, sent)) * 1e6);
+    figures.latency_main_thread_cpu_us_per_input = r1(((mainThreadCpuSeconds() - mainCpu0) / Math.max(1, sent)) * 1e6);
     // Keeping up: the second half's backlog is no larger than the first half's (or than one second of inputs), and it drains within a second after the last input.
     const half = Math.floor(backlog.length / 2);
     const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
@@ -246,6 +290,33 @@ async function latencyFigure(): Promise<void> {
     await svc.stop(5_000);
     await drop();
   }
+}
+
+/**
+ * Where the slowest batches' time went: the 1 % of batches with the longest oldest-ack ->
+ * durable span, each split into queued (ack -> taken off the wheel), evaluate, waiting for
+ * the earlier batch's write, and its own write until durable (medians over those batches);
+ * and the main thread's GC pauses.
+ */
+function timelineFigures(list: BatchTimes[], gcs: Array<{ ms: number }>, elapsed: number): void {
+  const withAck = list.filter((b) => b.oldestAckMs > 0);
+  if (withAck.length === 0) return;
+  const med = (xs: number[]) => { const s = xs.slice().sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+  const span = (b: BatchTimes) => b.durableMs - b.oldestAckMs;
+  const worst = withAck.slice().sort((a, b) => span(b) - span(a)).slice(0, Math.max(1, Math.ceil(withAck.length / 100)));
+  figures.timeline_batches_per_s = r1(list.length / elapsed);
+  figures.timeline_targets_per_batch = r1(list.reduce((a, b) => a + b.targets, 0) / list.length);
+  figures.timeline_worst1pct_span_ms = r1(med(worst.map(span)));
+  figures.timeline_worst1pct_queued_ms = r1(med(worst.map((b) => b.takenMs - b.oldestAckMs)));
+  figures.timeline_worst1pct_evaluate_ms = r1(med(worst.map((b) => b.evaluatedMs - b.takenMs)));
+  figures.timeline_worst1pct_write_wait_ms = r1(med(worst.map((b) => b.writeStartMs - b.evaluatedMs)));
+  figures.timeline_worst1pct_write_ms = r1(med(worst.map((b) => b.durableMs - b.writeStartMs)));
+  figures.timeline_worst1pct_targets = r1(med(worst.map((b) => b.targets)));
+  figures.timeline_write_p50_ms = r1(med(list.map((b) => b.durableMs - b.writeStartMs)));
+  const g = gcs.map((x) => x.ms).sort((a, b) => a - b);
+  figures.gc_main_pauses = g.length;
+  figures.gc_main_total_ms = r1(g.reduce((a, b) => a + b, 0));
+  figures.gc_main_max_ms = r1(g.length > 0 ? g[g.length - 1] : 0);
 }
 
 async function backfillAndLateFigures(): Promise<void> {

@@ -27,6 +27,7 @@ import { evaluateWindowsInPool, finalisedThrough, type Target, type WindowOutcom
 import { allProgress, recordFailure, ProgressRecorder, type WindowDone } from './progress-store.js';
 import { TraceStore, traceContextFor } from './trace-ring.js';
 import { LatencyRecorder } from './latency.js';
+import type { BatchTimeline } from './batch-timeline.js';
 import { DueWheel } from './due-wheel.js';
 import { replanScope, assetsOfPlan, type ReplanScope } from './replan-scope.js';
 import { makePlans, swapIn, type NewPlans } from './replanning.js';
@@ -68,6 +69,8 @@ export class CalcEngine {
    * read pool, then its write until durable (with any earlier batch's write ahead of it).
    */
   readonly latencyParts = { queued: new LatencyRecorder(), evaluate: new LatencyRecorder(), write: new LatencyRecorder() };
+  /** Each batch's due -> evaluated -> write -> durable times when set (bench). */
+  timeline: BatchTimeline | null = null;
   private readonly unsubscribeFeed: () => void;
   private readonly unsubscribeModel: () => void;
   private readonly tick: NodeJS.Timeout;
@@ -83,8 +86,8 @@ export class CalcEngine {
   private planning: Promise<void> = Promise.resolve();
   /** Batches run one pump at a time. */
   private chain: Promise<void> = Promise.resolve();
-  /** Progress and lineage writes, in batch order (batches finishing during a recording are recorded together). */
-  private readonly recorder: ProgressRecorder;
+  /** Progress and lineage writes, in batch order, at most one recording a second (batches finishing meanwhile are recorded together). */
+  readonly recorder: ProgressRecorder;
   private pumping = false;
   /** Wakes a pump waiting on its batches in flight when new targets become due. */
   private wakePump: (() => void) | null = null;
@@ -312,6 +315,7 @@ export class CalcEngine {
       return;
     }
     const durableMs = performance.timeOrigin + performance.now();
+    this.timeline?.addBatch(work, batches, { ...timing, writeStartMs: performance.timeOrigin + tw, durableMs });
     const done: WindowDone[] = [];
     for (const [i, w] of work.entries()) {
       const o = outcomes[i];
