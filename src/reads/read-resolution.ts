@@ -76,6 +76,13 @@ export interface ReadResolution {
   modelAsOfNs: bigint;
   window: ReadWindow;
   attributes: ReadAttribute[];
+  /**
+   * An instant read of the current model (not as of): the instants [fromNs, untilNs)
+   * around it at which the same bindings cover every attribute (no binding of the cached
+   * resolution starts or ends in between), so the same attributes and segments answer
+   * any instant in it until the next model commit (snapshot-plan.ts keeps them).
+   */
+  instantStable?: { fromNs: bigint; untilNs: bigint };
 }
 
 export type Can = (capability: Capability, target: AccessTarget) => Promise<boolean>;
@@ -243,5 +250,19 @@ export async function resolveRead(service: ServiceContext, can: Can, req: Resolv
       }
     });
   }
-  return { modelTx: r.model_tx, modelAsOfNs, window: w, attributes };
+  const out: ReadResolution = { modelTx: r.model_tx, modelAsOfNs, window: w, attributes };
+  if (atNs !== null && current !== null) out.instantStable = stableAround(current, atNs);
+  return out;
+}
+
+/** The instants around `at` at which no binding of `r` starts or ends (ReadResolution.instantStable). */
+function stableAround(r: Resolution, at: bigint): { fromNs: bigint; untilNs: bigint } {
+  let fromNs = ALL_TIME[0], untilNs = ALL_TIME[1];
+  for (const a of r.results) {
+    for (const b of a.bindings) {
+      if (b.from_ns <= at) { if (b.from_ns > fromNs) fromNs = b.from_ns; } else if (b.from_ns < untilNs) untilNs = b.from_ns;
+      if (b.to_ns !== null) { if (b.to_ns <= at) { if (b.to_ns > fromNs) fromNs = b.to_ns; } else if (b.to_ns < untilNs) untilNs = b.to_ns; }
+    }
+  }
+  return { fromNs, untilNs };
 }

@@ -25,6 +25,7 @@ import { INT64_MAX, NONE, POINT, UNKNOWN, type LatestRead, type LatestTable } fr
 import type { EnumMemberNames } from '../series/enum-members.js';
 import type { ReadResolution } from './read-resolution.js';
 import { answeredUnit, type UnitPlan } from './read-units.js';
+import type { SnapshotPlan } from './snapshot-plan.js';
 
 export interface LatestAnswerOptions {
   excludeQuality: ExcludeQuality;
@@ -147,4 +148,179 @@ export function writeSnapshotBody(sink: BodySink, r: ReadResolution, units: Map<
     sink.ascii('}}');
   }
   sink.ascii(']');
+}
+
+// ---- the snapshot of a kept plan (snapshot-plan.ts): slots read into typed arrays, the body written from them
+
+/** What an attribute of a plan answers: left for storage, unbound (null, no tiers), bound without a point (null), its point. */
+export const PENDING = 0, UNBOUND = 1, EMPTY = 2, ANSWERED = 3;
+
+export interface PlanAnswers {
+  /** Per attribute: PENDING, UNBOUND, EMPTY or ANSWERED. */
+  state: Uint8Array;
+  /** Per attribute [ts lo, ts hi, value lo, value hi] (LatestTable.readAt); `ts` and `f64` view them. */
+  words: Int32Array;
+  ts: BigInt64Array;
+  f64: Float64Array;
+  quality: Uint32Array;
+  /** String values (their slots are read whole). */
+  text: Array<string | undefined>;
+  /** As LatestAnswers: the pending attributes and their items once read from storage. */
+  pending: number[];
+  items: Array<string | Record<string, unknown> | Uint8Array | undefined>;
+}
+
+export function planAnswers(n: number): PlanAnswers {
+  const words = new Int32Array(4 * n);
+  return {
+    state: new Uint8Array(n), words, ts: new BigInt64Array(words.buffer), f64: new Float64Array(words.buffer), quality: new Uint32Array(n),
+    text: [], pending: [], items: new Array(n),
+  };
+}
+
+/** a < b for int64 values given as words (lo, hi). */
+const below = (aLo: number, aHi: number, bLo: number, bHi: number): boolean => aHi < bHi || (aHi === bHi && (aLo >>> 0) < (bLo >>> 0));
+
+/**
+ * Pass 1: the plan's attributes [from, to) read from the table into `out`, by the rules of
+ * the file header (as answerFromLatest, without as_of_ns or units: a plan has neither).
+ */
+export function answerFromPlan(table: LatestTable, plan: SnapshotPlan, excludeQuality: ExcludeQuality, out: PlanAnswers, from: number, to: number): void {
+  const keep = minQuality(excludeQuality);
+  const { series, types, slots, bounds } = plan;
+  const { state, words, quality } = out;
+  let slot: LatestRead | null = null;
+  for (let k = from; k < to; k++) {
+    const id = series[k];
+    if (id === null) { state[k] = UNBOUND; continue; }
+    let base = slots[k];
+    if (base < 0) {
+      base = table.slotOf(id, false);
+      if (base < 0) { state[k] = PENDING; out.pending.push(k); continue; }
+      slots[k] = base;
+    }
+    let st: number;
+    if (types[k] === 'string') {
+      slot ??= { state: UNKNOWN, seq: 0, ts: 0n, value: 0, quality: 0 };
+      st = table.read(id, slot).state;
+      if (st === POINT) { out.ts[2 * k] = slot.ts; quality[k] = slot.quality; out.text[k] = slot.value as string; }
+    } else st = table.readAt(base, words, quality, k);
+    if (st === NONE) { state[k] = EMPTY; continue; }
+    const w = 4 * k;
+    if (st !== POINT) { state[k] = PENDING; out.pending.push(k); continue; }
+    if (below(words[w], words[w + 1], bounds[w], bounds[w + 1])) { state[k] = EMPTY; continue; }
+    if (below(words[w], words[w + 1], bounds[w + 2], bounds[w + 3]) && quality[k] >= keep) state[k] = ANSWERED;
+    else { state[k] = PENDING; out.pending.push(k); }
+  }
+}
+
+const UTF8 = (s: string) => Buffer.from(s, 'utf8');
+const TS_NS = UTF8('{"ts_ns":'), VALUE = UTF8(',"value":'), QUALITY = UTF8(',"quality":'), NULL = UTF8('null');
+const TIERS = UTF8(',"tiers_touched":["hot"]'), SUSPECT = UTF8(',"clock_suspect":true'), CLOSE = UTF8('}}'), TRUE = UTF8('true'), FALSE = UTF8('false');
+
+/** Small constant bytes, without TypedArray.set's setup per call. */
+function put(sink: BodySink, b: Uint8Array): void {
+  sink.reserve(b.length);
+  const buf = sink.buf;
+  let p = sink.pos;
+  for (let i = 0; i < b.length; i++) buf[p++] = b[i];
+  sink.pos = p;
+}
+
+/** Decimal digits of a non-negative integer below 2^53. */
+function putDigits(sink: BodySink, v: number): void {
+  sink.reserve(16);
+  const buf = sink.buf;
+  let n = 1;
+  for (let x = v; x >= 10; x = Math.floor(x / 10)) n++;
+  let p = sink.pos + n;
+  sink.pos = p;
+  do { const q = Math.floor(v / 10); buf[--p] = 48 + v - q * 10; v = q; } while (v > 0);
+}
+
+/**
+ * An int64 given as words (lo, hi) in decimal, as BigInt's toString writes it, without a
+ * BigInt: the value's 16-bit limbs divided by 10^9 in doubles (every step below 2^53).
+ */
+function putInt64(sink: BodySink, lo: number, hi: number): void {
+  if (hi < 0) { sink.ascii(String((BigInt(hi) << 32n) | BigInt(lo >>> 0))); return; }
+  const l = lo >>> 0;
+  let x = hi, q1 = Math.floor(x / 1e9), r = x - q1 * 1e9;
+  x = r * 65536 + (l >>> 16);
+  const q2 = Math.floor(x / 1e9); r = x - q2 * 1e9;
+  x = r * 65536 + (l & 0xffff);
+  const q3 = Math.floor(x / 1e9); r = x - q3 * 1e9;
+  const q = (q1 * 65536 + q2) * 65536 + q3;
+  if (q === 0) { putDigits(sink, r); return; }
+  putDigits(sink, q);
+  sink.reserve(9);
+  const buf = sink.buf;
+  let p = sink.pos + 9;
+  sink.pos = p;
+  for (let i = 0; i < 9; i++) { const d = Math.floor(r / 10); buf[--p] = 48 + r - d * 10; r = d; }
+}
+
+/** Pass 2: the whole body of a plan's snapshot at `nowNs` (the window, the model instant and the clock_suspect bound). */
+export function writePlanBody(sink: BodySink, plan: SnapshotPlan, nowNs: bigint, format: 'json' | 'msgpack', answers: PlanAnswers): void {
+  const n = plan.n;
+  const { state, words, quality, items } = answers;
+  if (format === 'msgpack') {
+    const base = { window_resolved: { start_ns: nowNs, end_ns: nowNs + 1n }, model_as_of_ns: nowNs };
+    const attributes = plan.resolution.attributes;
+    mpArrayHeader(sink, n);
+    for (let k = 0; k < n; k++) {
+      const it = items[k];
+      if (it instanceof Uint8Array) { sink.bytes(it); continue; }
+      if (it !== undefined) { mpAny(sink, it); continue; }
+      const a = attributes[k];
+      const p = state[k] === ANSWERED ? { ts: answers.ts[2 * k], value: planValue(plan, answers, k), quality: quality[k] } : null;
+      mpAny(sink, snapshotItemObject({ attributeId: a.attributeId, path: a.path, unitId: a.unitId }, p, state[k] !== UNBOUND, base, nowNs));
+    }
+    return;
+  }
+  const now = String(nowNs);
+  const baseText = Buffer.from(`,${snapshotBaseText(now, String(nowNs + 1n), now)}`, 'utf8');
+  const nowWords = new Int32Array(new BigInt64Array([nowNs]).buffer);
+  const heads = plan.heads;
+  sink.ascii('[');
+  for (let k = 0; k < n; k++) {
+    if (k > 0) sink.ascii(',');
+    const it = items[k];
+    if (it instanceof Uint8Array) { sink.bytes(it); continue; }
+    if (typeof it === 'string') { sink.utf8(it); continue; }
+    sink.bytes(heads[k]);
+    const s = state[k];
+    const w = 4 * k;
+    if (s === ANSWERED) {
+      put(sink, TS_NS);
+      putInt64(sink, words[w], words[w + 1]);
+      put(sink, VALUE);
+      const type = plan.types[k];
+      if (type === 'float64') {
+        const v = answers.f64[2 * k + 1];
+        sink.ascii(Number.isFinite(v) ? String(v) : stringifyJson(v));
+      } else if (type === 'int64') putInt64(sink, words[w + 2], words[w + 3]);
+      else if (type === 'boolean') put(sink, answers.f64[2 * k + 1] !== 0 ? TRUE : FALSE);
+      else sink.utf8(valueText(planValue(plan, answers, k)));
+      put(sink, QUALITY);
+      putDigits(sink, quality[k]);
+      sink.ascii('}');
+    } else put(sink, NULL);
+    sink.bytes(baseText);
+    if (s !== UNBOUND) put(sink, TIERS);
+    if (s === ANSWERED && below(nowWords[0], nowWords[1], words[w], words[w + 1])) put(sink, SUSPECT);
+    put(sink, CLOSE);
+  }
+  sink.ascii(']');
+}
+
+/** An answered attribute's value as the item carries it (as answerFromLatest shapes it). */
+function planValue(plan: SnapshotPlan, answers: PlanAnswers, k: number): unknown {
+  const type = plan.types[k];
+  if (type === 'string') return answers.text[k];
+  const v = answers.f64[2 * k + 1];
+  if (type === 'float64') return v;
+  if (type === 'int64') return answers.ts[2 * k + 1];
+  if (type === 'boolean') return v !== 0;
+  return shapeValue(v, 'enum', plan.enumRefs[k]!, null);
 }

@@ -176,6 +176,32 @@ export class LatestTable {
   }
 
   /**
+   * A consistent read of the slot at `base` (slotOf) that allocates nothing: its timestamp
+   * and value words go to words[4k..4k+3] (ts low, ts high, value low, value high: read
+   * them through BigInt64Array / Float64Array views of the same buffer), its quality to
+   * quality[k]. Returns the state (UNKNOWN when the slot stayed busy). A string value is
+   * not copied: read() it. For a snapshot over thousands of series (read-snapshot.ts):
+   * no BigInt and no value object per series.
+   */
+  readAt(base: number, words: Int32Array, quality: Uint32Array, k: number): LatestState {
+    const w = this.words;
+    for (let attempt = 0; attempt < 1000; attempt++) {
+      const seq = Atomics.load(w, base + SEQ);
+      if ((seq & 1) !== 0) continue;
+      const st = Atomics.load(w, base + STATE);
+      const q = Atomics.load(w, base + QUALITY);
+      const t0 = Atomics.load(w, base + TS), t1 = Atomics.load(w, base + TS + 1);
+      const v0 = Atomics.load(w, base + VALUE), v1 = Atomics.load(w, base + VALUE + 1);
+      if (Atomics.load(w, base + SEQ) !== seq) continue;
+      const at = 4 * k;
+      words[at] = t0; words[at + 1] = t1; words[at + 2] = v0; words[at + 3] = v1;
+      quality[k] = q >>> 0;
+      return (st & 0xff) as LatestState;
+    }
+    return UNKNOWN;
+  }
+
+  /**
    * A reader's fill of `id`'s slot with the latest point it read (null: none) from a
    * snapshot begun after it saw `seq` (rule 3 of the file header). False when the slot moved.
    */

@@ -1,4 +1,7 @@
-// POST /v1/read/snapshot's handler: resolution on this thread (src/reads), then each
+// POST /v1/read/snapshot's handler. A snapshot of the current model by a caller who may
+// read everything, without units, is answered from a kept plan (src/reads/snapshot-plan.ts:
+// no resolution, per attribute only its slot read and its item written, into a body buffer
+// lent to the response and kept for the next read). Any other: resolution on this thread (src/reads), then each
 // attribute answered from the latest-point table here (src/reads/read-snapshot.ts), and only
 // the attributes it cannot answer read from storage: a few here (as the task does), more in
 // the read pool (sliced like every point read, each slice's items written alone), whose
@@ -8,11 +11,12 @@ import type { HandlerContext, Reply } from '../../route.js';
 import { attachToRead } from './read-attachments.js';
 import { SLICE_ATTRIBUTES, SPLIT_AT } from './split-tasks.js';
 import { nowNs } from '../../../clock.js';
-import { resolveRead, type ResolveRequest } from '../../../reads/read-resolution.js';
+import { resolveRead, type ReadResolution, type ResolveRequest } from '../../../reads/read-resolution.js';
+import { snapshotPlanFor, type SnapshotPlan } from '../../../reads/snapshot-plan.js';
 import { memberNamesOf } from '../../../reads/read-members.js';
-import { unitPlans, type ReadUnitsRequest } from '../../../reads/read-units.js';
+import { unitPlans, type ReadUnitsRequest, type UnitPlan } from '../../../reads/read-units.js';
 import { readTaskBase } from '../../../reads/read-plan.js';
-import { ANSWER_SLICE, answerFromLatest, latestAnswers, writeSnapshotBody, type LatestAnswers } from '../../../reads/read-snapshot.js';
+import { ANSWER_SLICE, answerFromLatest, answerFromPlan, latestAnswers, planAnswers, writePlanBody, writeSnapshotBody, type LatestAnswerOptions, type LatestAnswers } from '../../../reads/read-snapshot.js';
 import { BodySink } from '../../../body-sink.js';
 import { fillSequences, snapshotItems } from '../../../workers/tasks/read-snapshot-task.js';
 import { JSON_TYPE, MSGPACK_TYPE, type BodyFormat } from '../../../workers/task-protocol.js';
@@ -32,13 +36,19 @@ interface SnapshotBody { resolve: unknown; units?: ReadUnitsRequest; exclude_qua
 
 export async function snapshotRead(ctx: HandlerContext, body: SnapshotBody, format: BodyFormat): Promise<Reply> {
   const req = body.resolve as ResolveRequest;
+  const table = ctx.service.parts.storage.latest;
+  const noUnits = body.units === undefined || (body.units.default === undefined && (body.units.attributes === undefined || Object.keys(body.units.attributes).length === 0));
+  if (table !== null && noUnits && req.as_of_ns == null) {
+    const now = nowNs();
+    const plan = await snapshotPlanFor(ctx.service, (c, t) => ctx.can(c, t), req, now);
+    if (plan !== null) return planRead(ctx, body, format, table, plan, now);
+  }
   const at = req.as_of_ns == null ? null : BigInt(req.as_of_ns);
   const w = { atNs: at ?? nowNs() };
   const r = await resolveRead(ctx.service, (c, t) => ctx.can(c, t), req, w);
   const units = await unitPlans(ctx.service, r.attributes, body.units);
   const members = await memberNamesOf(ctx.service, r);
   const now = nowNs();
-  const table = ctx.service.parts.storage.latest;
   const n = r.attributes.length;
   const answers = latestAnswers(n);
   const o = { excludeQuality: body.exclude_quality ?? null, upToNs: at, nowNs: now, format, members };
@@ -49,17 +59,71 @@ export async function snapshotRead(ctx: HandlerContext, body: SnapshotBody, form
       answerFromLatest(table, r, units, o, answers, from, Math.min(n, from + ANSWER_SLICE));
     }
   }
+  await readPending(ctx, r, units, { excludeQuality: o.excludeQuality, format, members, upToNs: at, nowNs: now }, answers);
+  const sink = new BodySink(64 * 1024 + n * 384);
+  writeSnapshotBody(sink, r, units, o, answers);
+  return attachToRead(ctx, body as unknown as Record<string, unknown>, r.attributes, w, { kind: 'bytes', contentType: format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, bytes: sink.buf.subarray(0, sink.pos) });
+}
+
+/** A snapshot of a kept plan (snapshot-plan.ts) at `now`: its slots, the rest from storage, the body into a lent buffer. */
+async function planRead(ctx: HandlerContext, body: SnapshotBody, format: BodyFormat, table: NonNullable<HandlerContext['service']['parts']['storage']['latest']>, plan: SnapshotPlan, now: bigint): Promise<Reply> {
+  const n = plan.n;
+  const answers = planAnswers(n);
+  const excludeQuality = body.exclude_quality ?? null;
+  for (let from = 0; from < n; from += ANSWER_SLICE) {
+    if (from > 0) await new Promise<void>((done) => setImmediate(done));
+    answerFromPlan(table, plan, excludeQuality, answers, from, Math.min(n, from + ANSWER_SLICE));
+  }
+  const r = plan.at(now);
+  await readPending(ctx, r, NO_UNITS, { excludeQuality, format, members: plan.members, upToNs: null, nowNs: now }, answers);
+  const sink = takeSink();
+  let lent = true;
+  const release = () => { if (lent) { lent = false; giveSink(sink); } };
+  try {
+    writePlanBody(sink, plan, now, format, answers);
+    return await attachToRead(ctx, body as unknown as Record<string, unknown>, r.attributes, { atNs: now }, { kind: 'bytes', contentType: format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, bytes: sink.buf.subarray(0, sink.pos), release });
+  } catch (e) {
+    release();
+    throw e;
+  }
+}
+
+const NO_UNITS = new Map<string, UnitPlan>();
+
+/**
+ * Body buffers of plan snapshots, lent to the response until sent (or the client left) and
+ * then kept for the next: a fresh buffer of a wide snapshot's few MB is zeroed and
+ * faulted in page by page on every read.
+ */
+const freeSinks: BodySink[] = [];
+const SINKS_KEPT = 4;
+/** A buffer grown past this is not kept. */
+const LARGEST_KEPT = 32 << 20;
+function takeSink(): BodySink {
+  const s = freeSinks.pop() ?? new BodySink(256 * 1024);
+  s.reset();
+  return s;
+}
+function giveSink(s: BodySink): void {
+  if (freeSinks.length < SINKS_KEPT && s.buf.byteLength <= LARGEST_KEPT) freeSinks.push(s);
+}
+
+interface PendingOptions { excludeQuality: 'bad' | 'bad_and_uncertain' | null; format: BodyFormat; members: LatestAnswerOptions['members']; upToNs: bigint | null; nowNs: bigint }
+
+/** The attributes the table could not answer (answers.pending), read from storage into answers.items. */
+async function readPending(ctx: HandlerContext, r: ReadResolution, units: Map<string, UnitPlan>, o: PendingOptions, answers: Pick<LatestAnswers, 'pending' | 'items'>): Promise<void> {
+  const table = ctx.service.parts.storage.latest;
+  const { format, members } = o;
+  const upToNs = o.upToNs === null ? null : String(o.upToNs);
   if (answers.pending.length > 0 && answers.pending.length <= INLINE_PENDING) {
     // a few left (string series, a latest the filter drops): read here, as the task would
-    const base = readTaskBase({ ...r, attributes: answers.pending.map((k) => r.attributes[k]) }, units, { excludeQuality: body.exclude_quality ?? null, format, members });
+    const base = readTaskBase({ ...r, attributes: answers.pending.map((k) => r.attributes[k]) }, units, { excludeQuality: o.excludeQuality, format, members });
     const seqs = table === null ? null : fillSequences(table, base.attributes);
-    const upToNs = at === null ? null : String(at);
-    ctx.service.parts.storage.read((view) => snapshotItems(view, { ...base, nowNs: String(now), upToNs, table, seqs }, format === 'json', (k, it) => { answers.items[answers.pending[k]] = it; }));
+    ctx.service.parts.storage.read((view) => snapshotItems(view, { ...base, nowNs: String(o.nowNs), upToNs, table, seqs }, format === 'json', (k, it) => { answers.items[answers.pending[k]] = it; }));
   } else if (answers.pending.length > 0) {
     const rest = { ...r, attributes: answers.pending.map((k) => r.attributes[k]) };
-    const base = readTaskBase(rest, units, { excludeQuality: body.exclude_quality ?? null, format, members });
-    base.nowNs = String(now);
-    const upToNs = at === null ? null : String(at);
+    const base = readTaskBase(rest, units, { excludeQuality: o.excludeQuality, format, members });
+    base.nowNs = String(o.nowNs);
     const latest = table?.buffer ?? null;
     const pool = ctx.service.parts.readPool;
     const runs: Array<Promise<ReadBody>> = [];
@@ -87,13 +151,10 @@ export async function snapshotRead(ctx: HandlerContext, body: SnapshotBody, form
       for (const s of settled) if (s.status === 'fulfilled') s.value.release();
     }
   }
-  const sink = new BodySink(64 * 1024 + n * 384);
-  writeSnapshotBody(sink, r, units, o, answers);
-  return attachToRead(ctx, body as unknown as Record<string, unknown>, r.attributes, w, { kind: 'bytes', contentType: format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, bytes: sink.buf.subarray(0, sink.pos) });
 }
 
 /** The task's items (a fragment: JSON items comma-separated, msgpack items one after another) into their places; returns the next pending index. */
-function placeItems(bytes: Uint8Array, format: BodyFormat, answers: LatestAnswers, k: number): number {
+function placeItems(bytes: Uint8Array, format: BodyFormat, answers: Pick<LatestAnswers, 'pending' | 'items'>, k: number): number {
   if (bytes.length === 0) return k;
   if (format === 'msgpack') {
     unpackMultiple(bytes, (_value: unknown, start?: number, end?: number) => { answers.items[answers.pending[k++]] = bytes.slice(start, end); });
