@@ -7,6 +7,7 @@ import { allocColumns, lowerBoundCols, pointBefore, scanRange, seriesKey, readOp
 import type { PointColumns } from '../storage/encoding/chunk-types.js';
 import type { ValueType } from '../storage/encoding/chunk-types.js';
 import { GridScratch } from './grid.js';
+import type { EvaluationResult } from './evaluation.js';
 
 interface Run { cols: PointColumns; i0: number; i1: number }
 
@@ -45,10 +46,27 @@ export class ColumnScratch {
   }
 }
 
-/** The buffers one thread reuses across window evaluations: the grid's, each input's, the stored outputs'. */
+/** A result's arrays reused across evaluations (views of at least n; valid until the next use). */
+export class ResultScratch {
+  private values = new Float64Array(0);
+  private quality = new Uint32Array(0);
+  private reason = new Uint8Array(0);
+  result(n: number): EvaluationResult {
+    if (this.values.length < n) {
+      const size = Math.max(n, Math.ceil(this.values.length * 1.5));
+      this.values = new Float64Array(size); this.quality = new Uint32Array(size); this.reason = new Uint8Array(size);
+    }
+    return { count: n, values: this.values, quality: this.quality, reason: this.reason };
+  }
+}
+
+/** The buffers one thread reuses across window evaluations: the grid's, each input's, the stored outputs', the results'. */
 export class EvaluationScratch {
   readonly grid = new GridScratch();
   readonly output = new ColumnScratch();
+  /** The expression's result and the `when` condition's. */
+  readonly result = new ResultScratch();
+  readonly condition = new ResultScratch();
   private readonly inputs: ColumnScratch[] = [];
   input(k: number): ColumnScratch {
     while (this.inputs.length <= k) this.inputs.push(new ColumnScratch());

@@ -141,6 +141,24 @@ function steppedSeries(t: TimeNode, columns: readonly PointColumns[], tsBase: bi
   return series;
 }
 
+/**
+ * The program's alignment state for these columns, reset: kept on the program (a program runs
+ * one evaluation at a time on its thread) since a live window of a point or two allocated four
+ * arrays for it on every run.
+ */
+const alignStates = new WeakMap<Program, AlignState>();
+function alignStateOf(p: Program, columns: readonly PointColumns[]): AlignState {
+  const n = columns.length;
+  let st = alignStates.get(p);
+  if (st === undefined || st.cursor.length !== n) {
+    st = { cursor: new Int32Array(n), shift: new Float64Array(n), uniformQ: new Float64Array(n), columns, steps: new Array<Int32Array | null>(n) };
+    alignStates.set(p, st);
+  }
+  st.cursor.fill(-1); st.shift.fill(0); st.uniformQ.fill(0); st.steps.fill(null);
+  st.columns = columns;
+  return st;
+}
+
 /** Runs a program at instants (offsets from tsBase) into out, keeping reason flags (not codes) and raw qualities. */
 function runProgram(p: Program, columns: readonly PointColumns[], tsBase: bigint, instants: Float64Array, count: number, steps: GridSteps | null,
   out: { v: Float64Array; q: Uint32Array; r: Uint8Array }, codes: boolean): void {
@@ -149,8 +167,7 @@ function runProgram(p: Program, columns: readonly PointColumns[], tsBase: bigint
     if (t.v.length < count) { t.v = new Float64Array(count); t.q = new Uint32Array(count); t.r = new Uint8Array(count); }
     applyTimeFunction(t.fn, t.windowNs, steppedSeries(t, columns, tsBase, last), instants, 0, count, t, t.scratch);
   }
-  const st: AlignState = { cursor: new Int32Array(columns.length).fill(-1), shift: new Float64Array(columns.length), uniformQ: new Float64Array(columns.length), columns,
-    steps: columns.map(() => null) };
+  const st = alignStateOf(p, columns);
   for (const s of p.slots) {
     const col = columns[s];
     // A slot whose column built the grid gathers through the merge's indices.

@@ -37,6 +37,9 @@ export interface RecordSlot { meta: SeriesMeta | undefined }
 
 const NONE: OpenTail = { cols: null, whole: true };
 
+/** Older segments read by sequence number before a cursor takes over (readOpenTail). */
+const CHAINED_GETS = 4;
+
 /**
  * lmdb-js's getBinaryFast also takes the read options its typings leave out (lmdb/read.js).
  * Its buffer is lmdb-js's reused one with only its JS length set to the value's size (native
@@ -129,11 +132,25 @@ export function readOpenTail(view: ReadView, series: Buffer, from: bigint, point
   // a get, where a reverse cursor cost ~3 times as much (profile, 2026-11-28); with commits
   // of a point or two it usually holds the window and the point before it (the writer's
   // segments merge like a binary counter, open-head.ts).
+  //
+  // Each persist takes the next sequence number, so the segment below one read is often the
+  // sequence number below it (a newest segment of one commit merged nothing): a few gets walk
+  // down while they find one, and the cursor starts only past a gap (a live window whose newest
+  // segment held no point before it opened a cursor about every other second, profile 2026-11-28).
   let upper = 2 ** 53;
   const newest = record.nextSeq - 1;
   if (newest >= 0) {
     const value = fastView(view.env.segments, segmentKey(series, newest), view.txn);
-    if (value !== undefined) { take(value); upper = newest - 1; }
+    if (value !== undefined) {
+      take(value);
+      upper = newest - 1;
+      for (let k = 0; k < CHAINED_GETS && !sealedReached && upper >= 0 && before < need; k++) {
+        const older = fastView(view.env.segments, segmentKey(series, upper), view.txn);
+        if (older === undefined) break;
+        take(older);
+        upper--;
+      }
+    }
   }
   if (!sealedReached && upper >= 0 && before >= need) whole = false;
   else if (!sealedReached && upper >= 0) {
