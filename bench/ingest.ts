@@ -156,9 +156,10 @@ async function runOurs(data: Loaded[], total: number): Promise<Record<string, nu
   });
   const address = `127.0.0.1:${grpcPort}`, seriesDir = join(dataDir, 'series');
   try {
-    for (const end = Date.now() + 180_000; ;) {
+    // a fresh store's embedded PGlite runs initdb first: over 180 s at load ~25
+    for (const end = Date.now() + 600_000; ;) {
       try { if ((await fetch(`http://127.0.0.1:${httpPort}/v1/healthz`)).ok) break; } catch { /* not up yet */ }
-      if (Date.now() > end) throw new Error('the service did not answer /v1/healthz in 180 s');
+      if (Date.now() > end) throw new Error('the service did not answer /v1/healthz in 600 s');
       await sleep(250);
     }
     const pid = server.pid as number;
