@@ -41,19 +41,40 @@ const figures: Record<string, number | string | null> = {};
 const r1 = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
 /** CPU seconds of this process (every thread) since `from`: on a loaded box, closer to the work than wall time. */
 const cpuSeconds = (from: NodeJS.CpuUsage) => { const u = process.cpuUsage(from); return (u.user + u.system) / 1e6; };
-/** CPU seconds of the PostgreSQL backends serving this process's bench databases (model statements: progress, lineage). */
-const pgCpuSeconds = () => {
-  let ticks = 0;
-  for (const d of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(d)) continue;
-    try {
-      if (!readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(`bench_calc_${process.pid}_`)) continue;
-      const f = readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(f[11]) + Number(f[12]);
-    } catch { /* gone meanwhile */ }
+/**
+ * CPU seconds of the PostgreSQL backends serving this process's bench databases (model
+ * statements: progress, lineage), sampled each second per backend (~1 % of the main thread): the pool closes idle
+ * connections, and a backend gone between samples would take its ticks with it.
+ */
+class PostgresCpu {
+  private readonly first = new Map<string, number>();
+  private readonly last = new Map<string, number>();
+  private started = false;
+  private readonly timer = setInterval(() => this.sample(), 1000);
+  constructor() { this.sample(); }
+  private sample(): void {
+    for (const d of readdirSync('/proc')) {
+      if (!/^[0-9]+$/.test(d)) continue;
+      try {
+        if (!readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(`bench_calc_${process.pid}_`)) continue;
+        const f = readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ');
+        const ticks = Number(f[11]) + Number(f[12]);
+        // a backend first seen after the start counts from zero
+        if (!this.last.has(d)) this.first.set(d, this.started ? 0 : ticks);
+        this.last.set(d, ticks);
+      } catch { /* gone meanwhile */ }
+    }
+    this.started = true;
   }
-  return ticks / 100;
-};
+  /** Seconds since construction; stops the sampling. */
+  stop(): number {
+    this.sample();
+    clearInterval(this.timer);
+    let ticks = 0;
+    for (const [d, t] of this.last) ticks += t - (this.first.get(d) ?? 0);
+    return ticks / 100;
+  }
+}
 /** CPU seconds of the main thread alone (its task's utime + stime, in clock ticks of 10 ms). */
 const mainThreadCpuSeconds = () => { const f = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) / 100; };
 
@@ -232,7 +253,7 @@ async function latencyFigure(): Promise<void> {
     const t0 = Date.now();
     const cpu0 = process.cpuUsage();
     const mainCpu0 = mainThreadCpuSeconds();
-    const pgCpu0 = pgCpuSeconds();
+    const pgCpu = new PostgresCpu();
     const rec0 = { recordings: engine.recorder.recordings, rows: engine.recorder.rows, ms: engine.recorder.ms };
     const done = await sender.ask({ kind: 'send', seconds: SECONDS, start_ns: String(nowNs()) }, 'sent');
     const sent = done.sent ?? 0;
@@ -275,7 +296,7 @@ async function latencyFigure(): Promise<void> {
     figures.latency_service_cpu_per_s = r1(cpu / elapsed);
     // CPU per input (every thread of the service, sending to drained): what load on the box does not change much.
     figures.latency_service_cpu_us_per_input = r1((cpu / Math.max(1, sent)) * 1e6);
-    figures.latency_postgres_cpu_us_per_input = r1(((pgCpuSeconds() - pgCpu0) / Math.max(1, sent)) * 1e6);
+    figures.latency_postgres_cpu_us_per_input = r1((pgCpu.stop() / Math.max(1, sent)) * 1e6);
     figures.latency_main_thread_cpu_us_per_input = r1(((mainThreadCpuSeconds() - mainCpu0) / Math.max(1, sent)) * 1e6);
     // Keeping up: the second half's backlog is no larger than the first half's (or than one second of inputs), and it drains within a second after the last input.
     const half = Math.floor(backlog.length / 2);
