@@ -64,6 +64,15 @@ export class HeadCache {
   private total = 0;
   private readonly counted = new Map<OpenHead, number>();
   private readonly touched = new Set<OpenHead>();
+  /** Column bytes of each counted head when last counted (what it leaves behind when its columns are replaced). */
+  private readonly countedBytes = new Map<OpenHead, number>();
+  /**
+   * Bytes of head columns this cache let go of since the caller last reset it: columns a
+   * head outgrew (or shrank from), and the columns of heads that left the cache. They are
+   * external memory V8 frees only when it collects the typed arrays (see SeriesStore's
+   * collectAfterBytes). Counted at trim, from the heads a transaction touched.
+   */
+  releasedBytes = 0;
 
   /** The open head of a series inside the write txn `view`. */
   get(view: ReadView, series: Buffer, id: string, type: ValueType): OpenHead {
@@ -81,6 +90,7 @@ export class HeadCache {
     this.loads++;
     this.heads.set(id, head);
     this.counted.set(head, head.capacity);
+    this.countedBytes.set(head, head.columnBytes);
     this.total += head.capacity;
     this.touched.add(head);
     return head;
@@ -88,7 +98,10 @@ export class HeadCache {
 
   private uncount(h: OpenHead): void {
     this.total -= this.counted.get(h) ?? 0;
+    // its columns as they are now (it may have grown since its last count)
+    if (this.counted.has(h)) this.releasedBytes += h.columnBytes;
     this.counted.delete(h);
+    this.countedBytes.delete(h);
     this.touched.delete(h);
   }
 
@@ -104,6 +117,11 @@ export class HeadCache {
     for (const h of this.touched) {
       const was = this.counted.get(h);
       if (was === undefined) continue;
+      const before = this.countedBytes.get(h) ?? 0, now = h.columnBytes;
+      // new columns replaced the counted ones (growth copies them; intermediate sizes within
+      // one transaction are not seen); a head given a quality column of its own frees nothing
+      if (h.capacity !== was) this.releasedBytes += before;
+      if (now !== before) this.countedBytes.set(h, now);
       this.total += h.capacity - was;
       this.counted.set(h, h.capacity);
     }

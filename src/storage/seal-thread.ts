@@ -4,12 +4,24 @@
 // transaction (docs/decisions.md); here it runs beside it, and the writer stores the
 // chunks in a later transaction if the head's front is still what was copied.
 import { parentPort } from 'node:worker_threads';
+import { getHeapStatistics } from 'node:v8';
+import { fullGc } from '../threads/full-gc.js';
 import { fitChunk, fitState, sampleNewest } from './chunk-fit.js';
 import { slicePointColumns } from './encoding/point-columns.js';
 import type { SealReply, SealRequest } from './seal-messages.js';
 
 const port = parentPort;
 if (port === null) throw new Error('seal-thread.ts runs only as a worker thread');
+
+/**
+ * The copies the thread is sent are garbage once encoded, but this thread allocates so little
+ * on its JS heap that V8 collects them only when its external memory is ~64 MB past the last
+ * collection: the bulk load's quiet seal left 30-40 MB of them resident (issue 33). Past
+ * this many bytes of external memory above the last collection the thread collects itself;
+ * its heap is a few MB, so a full collection costs a few milliseconds.
+ */
+const COLLECT_AFTER_EXTERNAL_BYTES = 16 * 2 ** 20;
+let externalAfterCollect = getHeapStatistics().external_memory;
 
 port.on('message', (req: SealRequest) => {
   let reply: SealReply;
@@ -31,4 +43,12 @@ port.on('message', (req: SealRequest) => {
     reply = { id: req.id, chunks: [], encodes: 0, lastBytes: 0, lastPoints: 0, lastFromChunk: false, error: e instanceof Error ? e.message : String(e) };
   }
   port.postMessage(reply, reply.chunks.map((c) => c.bytes.buffer as ArrayBuffer));
+  // after this handler returns, so that this request's copy is garbage too
+  if (getHeapStatistics().external_memory - externalAfterCollect > COLLECT_AFTER_EXTERNAL_BYTES) setImmediate(collect);
 });
+
+function collect(): void {
+  if (getHeapStatistics().external_memory - externalAfterCollect <= COLLECT_AFTER_EXTERNAL_BYTES) return;
+  fullGc();
+  externalAfterCollect = getHeapStatistics().external_memory;
+}

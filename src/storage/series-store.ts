@@ -35,6 +35,7 @@ import { decodeHeadRecord, readHeadRecord } from './head-record.js';
 import { HeadCache, DEFAULT_HEAD_CACHE_POINTS } from './head-cache.js';
 import { measureDisk, type DiskUsage } from './disk-usage.js';
 import type { LatestTable } from './latest-table.js';
+import { fullGc } from '../threads/full-gc.js';
 
 export type { PointBatch, RefusalReason, Refusal } from './write-batch.js';
 /** A durable write's batches and their results, index by index (SeriesStore.onWritten). */
@@ -109,6 +110,12 @@ export interface SeriesStoreOptions {
   /** Told after each quiet seal that sealed points, with how many (the ingest worker then collects the emptied heads' columns). */
   onQuietSeal?: (points: number) => void;
   /**
+   * Runs a full collection of this thread after a transaction once this many bytes of head
+   * columns were let go since the last one (0: never; default COLLECT_AFTER_BYTES with a
+   * seal thread, else 0). See COLLECT_AFTER_BYTES.
+   */
+  collectAfterBytes?: number;
+  /**
    * The latest point of each series in shared memory (latest-table.ts): updated by every
    * write before it resolves, forgotten by lifecycle enforcement. The main thread creates
    * it; the ingest worker's engine attaches to the same buffer.
@@ -122,6 +129,17 @@ export interface SeriesStoreOptions {
  * per tag and pause (seal.ts, partial tails). Its heads are left to the idle-head job.
  */
 export const QUIET_SEAL_AFTER_POINTS = 100_000;
+
+/**
+ * Head columns let go (outgrown, sealed empty, evicted) before the writer's thread collects.
+ * They are typed arrays of external memory, mostly promoted to V8's old generation, and V8
+ * frees them only at a full collection, which it starts for external memory only ~64 MB past
+ * the last one: during a bulk load the ingest thread held 60-80 MB of dead columns on top of
+ * its ~140 MB of open heads, and a quiet seal kept every sealed head's columns until it ended
+ * (issue 33, resident memory). 32 MB: ~15-20 collections a 9.42 M-point load, ~20 ms of CPU each
+ * on the ingest thread's ~35 MB heap.
+ */
+export const COLLECT_AFTER_BYTES = 32 * 2 ** 20;
 
 /** Points one quiet-seal transaction seals at most, so a write arriving meanwhile waits ~0.1 s, not the whole seal. */
 const QUIET_SEAL_SLICE_POINTS = 500_000;
@@ -183,6 +201,7 @@ export class SeriesStore {
   private readonly quietSealAfterPoints: number;
   private readonly quietSealAllowed: () => boolean;
   private readonly onQuietSeal: ((points: number) => void) | null;
+  private readonly collectAfterBytes: number;
   /** Points write() was given since the last quiet seal began. */
   private pointsSinceQuietSeal = 0;
   /** Date.now() of the last write() call or settle, and the timer that seals once writes stop. */
@@ -191,6 +210,8 @@ export class SeriesStore {
   private writesInFlight = 0;
   private quietTimer: NodeJS.Timeout | null = null;
   private closing = false;
+  /** Full collections run for released head columns (COLLECT_AFTER_BYTES; diagnostics, tests). */
+  collections = 0;
   /** Quiet seals run and the points they sealed (diagnostics, tests). */
   quietSeals = { runs: 0, points: 0 };
 
@@ -205,6 +226,7 @@ export class SeriesStore {
     this.quietSealAfterPoints = options.quietSealAfterPoints ?? QUIET_SEAL_AFTER_POINTS;
     this.quietSealAllowed = options.quietSealAllowed ?? (() => true);
     this.onQuietSeal = options.onQuietSeal ?? null;
+    this.collectAfterBytes = options.collectAfterBytes ?? (options.sealThread ? COLLECT_AFTER_BYTES : 0);
     this.latest = options.latest ?? null;
   }
 
@@ -573,6 +595,11 @@ export class SeriesStore {
       this.heads.trim();
       this.running = false;
       if (done === null) this.schedule();
+      if (this.collectAfterBytes > 0 && this.heads.releasedBytes >= this.collectAfterBytes) {
+        this.heads.releasedBytes = 0;
+        this.collections++;
+        fullGc();
+      }
     }
     // Committed, not yet durable. The next group may apply its transaction while this one
     // is synced (lmdb-js overlappingSync); these callers resolve only once it is on disk.
