@@ -215,49 +215,59 @@ export function answerFromPlan(table: LatestTable, plan: SnapshotPlan, excludeQu
 }
 
 const UTF8 = (s: string) => Buffer.from(s, 'utf8');
-const TS_NS = UTF8('{"ts_ns":'), VALUE = UTF8(',"value":'), QUALITY = UTF8(',"quality":'), NULL = UTF8('null');
+const VALUE = UTF8(',"value":'), QUALITY = UTF8(',"quality":'), NULL = UTF8('null');
 const TIERS = UTF8(',"tiers_touched":["hot"]'), SUSPECT = UTF8(',"clock_suspect":true'), CLOSE = UTF8('}}'), TRUE = UTF8('true'), FALSE = UTF8('false');
+/** Room for a point's ts, a number value and its quality, with their keys. */
+const POINT_ROOM = 128;
 
-/** Small constant bytes, without TypedArray.set's setup per call. */
-function put(sink: BodySink, b: Uint8Array): void {
-  sink.reserve(b.length);
-  const buf = sink.buf;
-  let p = sink.pos;
+/** Copies `b` to buf[p..] and returns the position after it (a loop: TypedArray.set costs more below ~64 bytes). */
+function copy(buf: Uint8Array, p: number, b: Uint8Array): number {
+  if (b.length > 64) { buf.set(b, p); return p + b.length; }
   for (let i = 0; i < b.length; i++) buf[p++] = b[i];
-  sink.pos = p;
+  return p;
 }
 
-/** Decimal digits of a non-negative integer below 2^53. */
-function putDigits(sink: BodySink, v: number): void {
-  sink.reserve(16);
-  const buf = sink.buf;
+/** Decimal digits of 0 <= v < 2^31 at buf[p..]; returns the position after them. */
+function digits(buf: Uint8Array, p: number, v: number): number {
   let n = 1;
-  for (let x = v; x >= 10; x = Math.floor(x / 10)) n++;
-  let p = sink.pos + n;
-  sink.pos = p;
-  do { const q = Math.floor(v / 10); buf[--p] = 48 + v - q * 10; v = q; } while (v > 0);
+  for (let x = v; x >= 10; x = (x / 10) | 0) n++;
+  let at = p + n;
+  do { const q = (v / 10) | 0; buf[--at] = 48 + v - q * 10; v = q; } while (v > 0);
+  return p + n;
+}
+
+/** Exactly nine digits of 0 <= v < 10^9 (leading zeros kept). */
+function nineDigits(buf: Uint8Array, p: number, v: number): number {
+  for (let at = p + 8; at >= p; at--) { const q = (v / 10) | 0; buf[at] = 48 + v - q * 10; v = q; }
+  return p + 9;
 }
 
 /**
- * An int64 given as words (lo, hi) in decimal, as BigInt's toString writes it, without a
- * BigInt: the value's 16-bit limbs divided by 10^9 in doubles (every step below 2^53).
+ * An int64 given as words (lo, hi) in decimal at buf[p..] (at most 20 bytes), as BigInt's
+ * toString writes it, without a BigInt: its 16-bit limbs divided by 10^9 in doubles (every
+ * step below 2^53), then int32 digit loops. Negative values (never a timestamp here) go
+ * through BigInt.
  */
-function putInt64(sink: BodySink, lo: number, hi: number): void {
-  if (hi < 0) { sink.ascii(String((BigInt(hi) << 32n) | BigInt(lo >>> 0))); return; }
+function int64Digits(buf: Uint8Array, p: number, lo: number, hi: number): number {
+  if (hi < 0) {
+    const text = String((BigInt(hi) << 32n) | BigInt(lo >>> 0));
+    for (let i = 0; i < text.length; i++) buf[p++] = text.charCodeAt(i);
+    return p;
+  }
   const l = lo >>> 0;
-  let x = hi, q1 = Math.floor(x / 1e9), r = x - q1 * 1e9;
+  let x = hi;
+  const q1 = Math.floor(x / 1e9);
+  let r = x - q1 * 1e9;
   x = r * 65536 + (l >>> 16);
   const q2 = Math.floor(x / 1e9); r = x - q2 * 1e9;
   x = r * 65536 + (l & 0xffff);
   const q3 = Math.floor(x / 1e9); r = x - q3 * 1e9;
+  // value = q * 10^9 + r, q < 2^63 / 10^9 < 10^10
   const q = (q1 * 65536 + q2) * 65536 + q3;
-  if (q === 0) { putDigits(sink, r); return; }
-  putDigits(sink, q);
-  sink.reserve(9);
-  const buf = sink.buf;
-  let p = sink.pos + 9;
-  sink.pos = p;
-  for (let i = 0; i < 9; i++) { const d = Math.floor(r / 10); buf[--p] = 48 + r - d * 10; r = d; }
+  if (q === 0) return digits(buf, p, r);
+  if (q < 1e9) return nineDigits(buf, digits(buf, p, q), r);
+  const top = Math.floor(q / 1e9);
+  return nineDigits(buf, nineDigits(buf, digits(buf, p, top), q - top * 1e9), r);
 }
 
 /** Pass 2: the whole body of a plan's snapshot at `nowNs` (the window, the model instant and the clock_suspect bound). */
@@ -279,39 +289,67 @@ export function writePlanBody(sink: BodySink, plan: SnapshotPlan, nowNs: bigint,
     return;
   }
   const now = String(nowNs);
-  const baseText = Buffer.from(`,${snapshotBaseText(now, String(nowNs + 1n), now)}`, 'utf8');
+  // an item's tail after its point: the provenance, tiers_touched when bound, and the closing braces
+  const baseText = `,${snapshotBaseText(now, String(nowNs + 1n), now)}`;
+  const boundTail = UTF8(`${baseText},"tiers_touched":["hot"]}}`), unboundTail = UTF8(`${baseText}}}`);
   const nowWords = new Int32Array(new BigInt64Array([nowNs]).buffer);
-  const heads = plan.heads;
-  sink.ascii('[');
+  const { heads, types } = plan;
+  const f64 = answers.f64;
+  sink.reserve(1);
+  sink.byte(0x5b);
   for (let k = 0; k < n; k++) {
-    if (k > 0) sink.ascii(',');
     const it = items[k];
-    if (it instanceof Uint8Array) { sink.bytes(it); continue; }
-    if (typeof it === 'string') { sink.utf8(it); continue; }
-    sink.bytes(heads[k]);
+    if (it !== undefined) {
+      sink.reserve(1);
+      if (k > 0) sink.byte(0x2c);
+      if (it instanceof Uint8Array) sink.bytes(it); else sink.utf8(it as string);
+      continue;
+    }
+    const head = heads[k];
+    sink.reserve(head.length + POINT_ROOM + boundTail.length + SUSPECT.length);
+    let buf = sink.buf;
+    let p = sink.pos;
+    if (k > 0) buf[p++] = 0x2c;
+    p = copy(buf, p, head);
     const s = state[k];
     const w = 4 * k;
     if (s === ANSWERED) {
-      put(sink, TS_NS);
-      putInt64(sink, words[w], words[w + 1]);
-      put(sink, VALUE);
-      const type = plan.types[k];
+      // {"ts_ns":
+      buf[p++] = 0x7b; buf[p++] = 0x22; buf[p++] = 0x74; buf[p++] = 0x73; buf[p++] = 0x5f; buf[p++] = 0x6e; buf[p++] = 0x73; buf[p++] = 0x22; buf[p++] = 0x3a;
+      p = int64Digits(buf, p, words[w], words[w + 1]);
+      p = copy(buf, p, VALUE);
+      const type = types[k];
       if (type === 'float64') {
-        const v = answers.f64[2 * k + 1];
-        sink.ascii(Number.isFinite(v) ? String(v) : stringifyJson(v));
-      } else if (type === 'int64') putInt64(sink, words[w + 2], words[w + 3]);
-      else if (type === 'boolean') put(sink, answers.f64[2 * k + 1] !== 0 ? TRUE : FALSE);
-      else sink.utf8(valueText(planValue(plan, answers, k)));
-      put(sink, QUALITY);
-      putDigits(sink, quality[k]);
-      sink.ascii('}');
-    } else put(sink, NULL);
-    sink.bytes(baseText);
-    if (s !== UNBOUND) put(sink, TIERS);
-    if (s === ANSWERED && below(nowWords[0], nowWords[1], words[w], words[w + 1])) put(sink, SUSPECT);
-    put(sink, CLOSE);
+        const v = f64[2 * k + 1];
+        const text = Number.isFinite(v) ? String(v) : stringifyJson(v);
+        for (let i = 0; i < text.length; i++) buf[p++] = text.charCodeAt(i);
+      } else if (type === 'int64') p = int64Digits(buf, p, words[w + 2], words[w + 3]);
+      else if (type === 'boolean') p = copy(buf, p, f64[2 * k + 1] !== 0 ? TRUE : FALSE);
+      else {
+        // enum and string values: text of any length
+        sink.pos = p;
+        sink.utf8(valueText(planValue(plan, answers, k)));
+        sink.reserve(POINT_ROOM + boundTail.length + SUSPECT.length);
+        buf = sink.buf; p = sink.pos;
+      }
+      p = copy(buf, p, QUALITY);
+      p = int64Digits(buf, p, quality[k] | 0, 0);
+      buf[p++] = 0x7d;
+    } else p = copy(buf, p, NULL);
+    if (s === ANSWERED && below(nowWords[0], nowWords[1], words[w], words[w + 1])) {
+      // clock_suspect follows tiers_touched: the tail without its braces, then the flag
+      p = copy(buf, p, boundTail.subarray(0, boundTail.length - 2));
+      p = copy(buf, p, SUSPECT);
+      buf[p++] = 0x7d; buf[p++] = 0x7d;
+    } else {
+      const tail = s === UNBOUND ? unboundTail : boundTail;
+      buf.set(tail, p);
+      p += tail.length;
+    }
+    sink.pos = p;
   }
-  sink.ascii(']');
+  sink.reserve(1);
+  sink.byte(0x5d);
 }
 
 /** An answered attribute's value as the item carries it (as answerFromLatest shapes it). */

@@ -72,8 +72,8 @@ t.test('a snapshot from a kept plan', async (t) => {
   const first = await series('plan/first', 'float64'), second = await series('plan/second', 'float64');
   await write(first, [now - 5n * SEC], [10.5]);
   await bind(ids.Future, first, from);
-  // the second sensor takes over 3 s from now (its point just after): no model commit when it does
-  const takeover = nowNs() + 3n * SEC;
+  // the second sensor takes over 5 s from now (its point just after): no model commit when it does
+  const takeover = nowNs() + 5n * SEC;
   await write(second, [takeover + 1_000_000n], [20.5]);
   await bind(ids.Future, second, takeover);
 
@@ -84,11 +84,14 @@ t.test('a snapshot from a kept plan', async (t) => {
 
   t.test('the same bytes as a snapshot resolved afresh, for every kind of answer', async (t) => {
     for (let i = 0; i < 3; i++) {
+      const before = nowNs();
       const [a, b] = [await planned(), await afresh()];
       t.equal(a.status, 200);
-      t.equal(timeless(a.bytes.toString()), timeless(b.bytes.toString()), `read ${i + 1}`);
+      // the two reads on one side of the takeover (a slow box may put it between them)
+      if (before >= takeover || nowNs() < takeover) t.equal(timeless(a.bytes.toString()), timeless(b.bytes.toString()), `read ${i + 1}`);
     }
     const items = new Map((parseJson((await planned()).bytes) as Item[]).map((i) => [i.attribute_id, i]));
+    const beforeTakeover = nowNs() < takeover;
     t.same(items.get(ids.F)!.snapshot, { ts_ns: now - 10n * SEC, value: -2.25e-7, quality: 192 });
     t.same(items.get(ids.I)!.snapshot!.value, -9007199254740993n, 'int64 exact');
     t.same(items.get(ids.B)!.snapshot!.value, false);
@@ -98,7 +101,8 @@ t.test('a snapshot from a kept plan', async (t) => {
     t.notOk('tiers_touched' in items.get(ids.Unbound)!.provenance, 'no binding: no tier');
     t.equal(items.get(ids.Empty)!.snapshot, null);
     t.equal(items.get(ids.Old)!.snapshot, null, 'a latest older than the binding is not this attribute\'s');
-    t.same(items.get(ids.Future)!.snapshot!.value, 10.5);
+    // (on a slow box the takeover may already have come: the next subtest checks it)
+    if (beforeTakeover) t.same(items.get(ids.Future)!.snapshot!.value, 10.5, 'the first sensor before the takeover');
   });
 
   t.test('msgpack: the same bytes as afresh, apart from the instants', async (t) => {
@@ -114,7 +118,7 @@ t.test('a snapshot from a kept plan', async (t) => {
     while (nowNs() <= takeover) await new Promise((r) => setTimeout(r, 200));
     const items = parseJson((await planned()).bytes) as Item[];
     t.same(items.find((i) => i.attribute_id === ids.Future)!.snapshot, { ts_ns: takeover + 1_000_000n, value: 20.5, quality: 192 });
-    t.equal(timeless((await planned()).bytes.toString()), timeless((await afresh()).bytes.toString()));
+    t.equal(timeless((await planned()).bytes.toString()), timeless((await afresh()).bytes.toString()), 'the same bytes as afresh after it');
   });
 
   t.test('a rebind is followed at once', async (t) => {
