@@ -206,8 +206,9 @@ export class SeriesStore {
   private pointsSinceQuietSeal = 0;
   /** Date.now() of the last write() call or settle, and the timer that seals once writes stop. */
   private lastWriteCallMs = 0;
-  /** write() calls whose transaction has not settled. */
+  /** write() calls whose transaction has not settled, and write() calls ever (a seal in progress sees a new one). */
   private writesInFlight = 0;
+  private writeCalls = 0;
   private quietTimer: NodeJS.Timeout | null = null;
   private closing = false;
   /** Full collections run for released head columns (COLLECT_AFTER_BYTES; diagnostics, tests). */
@@ -348,6 +349,7 @@ export class SeriesStore {
   private noteWrite(batches: readonly PointBatch[]): void {
     if (this.quietSealMs <= 0) return;
     this.writesInFlight++;
+    this.writeCalls++;
     this.lastWriteCallMs = Date.now();
     for (const b of batches) this.pointsSinceQuietSeal += b.times.length;
     if (this.quietTimer === null && !this.closing) this.armQuietTimer(this.quietSealMs);
@@ -389,11 +391,11 @@ export class SeriesStore {
    * seals the rest). Returns points sealed.
    */
   async sealQuiet(): Promise<number> {
-    const startedAt = this.lastWriteCallMs;
+    const startedAt = this.writeCalls;
     this.pointsSinceQuietSeal = 0;
     let keys = this.read((view) => this.heads.ownHeadsWithOpen(view));
     let sealed = 0;
-    while (keys.length > 0 && !this.closing && this.lastWriteCallMs === startedAt) {
+    while (keys.length > 0 && !this.closing && this.writeCalls === startedAt) {
       const slice = keys;
       const r = await this.enqueue((ctx) => {
         let points = 0, i = 0;
@@ -413,6 +415,9 @@ export class SeriesStore {
       sealed += r.points;
       keys = slice.slice(r.next);
     }
+    // stopped by a write with heads left open (a pause inside a load): the rest of that load
+    // may be fewer points than a bulk, and the heads left here must still be sealed when it ends
+    if (keys.length > 0) this.pointsSinceQuietSeal = Math.max(this.pointsSinceQuietSeal, this.quietSealAfterPoints);
     this.quietSeals.runs++;
     this.quietSeals.points += sealed;
     if (sealed > 0 && this.onQuietSeal !== null) this.onQuietSeal(sealed);

@@ -72,6 +72,22 @@ t.test('no quiet seal after a few points, nor while writes keep coming', async (
   t.equal(store.headPoints(few), 0, 'with the earlier few points: together a bulk');
 });
 
+t.test('a quiet seal stopped by a write inside a load still seals what it left once the load ends', async (t) => {
+  const { store } = await tempStore(t, { quietSealMs: 300, quietSealAfterPoints: 100_000 });
+  // 600,000 open points: more than one seal transaction's slice, so a write can stop it between slices
+  const ids = Array.from({ length: 250 }, () => newId());
+  for (const id of ids) await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+  await store.write(ids.map((id) => f64Batch(id, secs(0, 2400), vals(0, 2400))), WHO);
+  const sealing = store.sealQuiet();
+  // the pause ends with a few points: fewer than a bulk on their own
+  await store.write([f64Batch(ids[0], secs(2400, 10), vals(2400, 10))], WHO);
+  const first = await sealing;
+  t.ok(first > 0 && first < 600_000, `the seal stopped part way (${first} points sealed)`);
+  for (let waited = 0; ids.some((id) => store.headPoints(id) > 0) && waited < 20_000; waited += 50) await sleep(50);
+  t.equal(ids.filter((id) => store.headPoints(id) > 0).length, 0, 'every head sealed after the load, not left to the idle job');
+  t.same(store.read((v) => { const p = readRaw(v, ids[0], { startNs: T0, endNs: T0 + 100_000n * SEC, limit: 100_000 }); return p.count; }), 2410);
+});
+
 t.test('closing the store cancels a pending quiet seal', async (t) => {
   const { store } = await tempStore(t, { quietSealMs: 10_000 });
   const id = newId();
