@@ -48,7 +48,9 @@ export class BodySink {
     this.view = new DataView(next.buffer, next.byteOffset, next.byteLength);
   }
 
+  /** One byte, room made when full (a separator between items: not a per-point path). */
   byte(b: number): void {
+    if (this.pos >= this.buf.byteLength) this.reserve(1);
     this.buf[this.pos++] = b;
   }
 
