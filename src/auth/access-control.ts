@@ -93,7 +93,7 @@ export class AuthAccessControl implements AccessControl {
   private readonly tokens = new Map<string, CachedToken>();
   private readonly sessions = new Map<string, CachedSession>();
   private readonly principals = new Map<string, ResolvedPrincipal>();
-  private generation = 0;
+  private authGeneration = 0;
 
   constructor(opts: AccessControlOptions) {
     this.mode = opts.mode;
@@ -114,9 +114,13 @@ export class AuthAccessControl implements AccessControl {
     return this.scopes;
   }
 
+  get generation(): number {
+    return this.authGeneration;
+  }
+
   /** Drops every cached credential and principal; call after any auth change commits. */
   invalidate(): void {
-    this.generation++;
+    this.authGeneration++;
     this.tokens.clear();
     this.sessions.clear();
     this.principals.clear();
@@ -143,11 +147,11 @@ export class AuthAccessControl implements AccessControl {
     if (!parsed) { this.refuse(creds, 'malformed-token'); throw unauthenticated(); }
     let t = this.tokens.get(parsed.id);
     if (!t || Date.now() - t.loadedMs > CACHE_TTL_MS) {
-      const gen = this.generation;
+      const gen = this.authGeneration;
       const row = await getToken(this.db, parsed.id);
       if (!row) { this.refuse(creds, 'unknown-token', parsed.id); throw unauthenticated(); }
       t = { principalId: row.principal_id, secretHash: row.secret_hash, expiresNs: row.expires_ns, revoked: row.revoked_ns !== null, loadedMs: Date.now(), principal: null };
-      if (gen === this.generation) this.remember(this.tokens, parsed.id, t);
+      if (gen === this.authGeneration) this.remember(this.tokens, parsed.id, t);
     }
     if (!secretMatches(parsed.secret, t.secretHash)) { this.refuse(creds, 'wrong-secret', parsed.id); throw unauthenticated(); }
     if (t.revoked) { this.refuse(creds, 'revoked-token', parsed.id); throw unauthenticated(); }
@@ -167,13 +171,13 @@ export class AuthAccessControl implements AccessControl {
     if (!parsed) { this.refuse(creds, 'malformed-cookie'); throw unauthenticated(); }
     let s = this.sessions.get(parsed.id);
     if (!s || Date.now() - s.loadedMs > CACHE_TTL_MS) {
-      const gen = this.generation;
+      const gen = this.authGeneration;
       const row = await getSession(this.db, parsed.id);
       if (!row) { this.refuse(creds, 'unknown-session', parsed.id); throw unauthenticated(); }
       const lastSeen = s && s.lastSeenNs > row.last_seen_ns ? s.lastSeenNs : row.last_seen_ns;
       s = { principalId: row.principal_id, secretHash: row.secret_hash, expiresNs: row.expires_ns, lastSeenNs: lastSeen,
         persistedLastSeenNs: row.last_seen_ns, revoked: row.revoked_ns !== null, loadedMs: Date.now() };
-      if (gen === this.generation) this.remember(this.sessions, parsed.id, s);
+      if (gen === this.authGeneration) this.remember(this.sessions, parsed.id, s);
     }
     if (!secretMatches(parsed.secret, s.secretHash)) { this.refuse(creds, 'wrong-secret', parsed.id); throw unauthenticated(); }
     if (s.revoked) { this.refuse(creds, 'revoked-session', parsed.id); throw unauthenticated(); }
@@ -244,7 +248,7 @@ export class AuthAccessControl implements AccessControl {
   async resolve(principalId: string): Promise<ResolvedPrincipal | null> {
     const hit = this.principals.get(principalId);
     if (hit && Date.now() - hit.loadedMs <= CACHE_TTL_MS) return hit;
-    const gen = this.generation;
+    const gen = this.authGeneration;
     const row = await getPrincipal(this.db, principalId);
     if (!row) return null;
     const grants = (await grantsOf(this.db, principalId)).map((g) => ({
@@ -261,7 +265,7 @@ export class AuthAccessControl implements AccessControl {
       }
     }
     const rp: ResolvedPrincipal = { row, grants, anywhere, everywhere, loadedMs: Date.now() };
-    if (gen === this.generation) this.remember(this.principals, principalId, rp);
+    if (gen === this.authGeneration) this.remember(this.principals, principalId, rp);
     return rp;
   }
 

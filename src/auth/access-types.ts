@@ -46,4 +46,6 @@ export interface AccessControl {
   allows(principal: Principal, capability: Capability, target: AccessTarget): Promise<boolean>;
   /** Whether the principal holds the capability on any scope at all. */
   holdsAnywhere(principal: Principal, capability: Capability): Promise<boolean>;
+  /** Moved by every auth change this process commits (grants, roles, principals): what a principal may read is then unsure. */
+  readonly generation: number;
 }

@@ -8,11 +8,11 @@
 // A plan answers instants in [fromNs, untilNs): between two binding boundaries of the
 // cached resolution (read-resolution.ts, ReadResolution.instantStable) the same bindings
 // cover every attribute, so a binding that starts or ends later (a rebind dated ahead) is
-// followed when its instant comes. Any model commit of this process drops every plan
-// (the resolution cache's rule and assumption: one process per model database). Only the
-// current model (no as_of_ns), read by a caller who may read everything (the plan is the
-// unfiltered resolution, shared by every such caller), without unit conversion: other
-// snapshots resolve each time (snapshot-read.ts). A plan with an attribute whose series
+// followed when its instant comes. Any model commit or auth change of this process drops
+// every plan (the resolution cache's rule and assumption: one process per model database).
+// Only the current model (no as_of_ns), without unit conversion: other snapshots resolve
+// each time (snapshot-read.ts). Callers who may read everything share a plan; any other
+// caller's plan is its own, filtered by its grants. A plan with an attribute whose series
 // has no storage record yet is used once and not kept (the record may appear any time).
 //
 //   snapshotPlanFor(service, can, req, atNs) -> Promise<SnapshotPlan | null>  (null: resolve as usual)
@@ -31,6 +31,8 @@ const ATTRIBUTES_KEPT = 200_000;
 /** Bodies longer than this (long attribute id lists) are resolved each time, as read-resolution.ts does. */
 const LONGEST_KEY = 64 * 1024;
 const INT64_MAX = 2n ** 63n - 1n;
+/** How long a scoped caller's plan answers (the access cache's CACHE_TTL_MS). */
+const SCOPED_PLAN_NS = 30_000_000_000n;
 
 export class SnapshotPlan {
   readonly n: number;
@@ -85,7 +87,7 @@ function headBytes(a: ReadAttribute): Uint8Array {
   return Buffer.from(`{"attribute_id":"${a.attributeId}","path":${JSON.stringify(a.path)},"unit_id":${a.unitId === null ? 'null' : `"${a.unitId}"`},"snapshot":`, 'utf8');
 }
 
-interface Kept { epoch: number; entries: Map<string, SnapshotPlan>; held: number }
+interface Kept { epoch: number; authGeneration: number; entries: Map<string, SnapshotPlan>; held: number }
 const kept = new WeakMap<ServiceContext, Kept>();
 /** Moved by every model commit of this process. */
 let epoch = 0;
@@ -96,17 +98,21 @@ function keptPlans(service: ServiceContext): Kept {
     listening = true;
     onModelCommit(() => { epoch++; });
   }
+  const authGeneration = service.access.generation;
   let k = kept.get(service);
-  if (k === undefined) { k = { epoch, entries: new Map(), held: 0 }; kept.set(service, k); }
-  if (k.epoch !== epoch) { k.entries.clear(); k.held = 0; k.epoch = epoch; }
+  if (k === undefined) { k = { epoch, authGeneration, entries: new Map(), held: 0 }; kept.set(service, k); }
+  if (k.epoch !== epoch || k.authGeneration !== authGeneration) { k.entries.clear(); k.held = 0; k.epoch = epoch; k.authGeneration = authGeneration; }
   return k;
 }
 
 /** The plan answering `req` at `atNs` (kept or built; see the file header); null when this snapshot resolves as usual. */
-export async function snapshotPlanFor(service: ServiceContext, can: Can, req: ResolveRequest, atNs: bigint): Promise<SnapshotPlan | null> {
+export async function snapshotPlanFor(service: ServiceContext, can: Can, principalId: string | null, req: ResolveRequest, atNs: bigint): Promise<SnapshotPlan | null> {
   if (req.as_of_ns != null) return null;
-  if (!(await can('read', { kind: 'global' }))) return null;
-  const key = JSON.stringify([req.select, req.scope, req.include_retired ?? false]);
+  // callers who may read everything share one plan per body; any other caller has its own,
+  // filtered by its grants as of this auth generation (a grant change drops every plan)
+  const reader = (await can('read', { kind: 'global' })) ? '*' : principalId;
+  if (reader === null) return null;
+  const key = JSON.stringify([reader, req.select, req.scope, req.include_retired ?? false]);
   if (key.length > LONGEST_KEY) return null;
   const plans = keptPlans(service);
   const hit = plans.entries.get(key);
@@ -115,11 +121,14 @@ export async function snapshotPlanFor(service: ServiceContext, can: Can, req: Re
     plans.entries.set(key, hit);
     return hit;
   }
-  const at = epoch;
+  const at = epoch, atGeneration = service.access.generation;
   const r = await resolveRead(service, can, req, { atNs });
   if (r.instantStable === undefined) return null;
-  const plan = new SnapshotPlan(r, await memberNamesOf(service, r), r.instantStable.fromNs, r.instantStable.untilNs);
-  if (at === epoch && plan.keepable && plan.n <= ATTRIBUTES_KEPT) {
+  // a scoped caller's plan is rebuilt as often as the access cache reloads grants, which
+  // bounds how long a change made by another process can go unseen
+  const untilNs = reader === '*' || r.instantStable.untilNs - atNs < SCOPED_PLAN_NS ? r.instantStable.untilNs : atNs + SCOPED_PLAN_NS;
+  const plan = new SnapshotPlan(r, await memberNamesOf(service, r), r.instantStable.fromNs, untilNs);
+  if (at === epoch && atGeneration === service.access.generation && plan.keepable && plan.n <= ATTRIBUTES_KEPT) {
     const now = keptPlans(service);
     const old = now.entries.get(key);
     if (old !== undefined) { now.entries.delete(key); now.held -= old.n; }

@@ -255,6 +255,19 @@ t.test('resolved point reads', async (t) => {
       const anon = await request(`${svc.url}/v1/read/${route}`, { method: 'POST', body: { resolve: plantTemps, ...extra } });
       t.equal(anon.status, 401, `${route}: anonymous is 401`);
     }
+    // the snapshot is answered from a plan kept per caller: a repeat, another reader of the
+    // same body, a grant added and one removed are each seen at once
+    const snapPaths = async (c: Client) => (await read('snapshot', { resolve: plantTemps }, c)).map((i) => i.path);
+    t.same(await snapPaths(reader), [path('/Plant/A/P1|Temp')], 'a repeated snapshot stays filtered');
+    const idB = await createPerson(admin, 'reader-b', 'reader password 2');
+    await grantRole(admin, idB, 'viewer', { kind: 'asset', asset_id: areaB.asset_id });
+    const readerB = await login(svc.url, 'reader-b', 'reader password 2');
+    t.same(await snapPaths(readerB), [path('/Plant/B/P2|Temp')], 'another reader of the same body has its own plan');
+    t.same(await snapPaths(reader), [path('/Plant/A/P1|Temp')]);
+    const more = await grantRole(admin, id, 'viewer', { kind: 'asset', asset_id: areaB.asset_id });
+    t.same(await snapPaths(reader), [path('/Plant/A/P1|Temp'), path('/Plant/B/P2|Temp')], 'a new grant is seen by the next snapshot');
+    t.equal((await admin(`/v1/auth/grants/${more}`, { method: 'DELETE' })).status, 204);
+    t.same(await snapPaths(reader), [path('/Plant/A/P1|Temp')], 'a removed grant is seen by the next snapshot');
     void p1;
   });
 

@@ -1,12 +1,13 @@
-// POST /v1/read/snapshot's handler. A snapshot of the current model by a caller who may
-// read everything, without units, is answered from a kept plan (src/reads/snapshot-plan.ts:
-// no resolution, per attribute only its slot read and its item written, into a body buffer
-// lent to the response and kept for the next read). Any other: resolution on this thread (src/reads), then each
-// attribute answered from the latest-point table here (src/reads/read-snapshot.ts), and only
-// the attributes it cannot answer read from storage: a few here (as the task does), more in
-// the read pool (sliced like every point read, each slice's items written alone), whose
-// items are put back in their places. A snapshot whose
-// every attribute is in the table makes no worker hop and reads no head.
+// POST /v1/read/snapshot's handler. A snapshot of the current model without units is
+// answered from a kept plan (src/reads/snapshot-plan.ts, per resolve body and per caller
+// unless it may read everything): no resolution, per attribute only its slot read and its
+// item written, into a body buffer lent to the response and kept for the next read. Any
+// other: resolution on this thread (src/reads), then each attribute answered from the
+// latest-point table here (src/reads/read-snapshot.ts), and only the attributes it cannot
+// answer read from storage: a few here (as the task does), more in the read pool (sliced
+// like every point read, each slice's items written alone), whose items are put back in
+// their places. A snapshot whose every attribute is in the table makes no worker hop and
+// reads no head.
 import type { HandlerContext, Reply } from '../../route.js';
 import { attachToRead } from './read-attachments.js';
 import { SLICE_ATTRIBUTES, SPLIT_AT } from './split-tasks.js';
@@ -40,7 +41,7 @@ export async function snapshotRead(ctx: HandlerContext, body: SnapshotBody, form
   const noUnits = body.units === undefined || (body.units.default === undefined && (body.units.attributes === undefined || Object.keys(body.units.attributes).length === 0));
   if (table !== null && noUnits && req.as_of_ns == null) {
     const now = nowNs();
-    const plan = await snapshotPlanFor(ctx.service, (c, t) => ctx.can(c, t), req, now);
+    const plan = await snapshotPlanFor(ctx.service, (c, t) => ctx.can(c, t), ctx.principal?.id ?? null, req, now);
     if (plan !== null) return planRead(ctx, body, format, table, plan, now);
   }
   const at = req.as_of_ns == null ? null : BigInt(req.as_of_ns);
