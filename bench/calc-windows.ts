@@ -6,7 +6,7 @@
 // second after that second's commit. Figures: CPU per window of the whole process (the worker,
 // and the main thread's share: the task's clone both ways), measured over `rounds` seconds
 // after `warm` seconds of history.
-//   node --import tsx bench/calc-windows.ts [--assets 10000] [--warm 120] [--rounds 20] [--cpu-prof-worker]
+//   npm run bench:calc-windows -- [--assets 10000] [--warm 120] [--rounds 20] [--cpu-prof-worker] [--json]
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -105,7 +105,17 @@ async function main(): Promise<void> {
       const us = ((t.ticks - (ticks0.get(tid)?.ticks ?? 0)) * 10_000) / windows;
       if (us > 1) threads[`${t.name}/${tid}`] = Math.round(us * 10) / 10;
     }
-    console.log(JSON.stringify({ assets: ASSETS, warm_s: WARM, rounds: ROUNDS, cpu_us_per_window: Math.round((cpu / windows) * 10) / 10, wall_us_per_window: Math.round((wall * 1000 / windows) * 10) / 10, threads_us_per_window_with_commits: threads, checksum: check }));
+    const figures = { assets: ASSETS, warm_s: WARM, rounds: ROUNDS, cpu_us_per_window: Math.round((cpu / windows) * 10) / 10, wall_us_per_window: Math.round((wall * 1000 / windows) * 10) / 10, threads_us_per_window_with_commits: threads, checksum: check };
+    if (args.includes('--json')) console.log(JSON.stringify(figures));
+    else {
+      console.log(`live calculation windows in one read-pool worker: ${ASSETS} assets, ${ROUNDS} rounds after ${WARM} s of history`);
+      const rows: Array<[string, string]> = [
+        ['process CPU per window (µs)', String(figures.cpu_us_per_window)],
+        ['wall per window (µs)', String(figures.wall_us_per_window)],
+        ...Object.entries(threads).map(([name, us]): [string, string] => [`  thread ${name}, commits included (µs)`, String(us)]),
+      ];
+      for (const [k, v] of rows) console.log(`${k.padEnd(52)} ${v.padStart(10)}`);
+    }
   } finally {
     await pool.close();
     await store.close();
