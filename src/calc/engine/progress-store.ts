@@ -125,14 +125,6 @@ export function coalesceDone(lists: ReadonlyArray<readonly WindowDone[]>): Windo
  */
 export const RECORD_INTERVAL_MS = 1_000;
 
-/**
- * Records batches' windows in batch order, at most one recording per RECORD_INTERVAL_MS:
- * batches that finish meanwhile wait together and are recorded at once, merged per target
- * (coalesceDone): one set of statements for all of them, not one per batch. settled()
- * records what waits at once (close, re-plan, tests). A failed recording is reported and not
- * retried (the outputs are durable; progress lagging them only means a restart re-evaluates
- * a little).
- */
 /** The recorder writing to each model database, so readers of progress and lineage can have it record what waits first. */
 const recorderOf = new WeakMap<Queryable, ProgressRecorder>();
 
@@ -145,6 +137,14 @@ function recordedSoFar(q: Queryable): Promise<void> {
   return recorderOf.get(q)?.settled() ?? Promise.resolve();
 }
 
+/**
+ * Records batches' windows in batch order, at most one recording per RECORD_INTERVAL_MS:
+ * batches that finish meanwhile wait together and are recorded at once, merged per target
+ * (coalesceDone): one set of statements for all of them, not one per batch. settled()
+ * records what waits at once (close, re-plan, tests). A failed recording is reported and not
+ * retried (the outputs are durable; progress lagging them only means a restart re-evaluates
+ * a little).
+ */
 export class ProgressRecorder {
   private chain: Promise<void> = Promise.resolve();
   private waiting: WindowDone[][] = [];
