@@ -6,6 +6,7 @@
 // machine's little-endian bytes, as the server reads them (batch-columns.ts).
 import type { ValueType } from '../storage/encoding/chunk-types.js';
 import type { BatchColumns } from '../ingest/batch-columns.js';
+import { varintSize, writeVarint } from '../ingest/protobuf-varint.js';
 
 export type WireLane = 'LIVE' | 'BACKFILL';
 
@@ -25,19 +26,6 @@ const LANE_NUMBER: Record<WireLane, number> = { LIVE: 1, BACKFILL: 2 };
 /** Field numbers of the value columns in DataBatch. */
 const VALUE_FIELD: Record<Exclude<ValueType, 'string'>, number> = { float64: 6, int64: 7, boolean: 8, enum: 9 };
 const STR_FIELD = 10, QUALITY_FIELD = 11;
-
-/** Bytes of a varint of a non-negative integer below 2^53. */
-function varintSize(v: number): number {
-  let n = 1;
-  while (v >= 128) { v = Math.floor(v / 128); n++; }
-  return n;
-}
-
-function writeVarint(buf: Buffer, at: number, v: number): number {
-  while (v >= 128) { buf[at++] = (v % 128) | 128; v = Math.floor(v / 128); }
-  buf[at++] = v;
-  return at;
-}
 
 /** A signed int64 as protobuf writes it: two's complement, 10 bytes when negative. */
 function int64Varint(v: bigint): bigint {

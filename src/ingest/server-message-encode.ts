@@ -11,6 +11,7 @@
 // lane name the contract does not have, a number that is not a plain decimal below 2^53)
 // returns null and goes to the generic serializer.
 import type { ServerMessage } from './session-link.js';
+import { varintSize, writeVarint } from './protobuf-varint.js';
 
 const LANE_NUMBER: Readonly<Record<string, number>> = { LANE_UNSPECIFIED: 0, LIVE: 1, BACKFILL: 2 };
 /** Outer field tags (field << 3 | 2): ack = 2, credit = 3. */
@@ -18,30 +19,17 @@ const ACK_TAG = 0x12, CREDIT_TAG = 0x1a;
 /** Plain decimals that are certainly below 2^53 (up to 15 digits, no sign, no leading zero but "0"). */
 const SAFE_DECIMAL = /^(?:0|[1-9][0-9]{0,14})$/;
 
-/** The varint's byte count for a non-negative integer below 2^53. */
-function varintBytes(v: number): number {
-  let n = 1;
-  while (v >= 128) { v = Math.floor(v / 128); n++; }
-  return n;
-}
-
-function putVarint(b: Buffer, p: number, v: number): number {
-  while (v >= 128) { b[p++] = (v % 128) | 128; v = Math.floor(v / 128); }
-  b[p++] = v;
-  return p;
-}
-
 function laneBody(tag: number, lane: string, second: string, third: string): Buffer | null {
   const l = LANE_NUMBER[lane];
   if (l === undefined || !SAFE_DECIMAL.test(second) || !SAFE_DECIMAL.test(third)) return null;
   const a = Number(second), c = Number(third);
-  const inner = 3 + varintBytes(l) + varintBytes(a) + varintBytes(c);
+  const inner = 3 + varintSize(l) + varintSize(a) + varintSize(c);
   const b = Buffer.allocUnsafe(2 + inner);
   let p = 0;
   b[p++] = tag; b[p++] = inner; // inner <= 3 + 1 + 8 + 8 bytes: one length byte
-  b[p++] = 0x08; p = putVarint(b, p, l);
-  b[p++] = 0x10; p = putVarint(b, p, a);
-  b[p++] = 0x18; p = putVarint(b, p, c);
+  b[p++] = 0x08; p = writeVarint(b, p, l);
+  b[p++] = 0x10; p = writeVarint(b, p, a);
+  b[p++] = 0x18; p = writeVarint(b, p, c);
   return b;
 }
 
