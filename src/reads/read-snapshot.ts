@@ -26,6 +26,7 @@ import type { EnumMemberNames } from '../series/enum-members.js';
 import type { ReadResolution } from './read-resolution.js';
 import { answeredUnit, type UnitPlan } from './read-units.js';
 import type { SnapshotPlan } from './snapshot-plan.js';
+import { putNine, putUint31, putUint53 } from '../json/fast-digits.js';
 
 export interface LatestAnswerOptions {
   excludeQuality: ExcludeQuality;
@@ -216,7 +217,7 @@ export function answerFromPlan(table: LatestTable, plan: SnapshotPlan, excludeQu
 
 const UTF8 = (s: string) => Buffer.from(s, 'utf8');
 const VALUE = UTF8(',"value":'), QUALITY = UTF8(',"quality":'), NULL = UTF8('null');
-const TIERS = UTF8(',"tiers_touched":["hot"]'), SUSPECT = UTF8(',"clock_suspect":true'), CLOSE = UTF8('}}'), TRUE = UTF8('true'), FALSE = UTF8('false');
+const SUSPECT = UTF8(',"clock_suspect":true'), TRUE = UTF8('true'), FALSE = UTF8('false');
 /** Room for a point's ts, a number value and its quality, with their keys. */
 const POINT_ROOM = 128;
 
@@ -227,25 +228,10 @@ function copy(buf: Uint8Array, p: number, b: Uint8Array): number {
   return p;
 }
 
-/** Decimal digits of 0 <= v < 2^31 at buf[p..]; returns the position after them. */
-function digits(buf: Uint8Array, p: number, v: number): number {
-  let n = 1;
-  for (let x = v; x >= 10; x = (x / 10) | 0) n++;
-  let at = p + n;
-  do { const q = (v / 10) | 0; buf[--at] = 48 + v - q * 10; v = q; } while (v > 0);
-  return p + n;
-}
-
-/** Exactly nine digits of 0 <= v < 10^9 (leading zeros kept). */
-function nineDigits(buf: Uint8Array, p: number, v: number): number {
-  for (let at = p + 8; at >= p; at--) { const q = (v / 10) | 0; buf[at] = 48 + v - q * 10; v = q; }
-  return p + 9;
-}
-
 /**
  * An int64 given as words (lo, hi) in decimal at buf[p..] (at most 20 bytes), as BigInt's
  * toString writes it, without a BigInt: its 16-bit limbs divided by 10^9 in doubles (every
- * step below 2^53), then int32 digit loops. Negative values (never a timestamp here) go
+ * step below 2^53), then the raw reads' digit writers (src/json/fast-digits.ts). Negative values (never a timestamp here) go
  * through BigInt.
  */
 function int64Digits(buf: Uint8Array, p: number, lo: number, hi: number): number {
@@ -264,10 +250,7 @@ function int64Digits(buf: Uint8Array, p: number, lo: number, hi: number): number
   const q3 = Math.floor(x / 1e9); r = x - q3 * 1e9;
   // value = q * 10^9 + r, q < 2^63 / 10^9 < 10^10
   const q = (q1 * 65536 + q2) * 65536 + q3;
-  if (q === 0) return digits(buf, p, r);
-  if (q < 1e9) return nineDigits(buf, digits(buf, p, q), r);
-  const top = Math.floor(q / 1e9);
-  return nineDigits(buf, nineDigits(buf, digits(buf, p, top), q - top * 1e9), r);
+  return q === 0 ? putUint31(buf, p, r) : putNine(buf, putUint53(buf, p, q), r);
 }
 
 /** Pass 2: the whole body of a plan's snapshot at `nowNs` (the window, the model instant and the clock_suspect bound). */
@@ -333,7 +316,7 @@ export function writePlanBody(sink: BodySink, plan: SnapshotPlan, nowNs: bigint,
         buf = sink.buf; p = sink.pos;
       }
       p = copy(buf, p, QUALITY);
-      p = int64Digits(buf, p, quality[k] | 0, 0);
+      p = putUint53(buf, p, quality[k]);
       buf[p++] = 0x7d;
     } else p = copy(buf, p, NULL);
     if (s === ANSWERED && below(nowWords[0], nowWords[1], words[w], words[w + 1])) {
