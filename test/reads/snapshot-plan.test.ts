@@ -53,6 +53,9 @@ t.test('a snapshot from a kept plan', async (t) => {
   const cases: Array<[string, ValueType, unknown[]]> = [
     ['F', 'float64', [1.5, -2.25e-7]], ['I', 'int64', [7n, -9007199254740993n]], ['B', 'boolean', [true, false]],
     ['E', 'enum', [1, 2]], ['S', 'string', ['B-1', 'B-2']], ['L', 'string', ['x', 'a longer value than the table keeps: '.repeat(3)]],
+    // doubles the plan writes itself (123456.789, 7) and those it leaves to String(v) (17 digits, 1e21); a second
+    // attribute of the same enum set and ordinal (the plan keeps an enum value's text per set and ordinal)
+    ['G', 'float64', [2.5, 0.30000000000000004]], ['H', 'float64', [7, 1e21]], ['J', 'float64', [1, 123456.789]], ['E2', 'enum', [0, 2]],
   ];
   const ids: Record<string, string> = {};
   for (const [name, type, values] of cases) {
@@ -96,6 +99,8 @@ t.test('a snapshot from a kept plan', async (t) => {
     t.same(items.get(ids.I)!.snapshot!.value, -9007199254740993n, 'int64 exact');
     t.same(items.get(ids.B)!.snapshot!.value, false);
     t.same(items.get(ids.E)!.snapshot!.value, { enum_set: ENUM_SET, ordinal: 2, member: null });
+    t.same(items.get(ids.E2)!.snapshot!.value, { enum_set: ENUM_SET, ordinal: 2, member: null });
+    t.same([ids.G, ids.H, ids.J].map((id) => items.get(id)!.snapshot!.value), [0.30000000000000004, 1e21, 123456.789]);
     t.same(items.get(ids.L)!.snapshot!.value, 'a longer value than the table keeps: '.repeat(3), 'read from storage');
     t.equal(items.get(ids.Unbound)!.snapshot, null);
     t.notOk('tiers_touched' in items.get(ids.Unbound)!.provenance, 'no binding: no tier');
