@@ -10,6 +10,7 @@ import type { ValueType } from '../storage/encoding/chunk-types.js';
 import type { BatchColumns } from '../ingest/batch-columns.js';
 import { writeBatchMessage } from './batch-message.js';
 import { GrpcCall, GrpcStatus, type CallStatus } from './grpc-call.js';
+import { readLaneMessage, type LaneMessage } from './server-message-decode.js';
 import { PROTO_OPTIONS, PROTO_PATH } from '../ingest/collector-proto.js';
 
 const WIRE_TYPE: Record<ValueType, string> = { float64: 'FLOAT64', int64: 'INT64', boolean: 'BOOLEAN', string: 'STRING', enum: 'ENUM' };
@@ -136,8 +137,14 @@ export class CollectorClient extends EventEmitter {
     let welcomed = false;
     // what arrives after the welcome and before the client exists (a credit grant in the same read)
     const early: ServerMessage[] = [];
+    // acks and credit grants (most of what a session receives) are read by hand into one scratch
+    const lane: LaneMessage = { body: 'ack', lane: 'LIVE', second: 0, third: 0 };
     const welcome = await new Promise<Welcome>((resolve, reject) => {
       const onMessage = (b: Buffer) => {
+        if (client && readLaneMessage(b, lane) && lane.lane !== 'LANE_UNSPECIFIED') {
+          if (lane.body === 'ack') client.acked(lane.lane, lane.second); else client.credited(lane.lane, lane.second);
+          return;
+        }
         const m = decode(b);
         if (client) { client.receive(m); return; }
         if (welcomed) { early.push(m); return; }
@@ -165,23 +172,12 @@ export class CollectorClient extends EventEmitter {
     switch (m.body) {
       case 'ack': {
         const a = m.ack as { lane: Lane; acked_through: string };
-        const through = Number(a.acked_through);
-        const map = this.pending[a.lane];
-        const now = performance.now();
-        for (let s = this.ackedThrough[a.lane] + 1; s <= through; s++) {
-          const p = map.get(s);
-          if (!p) continue;
-          map.delete(s);
-          p.resolve({ ok: true, seq: s, refused: p.refused, refusals: p.refusals, ackMs: now - p.sentMs });
-        }
-        this.ackedThrough[a.lane] = Math.max(this.ackedThrough[a.lane], through);
-        this.emit('ack', a.lane, through);
+        this.acked(a.lane, Number(a.acked_through));
         break;
       }
       case 'credit': {
         const g = m.credit as { lane: Lane; points: string };
-        this.credit[g.lane] += Number(g.points);
-        this.drainCredit(g.lane);
+        this.credited(g.lane, Number(g.points));
         break;
       }
       case 'rejected': {
@@ -209,6 +205,25 @@ export class CollectorClient extends EventEmitter {
       }
       default: this.emit(m.body, m[m.body]);
     }
+  }
+
+  /** The server acknowledged (made durable) every batch of `lane` through seq `through`. */
+  private acked(lane: Lane, through: number): void {
+    const map = this.pending[lane];
+    const now = performance.now();
+    for (let s = this.ackedThrough[lane] + 1; s <= through; s++) {
+      const p = map.get(s);
+      if (!p) continue;
+      map.delete(s);
+      p.resolve({ ok: true, seq: s, refused: p.refused, refusals: p.refusals, ackMs: now - p.sentMs });
+    }
+    this.ackedThrough[lane] = Math.max(this.ackedThrough[lane], through);
+    this.emit('ack', lane, through);
+  }
+
+  private credited(lane: Lane, points: number): void {
+    this.credit[lane] += points;
+    this.drainCredit(lane);
   }
 
   private fail(e: SessionEnded): void {
