@@ -26,6 +26,44 @@ import { settleHeadRecord } from './head-record.js';
 import { compactPacks, removeChunk, storeTails, type TailToPack } from './tail-packs.js';
 
 const MAX_SPAN_BIG = BigInt(MAX_CHUNK_SPAN_NS);
+
+/** lmdb-js's getBinaryFast (lmdb/read.js): a view into its reused buffer, valid until the next get. */
+type FastGet = (key: Buffer) => Buffer | undefined;
+
+/**
+ * Series keys by id as written (either case), built once: seriesKey's regex test, hex
+ * decode and copies cost ~3 us a series on every write of it. The keys are never changed
+ * by their users. Past KEYS_MAX ids the map starts over (a miss only builds the key again).
+ */
+const keysById = new Map<string, Buffer>();
+const KEYS_MAX = 262_144;
+
+/** The key of a series id, or null when the id is not a UUID. */
+function keyOfSeries(id: string): Buffer | null {
+  let k = keysById.get(id);
+  if (k === undefined) {
+    if (!UUID_RE.test(id)) return null;
+    if (keysById.size >= KEYS_MAX) keysById.clear();
+    k = seriesKey(id);
+    keysById.set(id, k);
+  }
+  return k;
+}
+
+/** A copy of getBinaryFast's bytes (Buffer.from reads its native length, past the value). */
+function copyOfFast(fast: Buffer): Buffer {
+  const n = fast.length, out = Buffer.allocUnsafe(n);
+  for (let i = 0; i < n; i++) out[i] = fast[i];
+  return out;
+}
+
+/** By hand: getBinaryFast's buffer has its JS length set to the value's size, and Buffer.equals compares the native length. */
+function sameBytes(fast: Buffer, b: Buffer): boolean {
+  const n = fast.length;
+  if (n !== b.length) return false;
+  for (let i = 0; i < n; i++) if (fast[i] !== b[i]) return false;
+  return true;
+}
 /** Sealing allowance of a transaction before any append (points): about one chunk. */
 const SEAL_ALLOWANCE_START = 4096;
 /** Points of allowance each appended point adds: above 1, so deferred seals catch up. */
@@ -93,15 +131,23 @@ export class TxnContext {
 
   get view(): ReadView { return { env: this.env, txn: undefined }; }
 
-  meta(id: string): SeriesMeta | null {
+  /**
+   * A series' meta in this transaction. `series`: its key when the caller has it. A meta
+   * decoded in an earlier transaction is checked against the stored bytes through
+   * getBinaryFast (a view into lmdb-js's reused buffer, compared before the next get): a
+   * write of many series x 1 point (calculation outputs) paid ~8 us a series for the copy,
+   * the key and the compare before (bench/calc-write.ts).
+   */
+  meta(id: string, series?: Buffer): SeriesMeta | null {
     const key = id.toLowerCase();
     let m = this.metas.get(key);
     if (m === undefined) {
-      const raw = this.env.meta.get(seriesKey(key));
+      const db = this.env.meta;
+      const fast = (db.getBinaryFast as FastGet).call(db, series ?? keyOfSeries(key) ?? seriesKey(key));
       const known = this.decoded.get(key);
-      if (raw === undefined) m = null;
-      else if (known && known.raw.equals(raw)) m = known.meta;
-      else { m = decodeMeta(raw); this.decoded.set(key, { raw, meta: m }); }
+      if (fast === undefined) m = null;
+      else if (known && sameBytes(fast, known.raw)) m = known.meta;
+      else { const raw = copyOfFast(fast); m = decodeMeta(raw); this.decoded.set(key, { raw, meta: m }); }
       this.metas.set(key, m);
     }
     return m;
@@ -198,9 +244,9 @@ function refusedAsDamaged(b: PointBatch): BatchResult {
 function applyBatch(ctx: TxnContext, b: PointBatch, who: Writer, at: string): BatchResult {
   checkBatchShape(b, at);
   const n = b.times.length;
-  const meta = typeof b.series === 'string' && UUID_RE.test(b.series) ? ctx.meta(b.series) : null;
-  if (!meta) return { series: String(b.series), accepted: 0, unchanged: 0, superseded: 0, refused: n, refusals: refuseAll(n, 'unknown-series') };
-  const series = seriesKey(b.series, `${at}.series`);
+  const series = typeof b.series === 'string' ? keyOfSeries(b.series) : null;
+  const meta = series === null ? null : ctx.meta(b.series, series);
+  if (!meta || series === null) return { series: String(b.series), accepted: 0, unchanged: 0, superseded: 0, refused: n, refusals: refuseAll(n, 'unknown-series') };
   const norm = normaliseBatch(b, meta);
   const pts = norm.points;
   // The head first, before this batch writes anything: a head found from a damaged last
