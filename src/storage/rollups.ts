@@ -11,7 +11,7 @@ import { allocColumns, numericAt, type TimedPoints } from './point-runs.js';
 import { atLeast, int64ToNumbers, offsetsFrom } from './int64-words.js';
 import { headOf, pointAtOrAfter, pointBefore, scanRange, type DecodedChunks, type EdgePoint, type HeadColumns } from './range-scan.js';
 import {
-  BucketAccumulator, decodeDayBlock, decodeRow, emptyDayBlock, encodeDayBlock, HOURS_PER_DAY, isEmptyDayBlock,
+  BucketAccumulator, decodeDayBlock, decodeRow, emptyDayBlock, encodeDayBlock, GOOD_QUALITY, HOURS_PER_DAY, isEmptyDayBlock,
   type DayBlock, type RollupRow,
 } from './rollup-row.js';
 import { dayBuckets, DAY_BLOCK_CODE, floorTo, gapHoursFrom, hourBuckets, type Bucket } from './rollup-read.js';
@@ -35,13 +35,16 @@ let offsets: Float64Array = new Float64Array(4096);
 
 export { floorTo };
 
+/** A day block as loaded into a transaction, with its key (the day block code's). */
+interface LoadedDay { block: DayBlock; legacy: boolean; dirty: boolean; key: Buffer }
+
 /**
  * The day blocks one write transaction touches, loaded once and stored once (flush): a
  * commit's rollup update is one get and one put per series and day. A day that still has
  * legacy rows (codes 1 and 2) is loaded from them and rewritten as a block.
  */
 class DayBlocks {
-  private readonly blocks = new Map<bigint, { block: DayBlock; legacy: boolean; dirty: boolean }>();
+  private readonly blocks = new Map<bigint, LoadedDay>();
   /** remembered: loads through and stores into the writer's last blocks (appendRollups only). */
   constructor(private readonly view: ReadView, private readonly series: Buffer, private readonly remembered = false) {}
 
@@ -75,13 +78,13 @@ class DayBlocks {
     for (const [day, e] of this.blocks) {
       if (!e.dirty) continue;
       if (refold) e.block.day = null;
-      const key = rollupKey(this.series, DAY_BLOCK_CODE, day);
+      const key = e.key;
       if (isEmptyDayBlock(e.block)) env.rollups.removeSync(key);
       else {
         const bytes = encodeDayBlock(e.block, day, HOUR.ns);
         env.rollups.putSync(key, bytes);
         // remembered once stored: the block is then exactly what these bytes decode to
-        if (this.remembered) remember(this.series, day, bytes, e.block);
+        if (this.remembered) remember(this.series, day, bytes, e.block, key);
       }
       if (e.legacy) removeLegacyDay(this.view, this.series, day);
       e.dirty = false; e.legacy = false;
@@ -100,7 +103,7 @@ class DayBlocks {
  * that a throw half-way never leaves a block that differs from its bytes. Blocks
  * round-trip exactly (rollup-block.ts): a remembered block equals the decoded one.
  */
-const lastBlocks = new Map<number, { series: Buffer; day: bigint; bytes: Buffer; block: DayBlock }>();
+const lastBlocks = new Map<number, { series: Buffer; day: bigint; bytes: Buffer; block: DayBlock; key: Buffer }>();
 /** Past this many series the map starts over (a few hundred bytes each; a miss only costs a decode). */
 const LAST_BLOCKS_MAX = 16_384;
 /** No stored block is this short (a block has a 7-byte head): an entry whose block is being changed. */
@@ -112,21 +115,22 @@ type FastGet = (key: Buffer, options?: { transaction?: ReadView['txn'] }) => Buf
 /** The map's key: a series key's first word (random UUIDs; two series that share it take turns, each miss a decode). */
 const slotOf = (series: Buffer): number => series.readUInt32LE(0);
 
-function rememberedDay(view: ReadView, series: Buffer, day: bigint): { block: DayBlock; legacy: boolean; dirty: boolean } | null {
+function rememberedDay(view: ReadView, series: Buffer, day: bigint): LoadedDay | null {
   const last = lastBlocks.get(slotOf(series));
   if (last === undefined || last.day !== day || last.bytes === TAKEN || !series.equals(last.series)) return null;
   const bytes = last.bytes;
   last.bytes = TAKEN;
-  const db = view.env.rollups, key = rollupKey(series, DAY_BLOCK_CODE, day);
+  // the entry's key is its (series, day)'s: made once, not twice an append
+  const db = view.env.rollups, key = last.key;
   const stored = (db.getBinaryFast as FastGet).call(db, key, view.txn === undefined ? undefined : { transaction: view.txn });
-  return stored !== undefined && sameBytes(stored, bytes) ? { block: last.block, legacy: false, dirty: false } : null;
+  return stored !== undefined && sameBytes(stored, bytes) ? { block: last.block, legacy: false, dirty: false, key } : null;
 }
 
-function remember(series: Buffer, day: bigint, bytes: Buffer, block: DayBlock): void {
+function remember(series: Buffer, day: bigint, bytes: Buffer, block: DayBlock, key: Buffer): void {
   const slot = slotOf(series), last = lastBlocks.get(slot);
-  if (last !== undefined && last.series.equals(series)) { last.day = day; last.bytes = bytes; last.block = block; return; }
+  if (last !== undefined && last.series.equals(series)) { last.day = day; last.bytes = bytes; last.block = block; last.key = key; return; }
   if (lastBlocks.size >= LAST_BLOCKS_MAX) lastBlocks.clear();
-  lastBlocks.set(slot, { series: Buffer.from(series), day, bytes, block });
+  lastBlocks.set(slot, { series: Buffer.from(series), day, bytes, block, key });
 }
 
 /**
@@ -140,9 +144,10 @@ function sameBytes(fast: Buffer, b: Buffer): boolean {
   return true;
 }
 
-function loadDay(view: ReadView, series: Buffer, day: bigint): { block: DayBlock; legacy: boolean; dirty: boolean } {
-  const stored = view.env.rollups.get(rollupKey(series, DAY_BLOCK_CODE, day), { transaction: view.txn });
-  if (stored !== undefined) return { block: decodeDayBlock(stored, day, HOUR.ns), legacy: false, dirty: false };
+function loadDay(view: ReadView, series: Buffer, day: bigint): LoadedDay {
+  const key = rollupKey(series, DAY_BLOCK_CODE, day);
+  const stored = view.env.rollups.get(key, { transaction: view.txn });
+  if (stored !== undefined) return { block: decodeDayBlock(stored, day, HOUR.ns), legacy: false, dirty: false, key };
   const block = emptyDayBlock();
   let legacy = false;
   for (const { key, value } of view.env.rollups.getRange({ start: rollupKey(series, HOUR.code, day), end: rollupKey(series, HOUR.code, day + DAY.ns), transaction: view.txn })) {
@@ -151,7 +156,7 @@ function loadDay(view: ReadView, series: Buffer, day: bigint): { block: DayBlock
   }
   const dayRow = view.env.rollups.get(rollupKey(series, DAY.code, day), { transaction: view.txn });
   if (dayRow !== undefined) { block.day = decodeRow(dayRow); legacy = true; }
-  return { block, legacy, dirty: false };
+  return { block, legacy, dirty: false, key };
 }
 
 function removeLegacyDay(view: ReadView, series: Buffer, day: bigint): void {
@@ -361,6 +366,10 @@ export function appendRollups(view: ReadView, series: Buffer, type: ValueType, p
     repairRollups(view, series, type, fresh.ts[0], last, head);
     return;
   }
+  if (seeded !== null && prevTs !== null && fresh.count === 1 && fresh.type !== 'string' && fresh.type !== 'int64' && last - base < HOUR.ns) {
+    appendOneInHour(blocks, base, seeded, prevTs, fresh);
+    return;
+  }
   const acc = new BucketAccumulator(base, Number(HOUR.ns));
   let pOff = NaN, pV = NaN, pQ = 0;
   if (seeded && prevTs !== null) {
@@ -381,6 +390,34 @@ export function appendRollups(view: ReadView, series: Buffer, type: ValueType, p
     }
   }
   writeRows(blocks, acc);
+  blocks.flush(true);
+}
+
+/**
+ * One point after the last point of its hour's row, in that hour (a calculation output,
+ * one point a second on its own series): the row is updated in place with the arithmetic
+ * of BucketAccumulator.addRun for a point whose segment lies in one bucket, so the result
+ * is the same to the bit, without the accumulator, its seeded copy and the rows generator
+ * (about a third of the rollup work of such a write, bench/calc-write.ts). Not for int64
+ * (addRun sees its values through int64ToNumbers) nor strings (no numeric view).
+ */
+function appendOneInHour(blocks: DayBlocks, base: bigint, row: RollupRow, prevTs: bigint, fresh: TimedPoints): void {
+  const t = fresh.ts[0], x = numericAt(fresh, 0), q = fresh.quality[0];
+  // exact: both lie in one hour
+  const dur = Number(t - prevTs);
+  const pV = row.last;
+  if (dur > 0) {
+    row.areaStepped += pV * dur;
+    row.areaLinear += (pV + x) * 0.5 * dur;
+    row.coveredNs += dur;
+    if (row.lastQuality >= GOOD_QUALITY) row.goodNs += dur;
+  }
+  if (row.count === 0 || x < row.min) { row.min = x; row.minTs = t; }
+  if (row.count === 0 || x > row.max) { row.max = x; row.maxTs = t; }
+  if (row.count === 0 || t < row.firstTs) { row.first = x; row.firstTs = t; }
+  if (row.count === 0 || t >= row.lastTs) { row.last = x; row.lastTs = t; row.lastQuality = q; }
+  row.count++;
+  blocks.touch(floorTo(base, DAY.ns));
   blocks.flush(true);
 }
 
