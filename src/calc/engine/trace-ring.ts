@@ -130,13 +130,24 @@ export function traceContextFor(t: Target): TraceContext {
   return c;
 }
 
+/**
+ * Each context's ring key, made once: a fresh key string per window was built and hashed
+ * again for every evaluation (10,000 a second in bench/calc.ts); a kept string keeps its hash.
+ */
+const ringKeys = new WeakMap<TraceContext, { ruleId: string; key: string }>();
+function ringKeyOf(ruleId: string, c: TraceContext): string {
+  let k = ringKeys.get(c);
+  if (k === undefined || k.ruleId !== ruleId) { k = { ruleId, key: `${ruleId}/${c.assetId}` }; ringKeys.set(c, k); }
+  return k.key;
+}
+
 export class TraceStore {
   private readonly rings = new Map<string, Ring>();
 
   /** A window's traced instants (its outcome's trace columns), for the target described by `c`. */
   addWindow(ruleId: string, c: TraceContext, o: WindowOutcome, from: bigint, to: bigint): void {
     if (o.trace === null || o.batch === null) return;
-    const k = `${ruleId}/${c.assetId}`;
+    const k = ringKeyOf(ruleId, c);
     let r = this.rings.get(k);
     if (!r) { r = new Ring(); this.rings.set(k, r); }
     r.pushWindow(c, o, from, to);
