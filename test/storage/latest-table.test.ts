@@ -177,3 +177,15 @@ t.test('a full table: series without a slot are simply unknown', async (t) => {
   t.equal(slots, 2);
   t.equal(table.slotOf('not-a-uuid', true), -1);
 });
+
+t.test('series claimed one after another get adjacent slots, found the same from another attachment', async (t) => {
+  const table = LatestTable.create(1 << 10);
+  const ids = Array.from({ length: 100 }, newId);
+  const slots = ids.map((id) => table.slotOf(id, true));
+  const strides = new Set(slots.slice(1).map((s, i) => s - slots[i]));
+  t.equal(strides.size, 1, 'one stride: claim order, not hash order');
+  t.ok([...strides][0] > 0);
+  const other = LatestTable.attach(table.buffer);
+  t.same(ids.map((id) => other.slotOf(id, false)), slots);
+  t.equal(other.slotOf(newId(), false), -1, 'an unclaimed series has none');
+});
