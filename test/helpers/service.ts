@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { parseJson, stringifyJson } from '../../src/json/json.js';
 import type { AnyRoute } from '../../src/http/route.js';
+import { migratedTemplate } from './model-template.js';
 
 export interface TestService {
   url: string;
@@ -22,14 +23,19 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
-/** A fresh database on the configured Postgres, dropped at teardown; undefined when DATABASE_URL is unset. */
-export async function freshDatabase(t: Test): Promise<string | undefined> {
+/**
+ * A fresh database on the configured Postgres, dropped at teardown; undefined when
+ * DATABASE_URL is unset. Empty, or with `migrated` a clone of a template holding every
+ * migration (model-template.ts), which the service's own migrate() then finds up to date.
+ */
+export async function freshDatabase(t: Test, opts: { migrated?: boolean } = {}): Promise<string | undefined> {
   const url = process.env.DATABASE_URL;
   if (!url) return undefined;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   const name = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await admin.query(`CREATE DATABASE ${name}`);
+  const template = opts.migrated ? ` TEMPLATE ${await migratedTemplate(admin, url)}` : '';
+  await admin.query(`CREATE DATABASE ${name}${template}`);
   t.teardown(async () => {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
     await admin.end();
@@ -41,10 +47,14 @@ export async function freshDatabase(t: Test): Promise<string | undefined> {
 
 export async function startTestService(
   t: Test,
-  opts: { env?: Record<string, string>; logLevel?: string; extraRoutes?: AnyRoute[]; printBootstrapSecret?: (line: string) => void } = {},
+  opts: {
+    env?: Record<string, string>; logLevel?: string; extraRoutes?: AnyRoute[]; printBootstrapSecret?: (line: string) => void;
+    /** Where the service's log lines go (stdout when unset); for tests that read the log. */
+    logStream?: NodeJS.WritableStream;
+  } = {},
 ): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'historian-test-'));
-  const databaseUrl = await freshDatabase(t);
+  const databaseUrl = await freshDatabase(t, { migrated: true });
   const config = loadConfig({
     SERVICE_HOST: '127.0.0.1',
     SERVICE_HTTP_PORT: '0',
@@ -55,7 +65,8 @@ export async function startTestService(
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   });
-  const log = pino({ level: opts.logLevel ?? process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const level = opts.logLevel ?? process.env.TEST_LOG_LEVEL ?? 'silent';
+  const log = opts.logStream ? pino({ level }, opts.logStream) : pino({ level });
   const service = await startService(config, log, { extraRoutes: opts.extraRoutes, printBootstrapSecret: opts.printBootstrapSecret ?? (() => undefined) });
   let stopped = false;
   const stop = async () => {
