@@ -225,42 +225,41 @@ t.test('series-storage routes over real HTTP on real LMDB', async (t) => {
     t.equal((op.json as { state: string; kind: string }).state, 'completed');
     t.equal((op.json as { kind: string }).kind, 'storage.lifecycle-enforcement');
   });
-});
 
-t.test('large raw bodies sent concurrently from reused worker buffers arrive whole, also after a client left mid-body', async (t) => {
-  const { connect } = await import('node:net');
-  const svc = await startTestService(t);
-  const parts = svc.service.context.parts;
-  const s = await parts.series.create({ sourceName: 'big/level', valueType: 'float64' }, { principal: 'tester' });
-  const n = 200_000;
-  const times = new BigInt64Array(n), values = new Float64Array(n), quality = new Uint32Array(n).fill(192);
-  for (let i = 0; i < n; i++) { times[i] = BASE + BigInt(i) * SEC; values[i] = Math.round(1000 * Math.cos(i / 77)) / 8; }
-  await parts.storage.write([{ series: s.id, times, values, quality }], { principal: 'tester' });
-  const end = BASE + BigInt(n) * SEC;
-  const path = `/v1/series/${s.id}/raw?start_ns=${BASE}&end_ns=${end}&limit=${n}`;
-  const { port } = new URL(svc.url);
+  // Last, on the same service (a start costs seconds): a series of its own, so nothing above sees it.
+  t.test('large raw bodies sent concurrently from reused worker buffers arrive whole, also after a client left mid-body', async (t) => {
+    const { connect } = await import('node:net');
+    const s = await parts.series.create({ sourceName: 'big/level', valueType: 'float64' }, { principal: 'tester' });
+    const n = 200_000;
+    const times = new BigInt64Array(n), values = new Float64Array(n), quality = new Uint32Array(n).fill(192);
+    for (let i = 0; i < n; i++) { times[i] = BASE + BigInt(i) * SEC; values[i] = Math.round(1000 * Math.cos(i / 77)) / 8; }
+    await parts.storage.write([{ series: s.id, times, values, quality }], { principal: 'tester' });
+    const end = BASE + BigInt(n) * SEC;
+    const path = `/v1/series/${s.id}/raw?start_ns=${BASE}&end_ns=${end}&limit=${n}`;
+    const { port } = new URL(svc.url);
 
-  // a client that reads the start of a ~11 MB body and leaves
-  await new Promise<void>((resolve) => {
-    const c = connect(Number(port), '127.0.0.1', () => c.write(`GET ${path} HTTP/1.1\r\nhost: t\r\n\r\n`));
-    c.once('data', () => { c.destroy(); resolve(); });
-    c.on('error', () => resolve());
+    // a client that reads the start of a ~11 MB body and leaves
+    await new Promise<void>((resolve) => {
+      const c = connect(Number(port), '127.0.0.1', () => c.write(`GET ${path} HTTP/1.1\r\nhost: t\r\n\r\n`));
+      c.once('data', () => { c.destroy(); resolve(); });
+      c.on('error', () => resolve());
+    });
+    // then more reads at once than each worker keeps buffers for; no body is read before every
+    // response has started, so each body stays partly unsent (beyond the socket buffers) in
+    // its worker's buffer while the other tasks run: a buffer reused too early would show here
+    const responses = await Promise.all(Array.from({ length: 8 }, (_, k) =>
+      fetch(`${svc.url}${path}`, { headers: { accept: k % 2 === 0 ? 'application/json' : 'application/x-msgpack' } })));
+    await new Promise((r) => setTimeout(r, 200));
+    const reads = responses.map(async (res, k) => {
+      const chunks: Uint8Array[] = [];
+      for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) chunks.push(c);
+      const body = Buffer.concat(chunks);
+      const points = k % 2 === 0
+        ? (JSON.parse(body.toString('utf8')) as { points: Array<{ value: number }> }).points
+        : (unpack.unpack(body) as { points: Array<{ value: number }> }).points;
+      return points.length === n && points.every((p, i) => p.value === values[i]);
+    });
+    const whole = await Promise.all(reads);
+    t.same(whole, whole.map(() => true), 'every body is complete and exact');
   });
-  // then more reads at once than each worker keeps buffers for; no body is read before every
-  // response has started, so each body stays partly unsent (beyond the socket buffers) in
-  // its worker's buffer while the other tasks run: a buffer reused too early would show here
-  const responses = await Promise.all(Array.from({ length: 8 }, (_, k) =>
-    fetch(`${svc.url}${path}`, { headers: { accept: k % 2 === 0 ? 'application/json' : 'application/x-msgpack' } })));
-  await new Promise((r) => setTimeout(r, 200));
-  const reads = responses.map(async (res, k) => {
-    const chunks: Uint8Array[] = [];
-    for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) chunks.push(c);
-    const body = Buffer.concat(chunks);
-    const points = k % 2 === 0
-      ? (JSON.parse(body.toString('utf8')) as { points: Array<{ value: number }> }).points
-      : (unpack.unpack(body) as { points: Array<{ value: number }> }).points;
-    return points.length === n && points.every((p, i) => p.value === values[i]);
-  });
-  const whole = await Promise.all(reads);
-  t.same(whole, whole.map(() => true), 'every body is complete and exact');
 });
