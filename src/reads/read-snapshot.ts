@@ -180,6 +180,19 @@ export function planAnswers(n: number): PlanAnswers {
   };
 }
 
+/**
+ * Answers of a plan's size to use again (PlanAnswers.state, words and quality are written
+ * for every attribute before they are read; the pending items are cleared here). A 10,000-
+ * attribute snapshot's arrays are ~300 KB, above malloc's mmap threshold: fresh pages,
+ * zeroed and faulted in on every read.
+ */
+export function clearedAnswers(a: PlanAnswers): PlanAnswers {
+  for (const k of a.pending) a.items[k] = undefined;
+  a.pending.length = 0;
+  a.text.length = 0;
+  return a;
+}
+
 /** a < b for int64 values given as words (lo, hi). */
 const below = (aLo: number, aHi: number, bLo: number, bHi: number): boolean => aHi < bHi || (aHi === bHi && (aLo >>> 0) < (bLo >>> 0));
 

@@ -24,6 +24,7 @@ import { stringifyJson } from '../json/json.js';
 import type { ValueType } from '../storage/encoding/chunk-types.js';
 import { resolveRead, type Can, type ReadAttribute, type ReadResolution, type ResolveRequest } from './read-resolution.js';
 import { memberNamesOf } from './read-members.js';
+import { clearedAnswers, planAnswers, type PlanAnswers } from './read-snapshot.js';
 
 /** Plans kept per service at most (least recently used goes first). */
 const PLANS_KEPT = 1_024;
@@ -49,6 +50,7 @@ export class SnapshotPlan {
   readonly heads: Uint8Array[];
   /** False when an attribute's series had no storage record: not kept. */
   readonly keepable: boolean;
+  private spareAnswers: PlanAnswers | null = null;
   /** enumText's texts: by enum set id ('' for none), then by ordinal. */
   private readonly enumTexts = new Map<string, Map<number, Uint8Array>>();
 
@@ -97,6 +99,18 @@ export class SnapshotPlan {
       texts.set(ordinal, text);
     }
     return text;
+  }
+
+  /** A read's answers of this plan's size: one kept from an earlier read, or new. */
+  takeAnswers(): PlanAnswers {
+    const a = this.spareAnswers ?? planAnswers(this.n);
+    this.spareAnswers = null;
+    return a;
+  }
+
+  /** Keeps `a` for the next read once its body is written (one at a time: concurrent reads take new ones). */
+  giveAnswers(a: PlanAnswers): void {
+    this.spareAnswers = clearedAnswers(a);
   }
 
   /** The resolution as of instant `atNs` (its window and model instant; the same attributes). */

@@ -17,7 +17,7 @@ import { snapshotPlanFor, type SnapshotPlan } from '../../../reads/snapshot-plan
 import { memberNamesOf } from '../../../reads/read-members.js';
 import { unitPlans, type ReadUnitsRequest, type UnitPlan } from '../../../reads/read-units.js';
 import { readTaskBase } from '../../../reads/read-plan.js';
-import { ANSWER_SLICE, answerFromLatest, answerFromPlan, latestAnswers, planAnswers, writePlanBody, writeSnapshotBody, type LatestAnswerOptions, type LatestAnswers } from '../../../reads/read-snapshot.js';
+import { ANSWER_SLICE, answerFromLatest, answerFromPlan, latestAnswers, writePlanBody, writeSnapshotBody, type LatestAnswerOptions, type LatestAnswers } from '../../../reads/read-snapshot.js';
 import { BodySink } from '../../../body-sink.js';
 import { fillSequences, snapshotItems } from '../../../workers/tasks/read-snapshot-task.js';
 import { JSON_TYPE, MSGPACK_TYPE, type BodyFormat } from '../../../workers/task-protocol.js';
@@ -69,7 +69,7 @@ export async function snapshotRead(ctx: HandlerContext, body: SnapshotBody, form
 /** A snapshot of a kept plan (snapshot-plan.ts) at `now`: its slots, the rest from storage, the body into a lent buffer. */
 async function planRead(ctx: HandlerContext, body: SnapshotBody, format: BodyFormat, table: NonNullable<HandlerContext['service']['parts']['storage']['latest']>, plan: SnapshotPlan, now: bigint): Promise<Reply> {
   const n = plan.n;
-  const answers = planAnswers(n);
+  const answers = plan.takeAnswers();
   const excludeQuality = body.exclude_quality ?? null;
   for (let from = 0; from < n; from += ANSWER_SLICE) {
     if (from > 0) await new Promise<void>((done) => setImmediate(done));
@@ -82,6 +82,7 @@ async function planRead(ctx: HandlerContext, body: SnapshotBody, format: BodyFor
   const release = () => { if (lent) { lent = false; giveSink(sink); } };
   try {
     writePlanBody(sink, plan, now, format, answers);
+    plan.giveAnswers(answers);
     return await attachToRead(ctx, body as unknown as Record<string, unknown>, r.attributes, { atNs: now }, { kind: 'bytes', contentType: format === 'msgpack' ? MSGPACK_TYPE : JSON_TYPE, bytes: sink.buf.subarray(0, sink.pos), release });
   } catch (e) {
     release();
