@@ -155,29 +155,44 @@ function exactAt(v: number, p: number): boolean {
   return Math.abs(m) < MAX_MANTISSA && m / p === v;
 }
 
-function scaleOf(rows: readonly (RollupRow | null)[], bases: readonly bigint[], ends: readonly bigint[], form: BlockForm): BlockScale {
-  let e = 9, k = 0;
+/** The scale so far of rows [0, i) (scaleOf's loop state), with rows[i] folded in. */
+function scaleRow(acc: BlockScale, r: RollupRow, base: bigint, end: bigint, form: BlockForm): void {
+  let e = acc.e, k = acc.k;
+  if (!isEmptyStats(r)) {
+    e = timeScale(e, r.minTs - base); e = timeScale(e, r.maxTs - base); e = timeScale(e, r.firstTs - base);
+    e = timeScale(e, form.v2 ? end - r.lastTs : r.lastTs - base);
+    k = valueScale(valueScale(valueScale(valueScale(k, r.min), r.max), r.first), r.last);
+  }
+  if (e !== NO_SCALE && wholeNs(r.coveredNs) && wholeNs(r.goodNs)) {
+    e = Math.min(e, tens(r.coveredNs), tens(r.goodNs));
+    if (form.coveredFromEnd) e = Math.min(e, tens(Number(end - base)));
+  }
+  acc.e = e; acc.k = k;
+}
+
+/** Whether every value of rows [from, to) is exact at k (not NO_SCALE). */
+function rowsExactAt(rows: readonly (RollupRow | null)[], from: number, to: number, k: number): boolean {
+  const p = POW10[k];
+  for (let i = from; i < to; i++) {
+    const r = rows[i];
+    if (r === null || isEmptyStats(r)) continue;
+    if (!(exactAt(r.min, p) && exactAt(r.max, p) && exactAt(r.first, p) && exactAt(r.last, p))) return false;
+  }
+  return true;
+}
+
+function scaleOf(rows: readonly (RollupRow | null)[], bases: readonly bigint[], ends: readonly bigint[], form: BlockForm, before?: BlockScale): BlockScale {
+  const acc: BlockScale = { e: 9, k: 0 };
   for (let i = 0; i < rows.length; i++) {
+    // the state before the last row, for encodeLastHour
+    if (before !== undefined && i === rows.length - 1) { before.e = acc.e; before.k = acc.k; }
     const r = rows[i];
     if (r === null) continue;
-    if (!isEmptyStats(r)) {
-      e = timeScale(e, r.minTs - bases[i]); e = timeScale(e, r.maxTs - bases[i]); e = timeScale(e, r.firstTs - bases[i]);
-      e = timeScale(e, form.v2 ? ends[i] - r.lastTs : r.lastTs - bases[i]);
-      k = valueScale(valueScale(valueScale(valueScale(k, r.min), r.max), r.first), r.last);
-    }
-    if (e !== NO_SCALE && wholeNs(r.coveredNs) && wholeNs(r.goodNs)) {
-      e = Math.min(e, tens(r.coveredNs), tens(r.goodNs));
-      if (form.coveredFromEnd) e = Math.min(e, tens(Number(ends[i] - bases[i])));
-    }
+    scaleRow(acc, r, bases[i], ends[i], form);
   }
-  if (k !== NO_SCALE) {
-    // every value again at the common k (a value exact at k' < k is exact at k only if it checks)
-    const p = POW10[k];
-    for (const r of rows) {
-      if (r === null || isEmptyStats(r)) continue;
-      if (!(exactAt(r.min, p) && exactAt(r.max, p) && exactAt(r.first, p) && exactAt(r.last, p))) return { e, k: NO_SCALE };
-    }
-  }
+  const { e, k } = acc;
+  // every value again at the common k (a value exact at k' < k is exact at k only if it checks)
+  if (k !== NO_SCALE && !rowsExactAt(rows, 0, rows.length, k)) return { e, k: NO_SCALE };
   return { e, k };
 }
 
@@ -334,7 +349,7 @@ const blockWriter = new RowWriter();
  * stopped being stored set the same bit with every such hour stored: the same fold.
  * withFold false: the version-2 form written before 2026-11-28 (the migration's tests store it).
  */
-export function encodeDayBlock(b: DayBlock, dayStart: bigint, hourNs: bigint, withFold = true): Buffer {
+export function encodeDayBlock(b: DayBlock, dayStart: bigint, hourNs: bigint, withFold = true, layout?: BlockLayout): Buffer {
   const w = blockWriter;
   w.pos = 0;
   let mask = 0;
@@ -362,13 +377,81 @@ export function encodeDayBlock(b: DayBlock, dayStart: bigint, hourNs: bigint, wi
     if (wholeNs(r.coveredNs) && wholeNs(r.goodNs) && r.coveredNs > Number(ends[i] - bases[i])) coveredFromEnd = false;
   }
   const form: BlockForm = { v2: true, coveredFromEnd };
-  const s = scaleOf(rows, bases, ends, form);
+  const before: BlockScale = { e: 9, k: 0 };
+  const s = scaleOf(rows, bases, ends, form, layout === undefined ? undefined : before);
   const flags = folded ? BLOCK_DAY_FOLDED | BLOCK_DAY_DERIVED : day !== null ? BLOCK_HAS_DAY : mask !== 0 ? BLOCK_DAY_DERIVED : 0;
   w.u8(folded ? BLOCK_V3 : BLOCK_V2); w.u8(flags | (coveredFromEnd ? BLOCK_COVERED_FROM_END : 0));
   w.u8(mask & 255); w.u8((mask >>> 8) & 255); w.u8((mask >>> 16) & 255);
   w.u8(s.e); w.u8(s.k);
-  for (let i = 0; i < rows.length; i++) writeRow(w, rows[i], bases[i], ends[i], s, form);
+  for (let i = 0; i < rows.length; i++) {
+    if (layout !== undefined && i === rows.length - 1) layout.lastRowAt = w.pos;
+    writeRow(w, rows[i], bases[i], ends[i], s, form);
+  }
+  if (layout !== undefined) {
+    const n = rows.length;
+    // only a version-2 block of hours whose last row is an hour's can take encodeLastHour
+    layout.lastHour = folded || day !== null || n === 0 || mask === FULL_MASK ? -1 : 31 - Math.clz32(mask);
+    layout.beforeE = before.e; layout.beforeK = before.k;
+    layout.beforeExact = before.k === NO_SCALE || rowsExactAt(rows, 0, n - 1, before.k);
+    let fromEnd = true;
+    for (let i = 0; i < n - 1; i++) if (!coversFromEnd(rows[i], bases[i], ends[i])) fromEnd = false;
+    layout.beforeFromEnd = fromEnd;
+  }
   return Buffer.from(w.buf.subarray(0, w.pos));
+}
+
+/** A whole-ns coveredNs past its bucket's span rules out the block's covered-from-end form. */
+function coversFromEnd(r: RollupRow, base: bigint, end: bigint): boolean {
+  return !(wholeNs(r.coveredNs) && wholeNs(r.goodNs) && r.coveredNs > Number(end - base));
+}
+
+/**
+ * What encodeDayBlock chose for a block besides its bytes: where its last hour row starts
+ * and what the rows before it allow. With it, a change of that row alone (a point appended
+ * in the last hour) re-encodes only that row (encodeLastHour): a day's block was re-encoded
+ * whole at every append, ~24 rows an append late in the day.
+ */
+export interface BlockLayout {
+  /** The last row's hour (-1: the block cannot be changed this way: version 3, a day row, no hours). */
+  lastHour: number;
+  /** Byte offset of that row. */
+  lastRowAt: number;
+  /** scaleOf's e and k over the rows before it, whether their values are exact at that k, and whether they allow covered-from-end. */
+  beforeE: number;
+  beforeK: number;
+  beforeExact: boolean;
+  beforeFromEnd: boolean;
+}
+
+export function emptyLayout(): BlockLayout {
+  return { lastHour: -1, lastRowAt: 0, beforeE: 9, beforeK: 0, beforeExact: true, beforeFromEnd: true };
+}
+
+/**
+ * The bytes encodeDayBlock would give `prev`'s block (laid out as `layout` says) with its last
+ * hour row replaced by `row`, written as that row alone after prev's unchanged bytes; null
+ * when the block's header would change (the row moves its scale or covered-from-end form,
+ * or the block cannot be changed this way): encode it whole then. `layout` stays valid.
+ */
+export function encodeLastHour(prev: Buffer, layout: BlockLayout, row: RollupRow, dayStart: bigint, hourNs: bigint): Buffer | null {
+  if (layout.lastHour < 0 || prev[0] !== BLOCK_V2) return null;
+  const base = dayStart + BigInt(layout.lastHour) * hourNs, end = base + hourNs;
+  const coveredFromEnd = layout.beforeFromEnd && coversFromEnd(row, base, end);
+  if (coveredFromEnd !== ((prev[1] & BLOCK_COVERED_FROM_END) !== 0)) return null;
+  const form: BlockForm = { v2: true, coveredFromEnd };
+  const acc: BlockScale = { e: layout.beforeE, k: layout.beforeK };
+  scaleRow(acc, row, base, end, form);
+  // a higher k would have the rows before checked again at it
+  if (acc.k !== layout.beforeK && acc.k !== NO_SCALE) return null;
+  const k = acc.k === NO_SCALE || !layout.beforeExact || !rowsExactAt([row], 0, 1, acc.k) ? NO_SCALE : acc.k;
+  if (acc.e !== prev[5] || k !== prev[6]) return null;
+  const w = blockWriter;
+  w.pos = 0;
+  writeRow(w, row, base, end, { e: acc.e, k }, form);
+  const out = Buffer.allocUnsafe(layout.lastRowAt + w.pos);
+  prev.copy(out, 0, 0, layout.lastRowAt);
+  w.buf.copy(out, layout.lastRowAt, 0, w.pos);
+  return out;
 }
 
 interface BlockHead { flags: number; mask: number; form: BlockForm; s: BlockScale }

@@ -14,6 +14,7 @@ import {
   BucketAccumulator, decodeDayBlock, decodeRow, emptyDayBlock, encodeDayBlock, GOOD_QUALITY, HOURS_PER_DAY, isEmptyDayBlock,
   type DayBlock, type RollupRow,
 } from './rollup-row.js';
+import { emptyLayout, encodeLastHour, type BlockLayout } from './rollup-block.js';
 import { dayBuckets, DAY_BLOCK_CODE, floorTo, gapHoursFrom, hourBuckets, type Bucket } from './rollup-read.js';
 import { readMeta } from './series-meta.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
@@ -35,8 +36,12 @@ let offsets: Float64Array = new Float64Array(4096);
 
 export { floorTo };
 
-/** A day block as loaded into a transaction, with its key (the day block code's). */
-interface LoadedDay { block: DayBlock; legacy: boolean; dirty: boolean; key: Buffer }
+/**
+ * A day block as loaded into a transaction, with its key (the day block code's); a
+ * remembered one also with its stored bytes and their layout (encodeLastHour). onlyHour:
+ * the one hour row changed (touchHour), -1 none yet, -2 more than that.
+ */
+interface LoadedDay { block: DayBlock; legacy: boolean; dirty: boolean; key: Buffer; prev: Buffer | null; layout: BlockLayout | null; onlyHour: number }
 
 /**
  * The day blocks one write transaction touches, loaded once and stored once (flush): a
@@ -60,7 +65,17 @@ class DayBlocks {
   /** Marks the day changed; its day row is folded again from its hours at flush unless keepDay. */
   touch(day: bigint): void {
     this.get(day);
-    this.blocks.get(day)!.dirty = true;
+    const e = this.blocks.get(day)!;
+    e.dirty = true;
+    e.onlyHour = -2;
+  }
+
+  /** Marks the day changed in hour `h`'s row only (so far). */
+  touchHour(day: bigint, h: number): void {
+    this.get(day);
+    const e = this.blocks.get(day)!;
+    e.onlyHour = !e.dirty || e.onlyHour === h ? h : -2;
+    e.dirty = true;
   }
 
   setHour(hourStart: bigint, row: RollupRow | null): void {
@@ -81,13 +96,21 @@ class DayBlocks {
       const key = e.key;
       if (isEmptyDayBlock(e.block)) env.rollups.removeSync(key);
       else {
-        const bytes = encodeDayBlock(e.block, day, HOUR.ns);
+        // the last hour's row alone changed in a remembered block: that row is written after the stored bytes before it
+        const row = e.onlyHour >= 0 && e.layout !== null && e.prev !== null && e.layout.lastHour === e.onlyHour ? e.block.hours[e.onlyHour] : null;
+        let bytes = row ? encodeLastHour(e.prev!, e.layout!, row, day, HOUR.ns) : null;
+        let layout = e.layout;
+        if (bytes === null) {
+          layout = this.remembered ? emptyLayout() : null;
+          bytes = encodeDayBlock(e.block, day, HOUR.ns, true, layout ?? undefined);
+        }
         env.rollups.putSync(key, bytes);
         // remembered once stored: the block is then exactly what these bytes decode to
-        if (this.remembered) remember(this.series, day, bytes, e.block, key);
+        if (this.remembered) remember(this.series, day, bytes, e.block, key, layout ?? emptyLayout());
+        e.prev = bytes;
       }
       if (e.legacy) removeLegacyDay(this.view, this.series, day);
-      e.dirty = false; e.legacy = false;
+      e.dirty = false; e.legacy = false; e.onlyHour = -1;
     }
   }
 }
@@ -103,7 +126,7 @@ class DayBlocks {
  * that a throw half-way never leaves a block that differs from its bytes. Blocks
  * round-trip exactly (rollup-block.ts): a remembered block equals the decoded one.
  */
-const lastBlocks = new Map<number, { series: Buffer; day: bigint; bytes: Buffer; block: DayBlock; key: Buffer }>();
+const lastBlocks = new Map<number, { series: Buffer; day: bigint; bytes: Buffer; block: DayBlock; key: Buffer; layout: BlockLayout }>();
 /** Past this many series the map starts over (a few hundred bytes each; a miss only costs a decode). */
 const LAST_BLOCKS_MAX = 16_384;
 /** No stored block is this short (a block has a 7-byte head): an entry whose block is being changed. */
@@ -123,14 +146,14 @@ function rememberedDay(view: ReadView, series: Buffer, day: bigint): LoadedDay |
   // the entry's key is its (series, day)'s: made once, not twice an append
   const db = view.env.rollups, key = last.key;
   const stored = (db.getBinaryFast as FastGet).call(db, key, view.txn === undefined ? undefined : { transaction: view.txn });
-  return stored !== undefined && sameBytes(stored, bytes) ? { block: last.block, legacy: false, dirty: false, key } : null;
+  return stored !== undefined && sameBytes(stored, bytes) ? { block: last.block, legacy: false, dirty: false, key, prev: bytes, layout: last.layout, onlyHour: -1 } : null;
 }
 
-function remember(series: Buffer, day: bigint, bytes: Buffer, block: DayBlock, key: Buffer): void {
+function remember(series: Buffer, day: bigint, bytes: Buffer, block: DayBlock, key: Buffer, layout: BlockLayout): void {
   const slot = slotOf(series), last = lastBlocks.get(slot);
-  if (last !== undefined && last.series.equals(series)) { last.day = day; last.bytes = bytes; last.block = block; last.key = key; return; }
+  if (last !== undefined && last.series.equals(series)) { last.day = day; last.bytes = bytes; last.block = block; last.key = key; last.layout = layout; return; }
   if (lastBlocks.size >= LAST_BLOCKS_MAX) lastBlocks.clear();
-  lastBlocks.set(slot, { series: Buffer.from(series), day, bytes, block, key });
+  lastBlocks.set(slot, { series: Buffer.from(series), day, bytes, block, key, layout });
 }
 
 /**
@@ -147,7 +170,7 @@ function sameBytes(fast: Buffer, b: Buffer): boolean {
 function loadDay(view: ReadView, series: Buffer, day: bigint): LoadedDay {
   const key = rollupKey(series, DAY_BLOCK_CODE, day);
   const stored = view.env.rollups.get(key, { transaction: view.txn });
-  if (stored !== undefined) return { block: decodeDayBlock(stored, day, HOUR.ns), legacy: false, dirty: false, key };
+  if (stored !== undefined) return { block: decodeDayBlock(stored, day, HOUR.ns), legacy: false, dirty: false, key, prev: null, layout: null, onlyHour: -1 };
   const block = emptyDayBlock();
   let legacy = false;
   for (const { key, value } of view.env.rollups.getRange({ start: rollupKey(series, HOUR.code, day), end: rollupKey(series, HOUR.code, day + DAY.ns), transaction: view.txn })) {
@@ -156,7 +179,7 @@ function loadDay(view: ReadView, series: Buffer, day: bigint): LoadedDay {
   }
   const dayRow = view.env.rollups.get(rollupKey(series, DAY.code, day), { transaction: view.txn });
   if (dayRow !== undefined) { block.day = decodeRow(dayRow); legacy = true; }
-  return { block, legacy, dirty: false, key };
+  return { block, legacy, dirty: false, key, prev: null, layout: null, onlyHour: -1 };
 }
 
 function removeLegacyDay(view: ReadView, series: Buffer, day: bigint): void {
@@ -417,7 +440,8 @@ function appendOneInHour(blocks: DayBlocks, base: bigint, row: RollupRow, prevTs
   if (row.count === 0 || t < row.firstTs) { row.first = x; row.firstTs = t; }
   if (row.count === 0 || t >= row.lastTs) { row.last = x; row.lastTs = t; row.lastQuality = q; }
   row.count++;
-  blocks.touch(floorTo(base, DAY.ns));
+  const day = floorTo(base, DAY.ns);
+  blocks.touchHour(day, Number((base - day) / HOUR.ns));
   blocks.flush(true);
 }
 

@@ -2,7 +2,8 @@
 // second) updates the hour's row in place (appendOneInHour in rollups.ts). The blocks it
 // stores equal, byte for byte, those of the same points appended as one run through the
 // accumulator: cadences under and over an hour (hour and day crossings take the general
-// path), bad qualities, repeated values, float64 and boolean series.
+// path), bad qualities, repeated values, float64 and boolean series, and decimal values
+// whose block scale changes (the last hour's row alone re-encoded, or the block whole).
 import t, { type Test } from 'tap';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,14 +26,16 @@ function times(): BigInt64Array {
   return ts;
 }
 
-function points(type: 'float64' | 'boolean', from: number, n: number): TimedPoints {
+/** decimal: float64 values with 0, then 1, then 2 decimals (a block's scale grows as its hour fills). */
+function points(kind: 'float64' | 'decimal' | 'boolean', from: number, n: number): TimedPoints {
+  const type = kind === 'boolean' ? 'boolean' : 'float64';
   const all = times();
   const ts = all.slice(from, from + n), quality = new Uint32Array(n);
   const f64 = type === 'float64' ? new Float64Array(n) : null, u8 = type === 'boolean' ? new Uint8Array(n) : null;
   for (let i = 0; i < n; i++) {
     const k = from + i;
     quality[i] = k % 13 === 0 ? 0 : k % 17 === 0 ? 100 : 192;
-    if (f64) f64[i] = k % 4 === 0 ? 2.5 : Math.sin(k / 9) * 40 + k / 8;
+    if (f64) f64[i] = kind === 'decimal' ? (k % 50 < 20 ? k : k % 50 < 35 ? k / 10 + 0.5 : k / 4) : k % 4 === 0 ? 2.5 : Math.sin(k / 9) * 40 + k / 8;
     if (u8) u8[i] = (k >> 2) & 1;
   }
   return { type, count: n, ts, f64, i64: null, u8, ord: null, str: null, quality };
@@ -48,18 +51,19 @@ async function env(t: Test): Promise<SeriesEnv> {
 const blocks = (e: SeriesEnv, series: Buffer) => [...e.rollups.getRange({ start: rollupKey(series, BLOCK, T0 - DAY), end: rollupKey(series, BLOCK, T0 + 60n * DAY) })]
   .map(({ key, value }) => `${key.toString('hex')} ${value.toString('hex')}`);
 
-for (const type of ['float64', 'boolean'] as const) {
-  t.test(`${type}: points appended one at a time store the blocks of the same points appended as one run`, async (t) => {
+for (const kind of ['float64', 'decimal', 'boolean'] as const) {
+  const type = kind === 'boolean' ? 'boolean' : 'float64';
+  t.test(`${kind}: points appended one at a time store the blocks of the same points appended as one run`, async (t) => {
     const one = await env(t), run = await env(t);
     const series = seriesKey(randomUUID());
     const ts = times();
-    for (let k = 0; k < N; k++) one.root.transactionSync(() => appendRollups({ env: one, txn: undefined }, series, type, k === 0 ? null : ts[k - 1], points(type, k, 1)));
+    for (let k = 0; k < N; k++) one.root.transactionSync(() => appendRollups({ env: one, txn: undefined }, series, type, k === 0 ? null : ts[k - 1], points(kind, k, 1)));
     // the run in week-long pieces: appendRollups folds at most 8 days of points at once
     for (let k = 0; k < N;) {
       let e = k + 1;
       while (e < N && ts[e] - ts[k] < 7n * DAY) e++;
       const from = k;
-      run.root.transactionSync(() => appendRollups({ env: run, txn: undefined }, series, type, from === 0 ? null : ts[from - 1], points(type, from, e - from)));
+      run.root.transactionSync(() => appendRollups({ env: run, txn: undefined }, series, type, from === 0 ? null : ts[from - 1], points(kind, from, e - from)));
       k = e;
     }
     const a = blocks(one, series), b = blocks(run, series);
