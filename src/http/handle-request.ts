@@ -8,7 +8,7 @@
 // Any throw ends in error-handler.ts (server.ts catches it), the one place an error
 // becomes an ErrorEnvelope.
 import type { ServiceContext } from '../service-context.js';
-import type { Headers, Reply, SseSink } from './route.js';
+import type { Reply, SseSink } from './route.js';
 import type { Exchange } from './exchange.js';
 import type { BodyReader } from './body.js';
 import type { CompiledRoute } from './compiled-route.js';
@@ -22,7 +22,6 @@ import { openStream } from './sse.js';
 import { acceptUpgrade, upgradeRequired } from './websocket.js';
 import { RequestContext } from './request-context.js';
 import { writeResponse } from './respond.js';
-import { sendStream } from './stream-reply.js';
 
 export async function handleRequest(
   service: ServiceContext, c: CompiledRoute, ex: Exchange, params: Record<string, string>, body: BodyReader | null, streams: Set<SseSink>,
@@ -74,14 +73,6 @@ async function handle(
     if (!ex.upgrade) throw upgradeRequired(ex.path);
     acceptUpgrade(ex.res, ex.headers, ex.upgrade, reply);
     ex.logLine(service.log, 101, false);
-    return;
-  }
-  if (reply.kind === 'stream') {
-    // nothing to store under an idempotency key: a streamed body is not kept
-    await releaseClaim(claim);
-    const headers: Headers = [['X-Correlation-Id', ex.correlationId], ['Content-Type', reply.contentType], ...(reply.headers ?? [])];
-    const whole = await sendStream(ex, reply.status ?? 200, headers, reply.pieces, (e) => service.log.error({ correlation_id: ex.correlationId, err: e }, 'streamed body cut'));
-    ex.logLine(service.log, whole ? 200 : 499, c.quietLog);
     return;
   }
   const { status, out, headers } = encodeReply(reply, route.response.status);

@@ -13,7 +13,7 @@ export interface EncodedReply {
   headers: Headers;
 }
 
-export function encodeReply(reply: Exclude<Reply, { kind: 'sse' } | { kind: 'websocket' } | { kind: 'stream' }>, defaultStatus: number): EncodedReply {
+export function encodeReply(reply: Exclude<Reply, { kind: 'sse' } | { kind: 'websocket' }>, defaultStatus: number): EncodedReply {
   let status: number, out: ResponseBody, contentType: string | null;
   switch (reply.kind) {
     case 'empty': status = reply.status; out = null; contentType = null; break;

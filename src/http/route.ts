@@ -7,7 +7,6 @@ import type { Capability } from '../auth/capabilities.js';
 import type { Principal, AccessTarget } from '../auth/access-types.js';
 import type { ServiceContext } from '../service-context.js';
 import type { BodyStream } from './body-stream.js';
-import type { BodyPieces } from './stream-reply.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -116,8 +115,6 @@ export type Reply =
   /** `bytes` as an array: the body's pieces in order, sent without joining them (respond.ts). */
   | { kind: 'bytes'; status?: number; contentType: string; bytes: Uint8Array | string | readonly Uint8Array[]; headers?: Headers; release?: () => void }
   | { kind: 'empty'; status: 204 | 302 | 303; headers?: Headers }
-  /** A body sent while it is produced, chunked (stream-reply.ts): the pieces in order, each released once sent. */
-  | { kind: 'stream'; status?: 200; contentType: string; pieces: BodyPieces; headers?: Headers }
   | { kind: 'sse'; headers?: Headers; start: (sink: SseSink) => void }
   /** Upgrades the request to a WebSocket (src/http/websocket.ts); `open` runs once it is open. */
   | { kind: 'websocket'; open: (link: WebSocketLink) => WebSocketHandlers };

@@ -23,7 +23,6 @@ export const audit = tasks.audit;
 export const decode = tasks.decode;
 export const readSnapshot = tasks.readSnapshot;
 export const readRaw = tasks.readRaw;
-export const readRawBound = tasks.readRawBound;
 export const readAt = tasks.readAt;
 export const readOverlay = tasks.readOverlay;
 export const readAsOf = tasks.readAsOf;

@@ -12,7 +12,6 @@ export { decodeTask as decode } from './tasks/decode-task.js';
 export { renderTask as render } from './tasks/render-task.js';
 export { readSnapshotTask as readSnapshot } from './tasks/read-snapshot-task.js';
 export { readRawTask as readRaw } from './tasks/read-raw-task.js';
-export { readRawBoundTask as readRawBound } from './tasks/read-raw-bound-task.js';
 export { readAtTask as readAt } from './tasks/read-at-task.js';
 export { readOverlayTask as readOverlay } from './tasks/read-overlay-task.js';
 export { readAsOfTask as readAsOf } from './tasks/read-as-of-task.js';

@@ -140,8 +140,6 @@ export interface TaskArgs {
   decode: DecodeTask;
   readSnapshot: ReadSnapshotTask;
   readRaw: ReadRawTask;
-  /** The upper bound of the points readRaw would write for the same task (tasks/read-raw-bound-task.ts). */
-  readRawBound: ReadRawTask;
   readAt: ReadAtTask;
   readOverlay: ReadOverlayTask;
   readAsOf: ReadAsOfTask;

@@ -294,35 +294,6 @@ t.test('resolved point reads', async (t) => {
     t.match(bigColumns.json, { code: 'read-too-large', details: { limit: 2 } }, 'the JSON columns layout too');
     const cols = await read('raw', { resolve: under('/Site'), ...window, layout: 'columns' });
     t.same((cols[7].segments as unknown as Array<{ count: number; points: { value: number[] } }>).map((s) => [s.count, s.points.value]), [[3, [3.5, 3.6, 3.7]]], 'JSON columns of a sliced read');
-
-    // streamed (raw-stream.ts): chunked, the slices' bodies as one array, in msgpack too
-    const streamed = await admin('/v1/read/raw', { method: 'POST', body: { resolve: under('/Site'), ...window } });
-    t.equal(streamed.headers.get('transfer-encoding'), 'chunked', 'a read over many attributes streams as its slices finish');
-    t.equal(streamed.headers.get('content-length'), null);
-    t.same((streamed.json as Item[]).map((i) => i.path), cells.map((c) => c.path));
-    const login = await request(`${svc.url}/v1/auth/login/local`, { method: 'POST', body: { username: 'admin', password: ADMIN_PASSWORD } });
-    for (const layout of ['rows', 'columns']) {
-      const res = await fetch(`${svc.url}/v1/read/raw`, {
-        method: 'POST', body: stringifyJson({ resolve: under('/Site'), ...window, layout }),
-        headers: { cookie: sessionCookieOf(login), 'x-service-csrf': '1', accept: 'application/x-msgpack', 'content-type': 'application/json' },
-      });
-      t.equal(res.headers.get('transfer-encoding'), 'chunked');
-      const items = unpack.unpack(new Uint8Array(await res.arrayBuffer())) as Item[];
-      t.same(items.map((i) => i.path), cells.map((c) => c.path), `msgpack ${layout}: every attribute once, in path order`);
-      const segs = items[7].segments as unknown as Array<{ points: unknown }>;
-      t.same(layout === 'rows' ? (segs[0].points as Pt[]).map((p) => p.value) : segs[0].points, layout === 'rows' ? [3.5, 3.6, 3.7] : (segs[0].points as object), `msgpack ${layout}: the bound attribute's points`);
-    }
-
-    // a sealed chunk cut by the window counts whole in the bound: past max_points by the bound
-    // alone, the read is counted exactly (not streamed) and answered
-    await parts.storage.sealHeads(0);
-    const cut = { start_ns: at(5), end_ns: at(100) };
-    const exact = await admin('/v1/read/raw', { method: 'POST', body: { resolve: under('/Site'), ...cut, max_points: 2 } });
-    t.equal(exact.status, 200, 'two points in the window, three in the chunk: within max_points 2');
-    t.equal(exact.headers.get('transfer-encoding'), null, 'answered whole after the exact count');
-    t.same((exact.json as Item[])[7].segments!.map((s) => s.points.map((p) => p.value)), [[3.6, 3.7]]);
-    const over = await admin('/v1/read/raw', { method: 'POST', body: { resolve: under('/Site'), ...cut, max_points: 1 } });
-    t.match(over.json, { code: 'read-too-large', details: { limit: 1 } }, 'refused by the exact count');
   });
 
   t.test('a point stamped after the service clock is clock_suspect; a snapshot as of an instant ignores later points', async (t) => {

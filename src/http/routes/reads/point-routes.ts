@@ -5,9 +5,8 @@
 // each, joined here (split-tasks.ts). Scope "each resolved result": attributes on assets the
 // caller may not read are left out of the answer, never refused.
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../route.js';
-import { LARGE_BODY_SLICES_PER_WORKER, runSliced, SPLIT_AT } from './split-tasks.js';
-import { ATTACHERS, attachToRead } from './read-attachments.js';
-import { streamRaw } from './raw-stream.js';
+import { LARGE_BODY_SLICES_PER_WORKER, runSliced } from './split-tasks.js';
+import { attachToRead } from './read-attachments.js';
 import { snapshotRead } from './snapshot-read.js';
 import { invalid } from '../../../errors.js';
 import { nowNs } from '../../../clock.js';
@@ -69,8 +68,6 @@ export function pointReadRoutes(): AnyRoute[] {
         const { r, base } = await planned(ctx, ctx.body, w, ctx.body.resolve as ResolveRequest, { format: bulkFormat(ctx) });
         const includePrior = ctx.body.include_prior ?? false;
         const layout = ctx.body.layout ?? 'rows';
-        // many attributes and no attachment (they rewrite the whole body): streamed as the slices finish
-        if (base.attributes.length >= SPLIT_AT && !ATTACHERS.some((a) => a.wanted(ctx.body))) return streamRaw(ctx, base, { includePrior, layout });
         // rows take 3-4x the bytes of the columns layout (41-66 bytes a point against 15-17)
         const slicesPerWorker = layout === 'rows' ? LARGE_BODY_SLICES_PER_WORKER : 1;
         return attachToRead(ctx, ctx.body, r.attributes, w, await runSliced(ctx, 'readRaw', base, () => ({ includePrior, layout }), { limitPoints: true, pieces: true, slicesPerWorker }));

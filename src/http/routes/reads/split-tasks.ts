@@ -141,7 +141,7 @@ export async function joinItems(bodies: ReadBody[], format: BodyFormat, count: n
   }
 }
 
-export function arrayHeader(n: number): Uint8Array {
+function arrayHeader(n: number): Uint8Array {
   if (n < 16) return Uint8Array.of(0x90 | n);
   if (n < 65536) return Uint8Array.of(0xdc, n >> 8, n & 0xff);
   return Uint8Array.of(0xdd, (n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
