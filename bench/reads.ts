@@ -20,8 +20,6 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import * as http from 'node:http';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { pino } from 'pino';
 // @ts-expect-error the shared dataset is plain JS without types
 import { datasetSeries } from '../../shared/datasets/industrial.mjs';
@@ -392,14 +390,6 @@ async function main() {
       fleetAttributes: cols.length, numericAttributes: numeric, wideAttributes: wideCount,
     };
     cols.length = 0;
-    // One full collection of the load's garbage now rather than during the first timed reads:
-    // the service shares this process with the data set's generation, and its first timed row
-    // ran while V8's background threads marked that heap (per-thread CPU from /proc at load
-    // ~20: snapshot_1000 6.2 ms a read, 2.9 on the HTTP thread and 3.3 on V8's four platform
-    // threads; the same read a row later 1.4, all on the HTTP thread). settle_s cannot see a
-    // marking that the reads' own allocations start.
-    setFlagsFromString('--expose-gc');
-    (runInNewContext('gc') as () => void)();
     log('HTTP reads from a second process ...');
     const planFile = join(dataDir, 'plan.json');
     await writeFile(planFile, JSON.stringify(plan));
