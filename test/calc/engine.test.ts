@@ -99,7 +99,7 @@ t.test('the calculation engine', async (t) => {
     const out = await outputSeries(p, rule.rule_id, 1);
     const now = nowNs();
     await sendPoints(p, p.stream(1, 'Suction'), [now - 5n * SEC, now - SEC], [2, 4]);
-    await until(() => readAll(p.svc, out).length >= 2, 5_000);
+    await until(() => readAll(p.svc, out).length >= 2, LOADED_MS);
     const pts = readAll(p.svc, out);
     t.ok(pts.every((x) => x.ts % 500_000_000n === 0n), 'every output instant is on the 500 ms grid');
     t.ok(pts.every((x) => typeof x.value === 'number' && x.value >= 2 && x.value <= 4), 'the trailing average of the inputs');
@@ -114,7 +114,7 @@ t.test('the calculation engine', async (t) => {
     const t0 = base + 100n * SEC;
     const times = [0n, 1n, 2n, 3n, 4n].map((k) => t0 + k * SEC);
     await sendPoints(p, p.stream(1, 'Flow'), times, [5, 12, 15, 8, 11]);
-    await until(() => readAll(p.svc, out).length === 2);
+    await until(() => readAll(p.svc, out).length === 2, LOADED_MS);
     t.same(valuesOf(p, out), [[times[1], 12, 192], [times[4], 11, 192]], 'only the rising edges');
     await p.api('POST', `/v1/model/calc/rules/${rule.rule_id}/retire`, {});
   });
@@ -132,17 +132,17 @@ t.test('the calculation engine', async (t) => {
     t.same(readAll(p.svc, out).filter((x) => x.ts >= t0), [], 'nothing while the inputs are open to late data');
     await p.collector.watermark(p.stream(1, 'Suction'), t0 + 2n * SEC);
     await p.collector.watermark(p.stream(1, 'Discharge'), t0 + SEC);
-    await until(() => readAll(p.svc, out).filter((x) => x.ts >= t0).length === 2, 5_000);
+    await until(() => readAll(p.svc, out).filter((x) => x.ts >= t0).length === 2, LOADED_MS);
     t.same(valuesOf(p, out).filter((x) => (x[0] as bigint) >= t0), [[times[0], 3, 192], [times[1], 4, 192]], 'written up to the earliest watermark');
     await p.collector.watermark(p.stream(1, 'Discharge'), t0 + 2n * SEC);
-    await until(() => readAll(p.svc, out).filter((x) => x.ts >= t0).length === 3, 5_000);
+    await until(() => readAll(p.svc, out).filter((x) => x.ts >= t0).length === 3, LOADED_MS);
     t.same(valuesOf(p, out)[2], [times[2], 0, 0], 'division by zero: a bad-quality point, never NaN');
     // The trace is kept just after the write is durable: poll it.
     let trace = { evaluations: [] as Array<{ reason: string | null; outcome: string }> };
     await until(async () => {
       trace = await p.api<typeof trace>('GET', `/v1/calc/rules/${rule.rule_id}/trace?asset_id=${p.pumps[1].assetId}&start_ns=${times[2]}&end_ns=${times[2] + 1n}`);
       return trace.evaluations.length > 0;
-    });
+    }, LOADED_MS);
     t.match(trace.evaluations[0], { reason: 'division-by-zero', outcome: 'bad' }, 'the trace says why');
     await p.api('POST', `/v1/model/calc/rules/${rule.rule_id}/retire`, {});
   });
