@@ -17,10 +17,10 @@
 //
 // Every get here is lmdb-js's getBinaryFast (a view of its reused buffer, valid until the next
 // get): each value is decoded into fresh columns or numbers before the next get.
-import type { Database, Transaction } from 'lmdb';
 import type { PointColumns } from './encoding/chunk-types.js';
 import { decodeHeadRecord, readOpenColumns, segmentKey } from './head-record.js';
 import { decodeSegment } from './head-segment.js';
+import { fastGet, fastView, sameBytes } from './fast-get.js';
 import { allocColumns, copyValue } from './point-runs.js';
 import type { ReadView } from './series-env.js';
 import { decodeMeta, type SeriesMeta } from './series-meta.js';
@@ -39,29 +39,6 @@ const NONE: OpenTail = { cols: null, whole: true };
 
 /** Older segments read by sequence number before a cursor takes over (readOpenTail). */
 const CHAINED_GETS = 4;
-
-/**
- * lmdb-js's getBinaryFast also takes the read options its typings leave out (lmdb/read.js).
- * Its buffer is lmdb-js's reused one with only its JS length set to the value's size (native
- * calls such as Buffer.equals, copies and reads see the whole buffer): `fastView` makes a
- * proper view of the value, no copy.
- */
-type FastGet = (key: Buffer, options?: { transaction?: Transaction }) => Buffer | undefined;
-function fastGet(db: Database<Buffer, Buffer>, key: Buffer, txn: Transaction | undefined): Buffer | undefined {
-  return (db.getBinaryFast as FastGet).call(db, key, txn === undefined ? undefined : { transaction: txn });
-}
-function fastView(db: Database<Buffer, Buffer>, key: Buffer, txn: Transaction | undefined): Buffer | undefined {
-  const v = fastGet(db, key, txn);
-  return v === undefined ? undefined : Buffer.from(v.buffer, v.byteOffset, v.length);
-}
-
-/** Compared by hand: see fastGet. */
-function sameBytes(fast: Buffer, b: Buffer): boolean {
-  const n = fast.length;
-  if (n !== b.length) return false;
-  for (let i = 0; i < n; i++) if (fast[i] !== b[i]) return false;
-  return true;
-}
 
 /**
  * Records decoded per thread, by key object (a caller that keeps one key per series, as the

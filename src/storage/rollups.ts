@@ -16,6 +16,7 @@ import {
 } from './rollup-row.js';
 import { emptyLayout, encodeLastHour, type BlockLayout } from './rollup-block.js';
 import { dayBuckets, DAY_BLOCK_CODE, floorTo, gapHoursFrom, hourBuckets, type Bucket } from './rollup-read.js';
+import { fastGet, sameBytes } from './fast-get.js';
 import { readMeta } from './series-meta.js';
 import type { ReadView, SeriesEnv } from './series-env.js';
 
@@ -133,7 +134,6 @@ const LAST_BLOCKS_MAX = 16_384;
 const TAKEN = Buffer.alloc(0);
 
 /** lmdb-js's getBinaryFast also takes the read options its typings leave out (lmdb/read.js); its buffer is reused by the next get. */
-type FastGet = (key: Buffer, options?: { transaction?: ReadView['txn'] }) => Buffer | undefined;
 
 /** The map's key: a series key's first word (random UUIDs; two series that share it take turns, each miss a decode). */
 const slotOf = (series: Buffer): number => series.readUInt32LE(0);
@@ -145,7 +145,7 @@ function rememberedDay(view: ReadView, series: Buffer, day: bigint): LoadedDay |
   last.bytes = TAKEN;
   // the entry's key is its (series, day)'s: made once, not twice an append
   const db = view.env.rollups, key = last.key;
-  const stored = (db.getBinaryFast as FastGet).call(db, key, view.txn === undefined ? undefined : { transaction: view.txn });
+  const stored = fastGet(db, key, view.txn);
   return stored !== undefined && sameBytes(stored, bytes) ? { block: last.block, legacy: false, dirty: false, key, prev: bytes, layout: last.layout, onlyHour: -1 } : null;
 }
 
@@ -154,17 +154,6 @@ function remember(series: Buffer, day: bigint, bytes: Buffer, block: DayBlock, k
   if (last !== undefined && last.series.equals(series)) { last.day = day; last.bytes = bytes; last.block = block; last.key = key; last.layout = layout; return; }
   if (lastBlocks.size >= LAST_BLOCKS_MAX) lastBlocks.clear();
   lastBlocks.set(slot, { series: Buffer.from(series), day, bytes, block, key, layout });
-}
-
-/**
- * By hand: getBinaryFast's buffer is lmdb-js's reused one with its JS length set to the
- * value's size, and Buffer.equals compares its whole native length.
- */
-function sameBytes(fast: Buffer, b: Buffer): boolean {
-  const n = fast.length;
-  if (n !== b.length) return false;
-  for (let i = 0; i < n; i++) if (fast[i] !== b[i]) return false;
-  return true;
 }
 
 function loadDay(view: ReadView, series: Buffer, day: bigint): LoadedDay {

@@ -13,10 +13,11 @@
 // and one that is less than half referenced is rewritten with its live members, so a
 // decommissioned tag never holds a whole pack alive.
 import { crc32 } from 'node:zlib';
-import type { Database, Transaction } from 'lmdb';
+import type { Transaction } from 'lmdb';
 import { ChunkReader, ChunkWriter } from './encoding/byte-io.js';
 import { PACKED_TAIL_TAG } from './encoding/chunk-header.js';
 import { ChunkCorruptError } from './encoding/chunk-types.js';
+import { fastGet } from './fast-get.js';
 import { overflowCapacity, type SeriesEnv } from './series-env.js';
 
 const REF_BYTES = 13;
@@ -52,13 +53,6 @@ export interface PackRef {
   pack: number;
   offset: number;
   length: number;
-}
-
-/** lmdb-js's getBinaryFast also takes the read options its typings leave out (lmdb/read.js). */
-type FastGet = (key: Buffer, options?: { transaction?: Transaction }) => Buffer | undefined;
-
-function fastGet(db: Database<Buffer, Buffer>, key: Buffer, txn: Transaction | undefined): Buffer | undefined {
-  return (db.getBinaryFast as FastGet).call(db, key, txn === undefined ? undefined : { transaction: txn });
 }
 
 /** The reference in a chunks-table value, or null when it is not a well-formed one. */

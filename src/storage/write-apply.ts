@@ -23,12 +23,10 @@ import type { ReadView, SeriesEnv } from './series-env.js';
 import { checkBatchShape, normaliseBatch, refuseAll, type PointBatch, type Refusal } from './write-batch.js';
 import { UUID_RE } from '../uuid.js';
 import { settleHeadRecord } from './head-record.js';
+import { copyOfFast, fastGet, sameBytes } from './fast-get.js';
 import { compactPacks, removeChunk, storeTails, type TailToPack } from './tail-packs.js';
 
 const MAX_SPAN_BIG = BigInt(MAX_CHUNK_SPAN_NS);
-
-/** lmdb-js's getBinaryFast (lmdb/read.js): a view into its reused buffer, valid until the next get. */
-type FastGet = (key: Buffer) => Buffer | undefined;
 
 /**
  * Series keys by id as written (either case), built once: seriesKey's regex test, hex
@@ -50,20 +48,6 @@ function keyOfSeries(id: string): Buffer | null {
   return k;
 }
 
-/** A copy of getBinaryFast's bytes (Buffer.from reads its native length, past the value). */
-function copyOfFast(fast: Buffer): Buffer {
-  const n = fast.length, out = Buffer.allocUnsafe(n);
-  for (let i = 0; i < n; i++) out[i] = fast[i];
-  return out;
-}
-
-/** By hand: getBinaryFast's buffer has its JS length set to the value's size, and Buffer.equals compares the native length. */
-function sameBytes(fast: Buffer, b: Buffer): boolean {
-  const n = fast.length;
-  if (n !== b.length) return false;
-  for (let i = 0; i < n; i++) if (fast[i] !== b[i]) return false;
-  return true;
-}
 /** Sealing allowance of a transaction before any append (points): about one chunk. */
 const SEAL_ALLOWANCE_START = 4096;
 /** Points of allowance each appended point adds: above 1, so deferred seals catch up. */
@@ -142,8 +126,7 @@ export class TxnContext {
     const key = id.toLowerCase();
     let m = this.metas.get(key);
     if (m === undefined) {
-      const db = this.env.meta;
-      const fast = (db.getBinaryFast as FastGet).call(db, series ?? keyOfSeries(key) ?? seriesKey(key));
+      const fast = fastGet(this.env.meta, series ?? keyOfSeries(key) ?? seriesKey(key));
       const known = this.decoded.get(key);
       if (fast === undefined) m = null;
       else if (known && sameBytes(fast, known.raw)) m = known.meta;
