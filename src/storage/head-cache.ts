@@ -6,7 +6,8 @@
 // aborted transaction is reloaded from its segments instead.
 import { randomInt } from 'node:crypto';
 import type { ValueType } from './encoding/chunk-types.js';
-import { decodeHeadRecord, loadStoredHead, readHeadRecord } from './head-record.js';
+import { HEAD_RECORD_BYTES, decodeHeadRecord, loadStoredHead } from './head-record.js';
+import { fastGet } from './fast-get.js';
 import { OpenHead, type Generation } from './open-head.js';
 import type { ReadView } from './series-env.js';
 
@@ -76,10 +77,9 @@ export class HeadCache {
 
   /** The open head of a series inside the write txn `view`. */
   get(view: ReadView, series: Buffer, id: string, type: ValueType): OpenHead {
-    const rec = readHeadRecord(view, series);
     const cached = this.heads.get(id);
     this.heads.delete(id);
-    if (cached && rec && cached.genWriter !== 0 && rec.genWriter === cached.genWriter && rec.genCounter === cached.genCounter && cached.cols.type === type) {
+    if (cached && cached.genWriter !== 0 && cached.cols.type === type && this.storedGeneration(view, series, cached)) {
       this.heads.set(id, cached);
       this.touched.add(cached);
       return cached;
@@ -94,6 +94,19 @@ export class HeadCache {
     this.total += head.capacity;
     this.touched.add(head);
     return head;
+  }
+
+  /**
+   * Whether the stored record carries `head`'s generation: read in lmdb-js's reused buffer
+   * and compared in place (its fields at the offsets head-record.ts gives), where a get with
+   * a copy and a decode into an object cost a write of many series x 1 point (calculation
+   * outputs) about a sixth of its time (bench/calc-write.ts profile). A version-1 record
+   * has no generation and never matches.
+   */
+  private storedGeneration(view: ReadView, series: Buffer, head: OpenHead): boolean {
+    const rec = fastGet(view.env.heads, series, view.txn);
+    return rec !== undefined && rec.length === HEAD_RECORD_BYTES && rec[0] === 2
+      && rec.readUInt32LE(18) === head.genWriter && rec.readDoubleLE(22) === head.genCounter;
   }
 
   private uncount(h: OpenHead): void {

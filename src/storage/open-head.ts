@@ -300,15 +300,19 @@ export class OpenHead {
     this.emptied = [];
     let p = c.count - this.pendingFrom;
     if (p > 0) {
+      // the merged segment takes the key of the newest segment it absorbs (the greatest
+      // sequence number in use, so still after the ones it leaves): one put over it instead
+      // of a delete and a put under a new key, for a commit of a point or two a series
+      let seq = -1;
       while (this.segments.length > 0) {
         const last = this.segments[this.segments.length - 1];
         if (last.open >= SMALL_SEGMENT || last.open > 2 * p) break;
-        removeSegment(env, series, last.seq);
+        if (seq < 0) seq = last.seq; else removeSegment(env, series, last.seq);
         this.segments.pop();
         p += last.open;
       }
       const from = c.count - p;
-      const seq = this.nextSeq++;
+      if (seq < 0) seq = this.nextSeq++;
       putSegment(env, series, seq, encodeSegment(c, from, p));
       this.segments.push({ seq, open: p, lastTs: c.tsBase + BigInt(c.tsOffset[c.count - 1]) });
       // segments are raw now, so they say nothing about the codec's size: until a sealed

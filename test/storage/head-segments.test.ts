@@ -1,8 +1,10 @@
 import t from 'tap';
 import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { SeriesStore, readRaw, readRawAudit, listChunks } from '../../src/storage/series-store.js';
 import { encodeChunk } from '../../src/storage/encoding/chunk.js';
 import { seriesKey } from '../../src/storage/keys.js';
+import { readHeadRecord, segmentKey } from '../../src/storage/head-record.js';
 import { allocColumns } from '../../src/storage/point-runs.js';
 import { tempStore, newId, WHO, f64Batch, T0, SEC } from '../helpers/series-store.js';
 
@@ -45,6 +47,25 @@ t.test('tiny commits keep the head in a few segments and re-encode each point on
   t.ok(n >= 1 && n <= 10, `300 one-point commits left ${n} segments`);
   t.equal(store.headPoints(id), 300);
   t.same(allValues(store, id).v, Array.from({ length: 300 }, (_, i) => i));
+  // a merged segment is stored over the newest one it absorbs: commits that merge take no new
+  // sequence number, and the newest segment stays the record's last one given (head-tail.ts reads it first)
+  const rec = store.read((v) => readHeadRecord(v, seriesKey(id)))!;
+  t.ok(rec.nextSeq < 300, `300 one-point commits took ${rec.nextSeq} sequence numbers`);
+  t.ok(store.read((v) => v.env.segments.get(segmentKey(seriesKey(id), rec.nextSeq - 1), { transaction: v.txn })) !== undefined, 'the newest segment is at the last sequence number given');
+});
+
+t.test('a head written by one-point commits reads back whole through a fresh store on the same files', async (t) => {
+  const { store, dir } = await tempStore(t);
+  const id = newId();
+  await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+  for (let i = 0; i < 100; i++) await store.write([f64Batch(id, [T0 + BigInt(i) * SEC], [i])], WHO);
+  // a second store on the same files has an empty head cache: it loads the head from the segments
+  const again = SeriesStore.open(join(dir, 'series'));
+  t.equal(again.headPoints(id), 100);
+  t.same(allValues(again, id).v, Array.from({ length: 100 }, (_, i) => i));
+  await again.write([f64Batch(id, [T0 + 100n * SEC], [100])], WHO);
+  t.same(allValues(again, id).v, Array.from({ length: 101 }, (_, i) => i), 'the reloaded head takes the next point after its segments');
+  await again.close();
 });
 
 t.test('a second writer on the same environment is seen: neither writer overwrites the other with a stale cached head', async (t) => {
