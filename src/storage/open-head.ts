@@ -19,8 +19,10 @@ import type { ValueType } from './encoding/chunk-types.js';
  * commits of >= 512 points per series never rewrite a point.
  */
 const SMALL_SEGMENT = 512;
-/** Columns grow by this factor (ensureCapacity). */
+/** Columns grow by this factor (ensureCapacity)... */
 const GROWTH = 1.25;
+/** ...and by at least this many more commits of the size that made them grow. */
+const ROOM_COMMITS = 4;
 /** Calibrating bytes per point from a segment needs enough points to see past the header. */
 export const CALIBRATE_MIN_POINTS = 64;
 
@@ -147,9 +149,14 @@ export class OpenHead {
 
   /**
    * Room for n points. fullAt: the point count at which the head seals (NaN: not known
-   * yet), k: the points being added. Columns grow by a quarter, and never past what the head
-   * holds before it seals (fullAt and the last batch: the seal thread takes a full head a
-   * commit later). Until 2026-11-28 a head within 8 commits of fullAt took that room at
+   * yet), k: the points being added. Columns grow by a quarter or by room for ROOM_COMMITS
+   * more commits of k points, whichever is more, and never past what the head holds before it
+   * seals (fullAt and the last batch: the seal thread takes a full head a commit later). The
+   * commits' room (2026-11-28): a bulk load's heads fed 1,000 points a commit went 4,096 ->
+   * 5,120 -> 6,400 -> 8,000 -> 10,000, and allocating those columns (fresh mappings past
+   * glibc's 64 KB threshold, scripts/start.mjs) was the ingest thread's largest self time
+   * (profile: 0.45 of 5.3 s); now 5,000 -> 10,000, at most four commits' room unwritten.
+   * Until 2026-11-28 a head within 8 commits of fullAt took that room at
    * once (allocating and copying on the way had been ~8% of the ingest thread, profiled with
    * 1.5x steps): a bulk load's heads of ~9,900 points then sat in ~14,400-point columns,
    * ~70 MB of resident memory never written (issue 33); a quarter more a step keeps that to
@@ -158,7 +165,7 @@ export class OpenHead {
    */
   private ensureCapacity(n: number, fullAt = NaN, k = 0): void {
     if (n <= this.capacity) return;
-    let capacity = Math.max(n, Math.ceil(this.capacity * GROWTH), 4096);
+    let capacity = Math.max(n + ROOM_COMMITS * k, Math.ceil(this.capacity * GROWTH), 4096);
     if (fullAt >= n && capacity > fullAt + k) capacity = Math.max(n, Math.ceil(fullAt) + k);
     this.resize(capacity);
   }
