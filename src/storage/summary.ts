@@ -23,7 +23,8 @@
 import { invalid } from '../errors.js';
 import type { PointColumns, ValueType } from './encoding/chunk-types.js';
 import { chunkKey, seriesKey } from './keys.js';
-import { floorChunk, headerOf } from './chunk-access.js';
+import { floorChunk, headerOf, nextChunk } from './chunk-access.js';
+import { readOpenColumns } from './head-record.js';
 import { allocColumns, numericInto } from './point-runs.js';
 import { pointAtOrAfter, pointBefore, scanRange, type DecodedChunks, type EdgePoint } from './range-scan.js';
 import { checkRange, requireMeta } from './read-raw.js';
@@ -160,12 +161,37 @@ function keptAtOrAfter(view: ReadView, series: Buffer, t: bigint, keep: number, 
 }
 
 /**
+ * The time of the earliest point at or after t (pointAtOrAfter's answer), from the next
+ * chunk's header when t lies in no chunk (the point lookup decoded that chunk whole).
+ */
+function firstTsAtOrAfter(view: ReadView, series: Buffer, t: bigint, memo: DecodedChunks): bigint | null {
+  const f = floorChunk(view, series, t);
+  if (f === null || headerOf(series, f.start, f.bytes).lastTs < t) {
+    const nx = nextChunk(view, series, t, true);
+    if (nx !== null) return headerOf(series, nx.start, nx.bytes).firstTs;
+  }
+  return pointAtOrAfter(view, series, t, undefined, memo)?.ts ?? null;
+}
+
+/** The time of the latest point before t (pointBefore's answer), from the floor chunk's header when t lies past its end. */
+function lastTsBefore(view: ReadView, series: Buffer, t: bigint, memo: DecodedChunks): bigint | null {
+  const head = readOpenColumns(view, series);
+  if (head === null || head.count === 0 || head.tsBase >= t) {
+    const c = floorChunk(view, series, t - 1n);
+    if (c === null) return null;
+    const h = headerOf(series, c.start, c.bytes);
+    if (h.lastTs < t) return h.lastTs;
+  }
+  return pointBefore(view, series, t, head, memo)?.ts ?? null;
+}
+
+/**
  * Runs of rollup buckets usable inside [from, to): those strictly between the piece's first
  * and last point that lie inside one interval of the grid. Whole days come from the day
  * rows version-3 blocks store (one row instead of 24 hour rows to decode), hours elsewhere.
  */
-function rollupRuns(view: ReadView, series: Buffer, q: SummaryQuery, first: EdgePoint, last: EdgePoint): SpanBucket[][] {
-  const b0 = floorTo(first.ts, HOUR_NS) + HOUR_NS, e0 = floorTo(last.ts, HOUR_NS);
+function rollupRuns(view: ReadView, series: Buffer, q: SummaryQuery, firstTs: bigint, lastTs: bigint): SpanBucket[][] {
+  const b0 = floorTo(firstTs, HOUR_NS) + HOUR_NS, e0 = floorTo(lastTs, HOUR_NS);
   if (e0 <= b0) return [];
   // a bucket fits when no interval boundary lies strictly inside it
   const B = q.boundaries;
@@ -237,6 +263,38 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
       walked = { piece, after: walkPiece(view, series, meta.type, from, to, wantBefore, to === endNs, sinkOf(acc)) };
       continue;
     }
+    if (useRollups && !isString) {
+      // rollups inside, the raw edges in walks (summary-raw.ts): the chunks an edge cuts
+      // decode only the groups it needs, and first/last come from chunk headers where they can
+      let wantBefore = false;
+      if (prevTo === null) wantBefore = from === startNs;
+      else if (from > prevTo && acc.hasPrev()) acc.unbound(acc.offsetOf(prevTo), acc.offsetOf(from));
+      prevTo = to;
+      const firstTs = firstTsAtOrAfter(view, series, from, memo), lastTs = lastTsBefore(view, series, to, memo);
+      const sink = sinkOf(acc);
+      if (firstTs === null || firstTs >= to || lastTs === null || lastTs < from) {
+        // no point inside: only the value before the range, when it is wanted
+        walked = { piece, after: walkPiece(view, series, meta.type, from, to, wantBefore, to === endNs, sink) };
+        continue;
+      }
+      let at = from;
+      const spans: Array<[bigint, bigint]> = [];
+      for (const run of rollupRuns(view, series, q, firstTs, lastTs)) {
+        const rs = run[0].start, re = run[run.length - 1].start + run[run.length - 1].ns;
+        // the points before the run, and the first point at or after its start
+        const next = walkPiece(view, series, meta.type, at, rs, wantBefore, true, sink)!;
+        wantBefore = false;
+        // the segment from the last raw point into the run: its part before the run
+        acc.segmentTo(acc.offsetOf(next.ts), next.v, acc.offsetOf(rs));
+        for (const b of run) acc.rollupBucket(acc.offsetOf(b.start), b);
+        acc.countedUpTo(acc.offsetOf(re));
+        spans.push([rs, re]);
+        at = re;
+      }
+      walked = { piece, after: walkPiece(view, series, meta.type, at, to, wantBefore, to === endNs, sink) };
+      for (const [rs, re] of spans) acc.c.chunksPruned += chunksSkipped(view, series, rs, re, memo);
+      continue;
+    }
     if (prevTo === null) {
       // the value before the range (only when this piece's series is bound at the range start)
       const before = from === startNs ? keptBefore(view, series, from, keep, memo) : null;
@@ -256,7 +314,7 @@ export function summarizePieces(view: ReadView, pieces: readonly SummaryPiece[],
     if (!first || first.ts >= to || !last || last.ts < from) continue;
     let at = from;
     const spans: Array<[bigint, bigint]> = [];
-    for (const run of rollupRuns(view, series, q, first, last)) {
+    for (const run of rollupRuns(view, series, q, first.ts, last.ts)) {
       const rs = run[0].start, re = run[run.length - 1].start + run[run.length - 1].ns;
       rawRegion(view, series, acc, at, rs, meta.type, memo);
       // the segment from the last raw point into the run: its part before the run
