@@ -6,6 +6,8 @@ export interface SealRequest {
   id: number;
   /** A copy of the head's open points (the thread may keep and slice it). */
   cols: PointColumns;
+  /** The quality of every point when cols.quality is left empty (the thread fills its own), else -1. */
+  quality: number;
   budget: SealBudget;
   /** The series' measured bytes per point (NaN: not measured; the thread samples the copy first). */
   bytesPerPoint: number;

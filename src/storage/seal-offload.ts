@@ -37,7 +37,15 @@ interface InFlight {
   all: boolean;
 }
 
-function copyOpenPoints(c: PointColumns): { cols: PointColumns; transfer: ArrayBuffer[] } {
+const NO_QUALITY = new Uint32Array(0);
+
+/**
+ * A copy of the head's open points. A head whose points all have one quality (`uniform`,
+ * what a collector sending none gives) sends no quality column: the thread views a column
+ * of its own filled with it (4 of a copy's 20 B a float64 point: allocated, copied and
+ * collected on the writer's thread for nothing).
+ */
+function copyOpenPoints(c: PointColumns, uniform: number): { cols: PointColumns; transfer: ArrayBuffer[] } {
   const n = c.count;
   const cols: PointColumns = {
     type: c.type, count: n, tsBase: c.tsBase,
@@ -47,9 +55,10 @@ function copyOpenPoints(c: PointColumns): { cols: PointColumns; transfer: ArrayB
     u8: c.u8 === null ? null : c.u8.slice(0, n),
     ord: c.ord === null ? null : c.ord.slice(0, n),
     str: c.str === null ? null : c.str.slice(0, n),
-    quality: c.quality.slice(0, n),
+    quality: uniform >= 0 ? NO_QUALITY : c.quality.slice(0, n),
   };
-  const transfer: ArrayBuffer[] = [cols.tsOffset.buffer as ArrayBuffer, cols.quality.buffer as ArrayBuffer];
+  const transfer: ArrayBuffer[] = [cols.tsOffset.buffer as ArrayBuffer];
+  if (uniform < 0) transfer.push(cols.quality.buffer as ArrayBuffer);
   for (const v of [cols.f64, cols.i64, cols.u8, cols.ord]) if (v !== null) transfer.push(v.buffer as ArrayBuffer);
   return { cols, transfer };
 }
@@ -116,9 +125,10 @@ export class SealOffload {
   get room(): number { return this.closed ? 0 : Math.max(0, this.maxInFlight - this.inFlight.size); }
 
   private send(series: Buffer, head: OpenHead, budget: SealBudget, all: boolean): void {
-    const { cols, transfer } = copyOpenPoints(head.cols);
+    const quality = head.uniformQuality;
+    const { cols, transfer } = copyOpenPoints(head.cols, quality);
     const id = this.nextId++;
-    const req: SealRequest = { id, cols, budget, bytesPerPoint: head.bytesPerPoint, all };
+    const req: SealRequest = { id, cols, quality, budget, bytesPerPoint: head.bytesPerPoint, all };
     this.inFlight.set(id, { series, head, version: head.frontVersion, all });
     head.sealPending = true;
     this.worker.postMessage(req, transfer);

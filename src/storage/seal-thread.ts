@@ -28,9 +28,10 @@ port.on('message', (req: SealRequest) => {
   try {
     const st = fitState(req.bytesPerPoint);
     // a whole head is encoded at once when not measured, as the writer's own seal does
-    if (Number.isNaN(st.bytesPerPoint) && !req.all) sampleNewest(req.cols, st);
+    const cols = req.quality < 0 ? req.cols : { ...req.cols, quality: qualityColumn(req.quality, req.cols.count) };
+    if (Number.isNaN(st.bytesPerPoint) && !req.all) sampleNewest(cols, st);
     const chunks: { bytes: Uint8Array; n: number }[] = [];
-    let view = req.cols;
+    let view = cols;
     while (view.count > 0) {
       const c = fitChunk(view, req.budget, req.all, st);
       if (c === null) break;
@@ -46,6 +47,20 @@ port.on('message', (req: SealRequest) => {
   // after this handler returns, so that this request's copy is garbage too
   if (getHeapStatistics().external_memory - externalAfterCollect > COLLECT_AFTER_EXTERNAL_BYTES) setImmediate(collect);
 });
+
+/** Never-written columns of one quality repeated, by quality (a request with `quality` sends none). */
+const qualityColumns = new Map<number, Uint32Array>();
+const MAX_QUALITY_COLUMNS = 8;
+
+function qualityColumn(quality: number, n: number): Uint32Array {
+  let col = qualityColumns.get(quality);
+  if (col === undefined || col.length < n) {
+    if (col === undefined && qualityColumns.size >= MAX_QUALITY_COLUMNS) qualityColumns.clear();
+    col = new Uint32Array(Math.max(n, col === undefined ? 16_384 : 2 * col.length)).fill(quality);
+    qualityColumns.set(quality, col);
+  }
+  return col.subarray(0, n);
+}
 
 function collect(): void {
   if (getHeapStatistics().external_memory - externalAfterCollect <= COLLECT_AFTER_EXTERNAL_BYTES) return;

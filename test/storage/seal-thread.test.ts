@@ -126,3 +126,32 @@ t.test('closing the store with chunks on the thread loses no point', async (t) =
     await again.close();
   }
 });
+
+t.test('qualities come back exact from the thread: one quality for every point (sent as none), a different one, and mixed', async (t) => {
+  const { store } = await tempStore(t, { sealThread: true, groupWindowMs: 0, seal: budget });
+  const ids = [newId(), newId(), newId()];
+  for (const id of ids) await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+  const qualityOf = (k: number, j: number): number => (k === 0 ? 192 : k === 1 ? 64 : j % 7 === 3 ? 0 : 192);
+  const per = 500, rounds = 24;
+  for (let r = 0; r < rounds; r++) {
+    await store.write(ids.map((id, k) => {
+      const b = batch(id, k, r * per, (r + 1) * per);
+      b.quality = Uint32Array.from({ length: per }, (_, i) => qualityOf(k, r * per + i));
+      return b;
+    }), WHO);
+  }
+  // full heads went to the thread as they filled; a quiet seal sends it the rest (whole heads)
+  await store.settleSeals();
+  await store.sealQuiet();
+  await store.settleSeals();
+  const stats = store.sealThreadStats()!;
+  t.equal(stats.failures, 0, 'the thread refused nothing');
+  t.ok(stats.installedChunks >= 6, `chunks came back from the thread: ${stats.installedChunks}`);
+  for (const [k, id] of ids.entries()) {
+    t.equal(store.headPoints(id), 0, `series ${k}: every point sealed`);
+    const page = store.read((v) => readRaw(v, id, { ...range, limit: 1_000_000 }));
+    t.equal(page.count, rounds * per, `series ${k}: every point readable`);
+    const want = Array.from({ length: rounds * per }, (_, j) => qualityOf(k, j));
+    t.same([...page.quality.subarray(0, page.count)], want, `series ${k}: qualities exact`);
+  }
+});
