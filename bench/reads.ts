@@ -5,9 +5,10 @@
 // <unit> with ten attributes each; the text series under /Plant/Text so that /Plant/Fleet
 // holds the numeric ones; the big series under /Plant/Big), and a tenth of the fleet has a
 // sensor swap in the middle of its range (a second series bound from there, holding the
-// second half of the points). A second process (this file with --client) then reads over
-// loopback HTTP, timing each request to the full body at the client; each figure is the
-// median of --repeat runs (the machine is shared: figures are pessimistic).
+// second half of the points). The service is then stopped and started again in a process of
+// its own, as `npm start` runs it (--source: from the TypeScript sources through tsx), and a
+// third process (this file with --client) reads over loopback HTTP, timing each request to
+// the full body at the client; each figure is the median of --repeat runs (the machine is shared: figures are pessimistic).
 // The wide snapshot reads --snapshot-attributes attributes under /Wide (one float64 series
 // each with ten points, created through the series catalogue's bulk path and bound through
 // the model's own functions in one model transaction per thousand: 10,000 x 2 Model route
@@ -18,7 +19,7 @@
 // (npm run bench:reads)
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import * as http from 'node:http';
 import { pino } from 'pino';
 // @ts-expect-error the shared dataset is plain JS without types
@@ -29,6 +30,10 @@ import { parseJson, stringifyJson } from '../src/json/json.js';
 import { modelTransaction } from '../src/model/tx-log.js';
 import { benchDatabase } from './bench-database.js';
 import { threadCpuSeconds } from './process-figures.js';
+import { SERVICE_NODE_FLAGS } from './service-flags.js';
+// @ts-expect-error a plain .mjs script without types
+import { buildIfStale } from '../scripts/start.mjs';
+import { freePort, sleep } from '../reliability/crash-loop/service-child.js';
 import { createAssetIn } from '../src/model/assets/assets.js';
 import { createAttributeIn } from '../src/model/attributes/attributes.js';
 import { bindIn } from '../src/model/bindings/bindings.js';
@@ -43,6 +48,7 @@ const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : dflt; };
 const JSON_OUT = args.includes('--json');
 const KEEP = args.includes('--keep');
+const FROM_SOURCE = args.includes('--source');
 const ROWS = args.includes('--rows') ? args[args.indexOf('--rows') + 1].split(',').filter((w) => w !== '') : [];
 const log = (s: string) => { if (!JSON_OUT) process.stderr.write(s + '\n'); };
 const ENUM_SET = '00000000-0000-4000-8000-00000000e001';
@@ -143,6 +149,10 @@ async function client(plan: Plan): Promise<Record<string, unknown>> {
       out[`${name}_ms_p50`] = +median(ms).toFixed(2);
       out[`${name}_service_cpu_ms`] = +((all * 1000) / n).toFixed(2);
       out[`${name}_http_thread_cpu_ms`] = +((((cpu1.get(plan.serverPid) ?? 0) - (cpu0.get(plan.serverPid) ?? 0)) * 1000) / n).toFixed(2);
+      // the busiest threads' CPU a read, by thread id minus the pid (0: the HTTP thread; V8's
+      // platform threads come next, the read workers later): where the rest of the service CPU lands
+      const perThread = [...cpu1].map(([tid, s]) => [tid - plan.serverPid, ((s - (cpu0.get(tid) ?? 0)) * 1000) / n] as const).filter(([, ms]) => ms > 0);
+      out[`${name}_thread_cpu_ms`] = Object.fromEntries(perThread.sort((a, b) => b[1] - a[1]).slice(0, 6).map(([t, ms]) => [`+${t}`, +ms.toFixed(2)]));
       out[`${name}_bytes`] = last.bytes;
       return last.body;
     } catch (e) {
@@ -275,6 +285,34 @@ async function addWide(svc: Awaited<ReturnType<typeof startService>>, count: num
 
 const CONTINUITY: Record<ValueType, string> = { float64: 'continuous', int64: 'continuous', boolean: 'stepped', enum: 'stepped', string: 'event' };
 
+// The reads are timed against a service in a process of its own, started as `npm start` starts
+// it (its Node flags and allocator settings, the built code unless --source) on the data set
+// this process wrote: the writer's heap (the generated columns, the 10M-point series) and
+// tsx's in-memory compilation are not the service's, and their garbage collection ran on the
+// same two cores as the reads.
+async function serviceProcess(dataDir: string, databaseUrl: string | undefined): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  if (!FROM_SOURCE && buildIfStale() !== 0) throw new Error('npm run build failed');
+  const entry = FROM_SOURCE ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'];
+  const httpPort = await freePort(), grpcPort = await freePort();
+  const server: ChildProcess = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...entry], {
+    env: { ...process.env, SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: String(httpPort), SERVICE_GRPC_PORT: String(grpcPort), SERVICE_DATA_DIR: dataDir,
+      SERVICE_AUTH_MODE: 'disabled', SERVICE_LOG_LEVEL: 'error', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const stop = () => new Promise<void>((resolve) => {
+    if (server.exitCode !== null) { resolve(); return; }
+    server.once('exit', () => resolve()); server.kill('SIGTERM'); setTimeout(() => server.kill('SIGKILL'), 10_000).unref();
+  });
+  const url = `http://127.0.0.1:${httpPort}`;
+  for (const end = Date.now() + 300_000; ;) {
+    try { if ((await fetch(`${url}/v1/healthz`)).ok) break; } catch { /* not up yet */ }
+    if (server.exitCode !== null) throw new Error(`the service exited with ${server.exitCode} before answering /v1/healthz`);
+    if (Date.now() > end) { await stop(); throw new Error('the service did not answer /v1/healthz in 300 s'); }
+    await sleep(250);
+  }
+  return { url, pid: server.pid as number, stop };
+}
+
 async function main() {
   const SERIES = opt('series', 1000), POINTS = opt('points', 10_000), BIG = opt('big-points', 10_000_000), REPEAT = Math.max(1, opt('repeat', 15));
   const WIDE = opt('snapshot-attributes', 10_000);
@@ -293,6 +331,8 @@ async function main() {
     if (res.status !== status) throw new Error(`${path}: ${res.status} ${text}`);
     return parseJson(Buffer.from(text)) as Record<string, unknown>;
   };
+  let stopped = false;
+  let served: Awaited<ReturnType<typeof serviceProcess>> | undefined;
   try {
     log(`generating ${SERIES} x ${POINTS} points and one series of ${BIG} ...`);
     const list = datasetSeries({ series: SERIES, points: POINTS }) as DatasetSeries[];
@@ -385,13 +425,19 @@ async function main() {
     // the hour straddles the swap
     const hourStart = mid - HOUR / 2n, hourEnd = hourStart + HOUR;
     const plan: Plan = {
-      url, repeat: REPEAT, rows: ROWS, serverPid: process.pid, fleet: '/Plant/Fleet', oneAttribute, big: bigAttr, bigSeries: bigSeries.id,
+      url: '', repeat: REPEAT, rows: ROWS, serverPid: 0, fleet: '/Plant/Fleet', oneAttribute, big: bigAttr, bigSeries: bigSeries.id,
       fleetStart: String(fleetStart), fleetEnd: String(fleetEnd), hourStart: String(hourStart), hourEnd: String(hourEnd),
       // UTC days: day intervals on midnights, as a plant asks for them (interior hours all come from rollups)
       bigStart: String(day0), bigEnd: String(day0 + DAY * ((bigCols.times[bigCols.times.length - 1] - day0) / DAY + 1n)),
       fleetAttributes: cols.length, numericAttributes: numeric, wideAttributes: wideCount,
     };
     cols.length = 0;
+    await svc.stop(2_000);
+    stopped = true;
+    log('starting the service in its own process on that data ...');
+    served = await serviceProcess(dataDir, db.databaseUrl);
+    plan.url = served.url;
+    plan.serverPid = served.pid;
     log('HTTP reads from a second process ...');
     const planFile = join(dataDir, 'plan.json');
     await writeFile(planFile, JSON.stringify(plan));
@@ -400,7 +446,8 @@ async function main() {
     });
     Object.assign(out, JSON.parse(stdout));
   } finally {
-    await svc.stop(2_000);
+    if (!stopped) await svc.stop(2_000);
+    if (served !== undefined) await served.stop();
     // --keep: the data directory and the model database stay, for reads against a service started on them again (profiling)
     if (KEEP) log(`kept: SERVICE_DATA_DIR=${dataDir} DATABASE_URL=${db.databaseUrl ?? '(pglite)'} plan ${join(dataDir, 'plan.json')}`);
     else await db.drop();
