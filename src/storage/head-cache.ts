@@ -41,7 +41,13 @@ export function cachedHeadFigures(): { head_open_points: number; head_capacity_p
 }
 
 export class HeadCache {
-  /** Map order is recency order: a hit moves the entry to the end. */
+  /**
+   * Map order is the order heads were loaded or given their second chance: a hit only marks
+   * the head used (OpenHead.cacheUsed), and trim moves a used head to the end, unmarked,
+   * before evicting the first unused one (second chance, an approximation of least recently
+   * used). Moving every hit to the end cost a delete and a set of its id string per series
+   * written; a write of many series x 1 point (calculation outputs) paid that on every point.
+   */
   private readonly heads = new Map<string, OpenHead>();
   private readonly writer = randomInt(1, 2 ** 32 - 1);
   private counter = 0;
@@ -50,7 +56,7 @@ export class HeadCache {
     caches.add(new WeakRef(this));
   }
 
-  /** The cached heads, least recently used first. */
+  /** The cached heads, oldest first (see `heads`). */
   cachedHeads(): IterableIterator<OpenHead> { return this.heads.values(); }
 
   nextGeneration(): Generation {
@@ -78,13 +84,12 @@ export class HeadCache {
   /** The open head of a series inside the write txn `view`. */
   get(view: ReadView, series: Buffer, id: string, type: ValueType): OpenHead {
     const cached = this.heads.get(id);
-    this.heads.delete(id);
     if (cached && cached.genWriter !== 0 && cached.cols.type === type && this.storedGeneration(view, series, cached)) {
-      this.heads.set(id, cached);
+      cached.cacheUsed = true;
       this.touched.add(cached);
       return cached;
     }
-    if (cached) this.uncount(cached);
+    if (cached) { this.heads.delete(id); this.uncount(cached); }
     // no record: a new series or an emptied head, whose sealedEnd the chunks give
     const head = new OpenHead(type, loadStoredHead(view, series));
     this.loads++;
@@ -139,9 +144,11 @@ export class HeadCache {
       this.counted.set(h, h.capacity);
     }
     this.touched.clear();
+    // a head moved to the end is met again later in this loop, unmarked: evicted then if still needed
     for (const [id, h] of this.heads) {
       if (this.total <= this.maxPoints) break;
       this.heads.delete(id);
+      if (h.cacheUsed) { h.cacheUsed = false; this.heads.set(id, h); continue; }
       this.uncount(h);
     }
   }

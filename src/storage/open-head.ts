@@ -97,6 +97,8 @@ export class OpenHead {
   sealPending = false;
   /** The seal thread failed this head's points: the writer seals it itself. */
   sealHere = false;
+  /** Used since the head cache last passed it (head-cache.ts: its second chance at eviction). */
+  cacheUsed = false;
 
   /** The quality of every open point when cols.quality is a shared column (never written), else -1. */
   private sharedQuality = -1;

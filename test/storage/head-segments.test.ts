@@ -168,6 +168,24 @@ t.test('the head cache keeps its capacity bound as heads grow after they were ca
   t.same(allValues(store, ids[0]).v, Array.from({ length: 110 }, (_, i) => i));
 });
 
+t.test('a head written again since it was cached outlasts an older head that was not (second chance)', async (t) => {
+  // three new heads of 256 points fit in 800, a fourth does not
+  const { store } = await tempStore(t, { headCachePoints: 800 });
+  const [a, b, c, d] = Array.from({ length: 4 }, () => newId());
+  for (const id of [a, b, c, d]) await store.createSeries({ id, type: 'float64', writableClass: 'collector' });
+  for (const id of [a, b, c]) await store.write([f64Batch(id, secs(0, 10), secs(0, 10).map((_, i) => i))], WHO);
+  await store.write([f64Batch(a, secs(10, 10), secs(10, 10).map((_, i) => 10 + i))], WHO);
+  const loads = store.headCacheStats().loads;
+  await store.write([f64Batch(d, secs(0, 10), secs(0, 10).map((_, i) => i))], WHO);
+  t.equal(store.headCacheStats().heads, 3, 'one head left for the fourth');
+  await store.write([f64Batch(a, secs(20, 10), secs(20, 10).map((_, i) => 20 + i))], WHO);
+  t.equal(store.headCacheStats().loads, loads + 1, 'the head written again stayed cached (only the fourth was loaded)');
+  await store.write([f64Batch(b, secs(10, 10), secs(10, 10).map((_, i) => 10 + i))], WHO);
+  t.equal(store.headCacheStats().loads, loads + 2, 'the oldest head not written again was the one evicted');
+  t.same(allValues(store, a).v, Array.from({ length: 30 }, (_, i) => i));
+  t.same(allValues(store, b).v, Array.from({ length: 20 }, (_, i) => i));
+});
+
 t.test('an idle seal takes the emptied heads out of the writer\'s cache, and the series take points again', async (t) => {
   const { store } = await tempStore(t);
   const ids = Array.from({ length: 5 }, () => newId());
