@@ -317,8 +317,8 @@ export class CalcEngine {
     const durableMs = performance.timeOrigin + performance.now();
     this.timeline?.addBatch(work, batches, { ...timing, writeStartMs: performance.timeOrigin + tw, durableMs });
     const done: WindowDone[] = [];
-    for (const [i, w] of work.entries()) {
-      const o = outcomes[i];
+    for (let i = 0; i < work.length; i++) {
+      const w = work[i], o = outcomes[i];
       const t = w.s.target;
       if (o instanceof Error) {
         w.s.lastError = o.message;
@@ -335,20 +335,30 @@ export class CalcEngine {
       // window had gone further, so the held instants are evaluated as the watermark moves.
       const held = o.doneThroughNs < w.to - 1n;
       const through = held || o.doneThroughNs > w.s.through ? o.doneThroughNs : w.s.through;
-      done.push({
-        ruleId: t.rule.ruleId, assetId: t.assetId, ruleVersion: t.rule.version, outputSeries: t.outputSeries,
-        startNs: w.from, endNs: o.doneThroughNs + 1n, throughNs: through, evaluations: o.evaluated, errors: o.bad,
-        lastError: o.bad > 0 ? `${o.bad} instant(s) without a defined value (see trace)` : null, cursor: w.s.lineage,
-      });
+      if (o.evaluated > 0 || through > INT64_MIN) {
+        done.push({
+          ruleId: t.rule.ruleId, assetId: t.assetId, ruleVersion: t.rule.version, outputSeries: t.outputSeries,
+          startNs: w.from, endNs: o.doneThroughNs + 1n, throughNs: through, evaluations: o.evaluated, errors: o.bad,
+          lastError: o.bad > 0 ? `${o.bad} instant(s) without a defined value (see trace)` : null, cursor: w.s.lineage,
+        });
+      }
       w.s.through = through;
       w.s.provisionalFromNs = o.provisionalFromNs;
       this.evaluations += o.evaluated;
-      this.traces.addWindow(t.rule.ruleId, traceContextFor(t), o, w.from, w.to);
+      if (o.trace !== null && o.batch !== null) {
+        let tr = w.s.trace;
+        if (tr === undefined || tr.target !== t) {
+          const context = traceContextFor(t);
+          tr = { target: t, context, ring: this.traces.ringOf(t.rule.ruleId, context) };
+          w.s.trace = tr;
+        }
+        tr.ring.pushWindow(tr.context, o, w.from, w.to);
+      }
     }
     // Progress and lineage follow in their own ordered chain, so the next batch's evaluation
     // and write overlap this one's model statements (the outputs are already durable; progress
     // lagging them only means a restart re-evaluates a little, rewriting identical values).
-    this.recorder.queue(done.filter((d) => d.evaluations > 0 || d.throughNs > INT64_MIN));
+    this.recorder.queue(done);
     this.batches++;
   }
 

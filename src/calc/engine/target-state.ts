@@ -2,6 +2,8 @@
 // outputs are durable, the window it still owes, and where the due wheel holds it.
 import type { Target } from './pool-windows.js';
 import type { LineageCursor } from './progress-store.js';
+import type { Ring } from './trace-ring.js';
+import type { TraceContext } from '../../calc-kernel/window-eval.js';
 
 export interface TargetState {
   readonly key: string;
@@ -21,4 +23,6 @@ export interface TargetState {
   lastError: string | null;
   /** This target's newest lineage window (extended while its version continues). */
   lineage: LineageCursor;
+  /** The trace ring and context of `target` (made at its first traced window; a new target looks them up again). */
+  trace?: { target: Target; context: TraceContext; ring: Ring };
 }

@@ -16,7 +16,8 @@ import { traceContextOf, traceEntryOf, type Target, type TraceContext, type Trac
 
 export type { TraceEntry, TraceInput, TraceContext } from '../../calc-kernel/window-eval.js';
 
-class Ring {
+/** One (rule, asset)'s ring; the engine keeps it beside the target it belongs to (TraceStore.ringOf). */
+export class Ring {
   private capacity = 0;
   /** Inputs per instant the input columns have room for. */
   private stride = 0;
@@ -147,10 +148,20 @@ export class TraceStore {
   /** A window's traced instants (its outcome's trace columns), for the target described by `c`. */
   addWindow(ruleId: string, c: TraceContext, o: WindowOutcome, from: bigint, to: bigint): void {
     if (o.trace === null || o.batch === null) return;
+    this.ringOf(ruleId, c).pushWindow(c, o, from, to);
+  }
+
+  /**
+   * The ring of the target described by `c`, made if new. The engine keeps it with the
+   * target's state: looking up the context, its key and the ring for each of 10,000 windows a
+   * second was most of the trace's time on the HTTP thread (profile, 2026-11-28). A kept ring
+   * is the store's own until dropRule; the engine drops a dropped rule's states with it.
+   */
+  ringOf(ruleId: string, c: TraceContext): Ring {
     const k = ringKeyOf(ruleId, c);
     let r = this.rings.get(k);
     if (!r) { r = new Ring(); this.rings.set(k, r); }
-    r.pushWindow(c, o, from, to);
+    return r;
   }
 
   /** Evaluations of one (rule, asset) whose instant falls in [startNs, endNs), by instant then computation time. */
