@@ -1,14 +1,15 @@
 // Calculation benchmark: the issue 27 figures on this machine, in one process (the service,
 // its collector and the measuring code share the event loop, so figures are pessimistic).
 //   node --import tsx bench/calc.ts [--assets 10000] [--seconds 20] [--days 365] [--json]
-//     [--skip-evaluation] [--skip-latency] [--skip-backfill] [--timeline <file>] [--record-interval-ms <ms>]
+//     [--skip-evaluation] [--skip-latency] [--skip-backfill] [--timeline <file>] [--record-interval-ms <ms>] [--warm-seconds 5]
 // 1. Compiled evaluation of `a * b + c` (calc-language's bench/calc-evaluation.ts).
 // 2. Event-trigger latency: one template rule (Out = X * 2 + 1) over `assets` assets (made
 //    by bulk-instantiate and bulk-bind model jobs), a collector in a process of its own
 //    sending one point a second to each asset's X for `seconds` s; the figure is the time
 //    from the input group's durability (the collector's ack follows it at once) to the
 //    output's durable write, per evaluation from the oldest input it waited on (p50, p95,
-//    p99), whether the outputs kept up (the backlog of points acked but not yet evaluated,
+//    p99; and again over the evaluations recorded after the first --warm-seconds of sends,
+//    which leaves out the first outputs of the new series), whether the outputs kept up (the backlog of points acked but not yet evaluated,
 //    sampled each second, does not grow, and drains within 1 s of the last input), the
 //    engine's evaluate and write-wait time per second, and the load average.
 // 3. Backfill of one rule (B - A) over `days` days of 1-second data from two inputs written
@@ -37,6 +38,8 @@ const JSON_OUT = args.includes('--json');
 /** --timeline <file>: every live batch's times (and GC pauses) written there as JSON, for a look at the tail. */
 const TIMELINE_FILE = (() => { const i = args.indexOf('--timeline'); return i >= 0 ? args[i + 1] : null; })();
 const SEC = 1_000_000_000n;
+/** Seconds of sends after which the latency is also reported on its own (latency_after_<n>s_*). */
+const WARM_S = opt('warm-seconds', 5);
 const figures: Record<string, number | string | null> = {};
 const r1 = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
 /** CPU seconds of this process (every thread) since `from`: on a loaded box, closer to the work than wall time. */
@@ -251,6 +254,10 @@ async function latencyFigure(): Promise<void> {
     const backlog: number[] = [];
     sender.onSecond = (m) => { backlog.push((m.sent ?? 0) - (engine.evaluations - evalBefore)); };
     const t0 = Date.now();
+    // The evaluations recorded from WARM_S seconds into the sends on (the first outputs of
+    // 10,000 new output series and the service's cold start before), for a figure beside the whole run's.
+    let warmMark = -1;
+    const warmTimer = setTimeout(() => { warmMark = engine.latency.count; }, WARM_S * 1000);
     const cpu0 = process.cpuUsage();
     const mainCpu0 = mainThreadCpuSeconds();
     const pgCpu = new PostgresCpu();
@@ -280,6 +287,14 @@ async function latencyFigure(): Promise<void> {
     figures.latency_p95_ms = r1(p95);
     figures.latency_p99_ms = r1(p99);
     figures.latency_max_ms = r1(max);
+    clearTimeout(warmTimer);
+    if (warmMark >= 0) {
+      const [w50, w95, w99, wmax] = engine.latency.percentiles([50, 95, 99, 100], warmMark);
+      figures[`latency_after_${WARM_S}s_p50_ms`] = r1(w50);
+      figures[`latency_after_${WARM_S}s_p95_ms`] = r1(w95);
+      figures[`latency_after_${WARM_S}s_p99_ms`] = r1(w99);
+      figures[`latency_after_${WARM_S}s_max_ms`] = r1(wmax);
+    }
     for (const [name, r] of Object.entries(engine.latencyParts)) {
       const [a, b] = r.percentiles([50, 99]);
       figures[`latency_${name}_p50_ms`] = r1(a);

@@ -17,11 +17,18 @@ export class LatencyRecorder {
 
   reset(): void { this.n = 0; this.total = 0; }
 
-  /** Percentiles (0..100) of the samples kept, in ms; null when none. */
-  percentiles(ps: readonly number[]): Array<number | null> {
-    const k = Math.min(this.n, SAMPLES);
-    if (k === 0) return ps.map(() => null);
-    const sorted = this.ms.slice(0, k).sort();
+  /**
+   * Percentiles (0..100) of the samples kept, in ms; null when none. `since` (a `count` read
+   * earlier) keeps only the samples added after it (those still kept): the bench's figure
+   * without its first seconds beside the whole one.
+   */
+  percentiles(ps: readonly number[], since = 0): Array<number | null> {
+    const from = Math.max(since, this.n - SAMPLES);
+    const k = this.n - from;
+    if (k <= 0) return ps.map(() => null);
+    const sorted = new Float64Array(k);
+    for (let i = 0; i < k; i++) sorted[i] = this.ms[(from + i) % SAMPLES];
+    sorted.sort();
     return ps.map((p) => sorted[Math.min(k - 1, Math.floor((p / 100) * k))]);
   }
 
