@@ -19,7 +19,7 @@
 // (npm run bench:reads)
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { pino } from 'pino';
 // @ts-expect-error the shared dataset is plain JS without types
 import { datasetSeries } from '../../shared/datasets/industrial.mjs';
@@ -32,7 +32,7 @@ import type { Plan } from './reads-client.js';
 import { SERVICE_NODE_FLAGS } from './service-flags.js';
 // @ts-expect-error a plain .mjs script without types
 import { buildIfStale, SERVICE_ENV } from '../scripts/start.mjs';
-import { freePort, sleep } from '../reliability/crash-loop/service-child.js';
+import { ServiceChild } from '../reliability/crash-loop/service-child.js';
 import { createAssetIn } from '../src/model/assets/assets.js';
 import { createAttributeIn } from '../src/model/attributes/attributes.js';
 import { bindIn } from '../src/model/bindings/bindings.js';
@@ -117,11 +117,6 @@ async function addWide(svc: Awaited<ReturnType<typeof startService>>, count: num
 
 const CONTINUITY: Record<ValueType, string> = { float64: 'continuous', int64: 'continuous', boolean: 'stepped', enum: 'stepped', string: 'event' };
 
-// The reads are timed against a service in a process of its own, started as `npm start` starts
-// it (its Node flags and allocator settings, the built code unless --source) on the data set
-// this process wrote: the writer's heap (the generated columns, the 10M-point series) and
-// tsx's in-memory compilation are not the service's, and their garbage collection ran on the
-// same two cores as the reads.
 // The client is a user's process, not the service: it runs without the glibc settings
 // service-flags.ts put in this process's environment for the service (with
 // MALLOC_MMAP_THRESHOLD_ each 64 KB chunk of a body was a fresh mapping: a columns hour's
@@ -132,27 +127,20 @@ function clientEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-async function serviceProcess(dataDir: string, databaseUrl: string | undefined): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+// The reads are timed against a service in a process of its own, started as `npm start` starts
+// it (its Node flags and allocator settings, the built code unless --source) on the data set
+// this process wrote: the writer's heap (the generated columns, the 10M-point series) and
+// tsx's in-memory compilation are not the service's, and their garbage collection ran on the
+// same two cores as the reads.
+async function serviceProcess(dataDir: string, databaseUrl: string | undefined, workers: number): Promise<ServiceChild> {
   if (!FROM_SOURCE && buildIfStale() !== 0) throw new Error('npm run build failed');
-  const entry = FROM_SOURCE ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'];
-  const httpPort = await freePort(), grpcPort = await freePort();
-  const server: ChildProcess = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...entry], {
-    env: { ...process.env, SERVICE_HOST: '127.0.0.1', SERVICE_HTTP_PORT: String(httpPort), SERVICE_GRPC_PORT: String(grpcPort), SERVICE_DATA_DIR: dataDir,
-      SERVICE_AUTH_MODE: 'disabled', SERVICE_LOG_LEVEL: 'error', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const service = await ServiceChild.create({
+    dataDir, logFile: join(dataDir, 'service.log'), built: !FROM_SOURCE, nodeArgs: [...SERVICE_NODE_FLAGS],
+    ...(databaseUrl ? { databaseUrl } : {}),
+    env: { ...(SERVICE_ENV as Record<string, string>), SERVICE_WORKERS: String(workers), SERVICE_LOG_LEVEL: 'error' },
   });
-  const stop = () => new Promise<void>((resolve) => {
-    if (server.exitCode !== null) { resolve(); return; }
-    server.once('exit', () => resolve()); server.kill('SIGTERM'); setTimeout(() => server.kill('SIGKILL'), 10_000).unref();
-  });
-  const url = `http://127.0.0.1:${httpPort}`;
-  for (const end = Date.now() + 300_000; ;) {
-    try { if ((await fetch(`${url}/v1/healthz`)).ok) break; } catch { /* not up yet */ }
-    if (server.exitCode !== null) throw new Error(`the service exited with ${server.exitCode} before answering /v1/healthz`);
-    if (Date.now() > end) { await stop(); throw new Error('the service did not answer /v1/healthz in 300 s'); }
-    await sleep(250);
-  }
-  return { url, pid: server.pid as number, stop };
+  await service.start(300_000);
+  return service;
 }
 
 async function main() {
@@ -174,7 +162,7 @@ async function main() {
     return parseJson(Buffer.from(text)) as Record<string, unknown>;
   };
   let stopped = false;
-  let served: Awaited<ReturnType<typeof serviceProcess>> | undefined;
+  let served: ServiceChild | undefined;
   try {
     log(`generating ${SERIES} x ${POINTS} points and one series of ${BIG} ...`);
     const list = datasetSeries({ series: SERIES, points: POINTS }) as DatasetSeries[];
@@ -277,9 +265,9 @@ async function main() {
     await svc.stop(2_000);
     stopped = true;
     log('starting the service in its own process on that data ...');
-    served = await serviceProcess(dataDir, db.databaseUrl);
+    served = await serviceProcess(dataDir, db.databaseUrl, config.workers);
     plan.url = served.url;
-    plan.serverPid = served.pid;
+    plan.serverPid = served.pid as number;
     log('HTTP reads from a second process ...');
     const planFile = join(dataDir, 'plan.json');
     await writeFile(planFile, JSON.stringify(plan));

@@ -61,6 +61,15 @@ export class BodySink {
     this.pos += b.byteLength;
   }
 
+  /** Bytes [from, to) of pre-encoded text, in a loop: for pieces of a few bytes, set() costs more than the copy. */
+  bytesRange(b: Uint8Array, from: number, to: number): void {
+    this.reserve(to - from);
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = from; i < to; i++) buf[p++] = b[i];
+    this.pos = p;
+  }
+
   /** A string known to be ASCII (digits, JSON text produced by JSON.stringify of ASCII). */
   ascii(s: string): void {
     this.reserve(s.length);

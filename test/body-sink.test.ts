@@ -1,5 +1,6 @@
 // BodySink: writes that land exactly at the end of the buffer grow it, with nothing lost
-// (a separator written when a snapshot's items filled the buffer to the byte was dropped).
+// (a separator written when a snapshot's items filled the buffer to the byte was dropped),
+// and ranges of pre-encoded bytes.
 import t from 'tap';
 import { BodySink } from '../src/body-sink.js';
 
@@ -24,4 +25,16 @@ t.test('growth through a caller-given slab keeps the bytes written so far', asyn
   const text = Buffer.from(sink.buf.subarray(0, sink.pos)).toString('latin1');
   t.equal(text, Array.from({ length: 100 }, (_, i) => String(i % 10)).join(','));
   t.ok(grown.length > 0, 'the slab grew');
+});
+
+t.test('a range of pre-encoded bytes lands whole past the end of the buffer', async (t) => {
+  const text = Buffer.from('{"start_ns":1,"end_ns":2}{"start_ns":2,"end_ns":3}', 'latin1');
+  const sink = new BodySink(8);
+  sink.ascii('[');
+  sink.bytesRange(text, 25, 50);
+  sink.byte(0x2c);
+  sink.bytesRange(text, 0, 25);
+  sink.bytesRange(text, 7, 7);
+  sink.ascii(']');
+  t.equal(Buffer.from(sink.buf.subarray(0, sink.pos)).toString('latin1'), '[{"start_ns":2,"end_ns":3},{"start_ns":1,"end_ns":2}]');
 });

@@ -56,6 +56,8 @@ export class ServiceChild {
   get url(): string { return `http://127.0.0.1:${this.httpPort}`; }
   get grpcAddress(): string { return `127.0.0.1:${this.grpcPort}`; }
   get running(): boolean { return this.child !== null; }
+  /** The running service's process id (a harness reads its threads' CPU from /proc). */
+  get pid(): number | undefined { return this.child?.pid; }
 
   /** Starts the service and resolves once HTTP answers and the model is ready. */
   async start(readyTimeoutMs = 90_000): Promise<void> {

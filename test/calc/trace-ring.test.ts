@@ -37,10 +37,10 @@ t.test('the ring gives back what the windows traced, newest 256 instants, in ins
   const expected: TraceEntry[] = [];
   let s = 0;
   // one-instant windows (live), a few wider ones, then a version reading three inputs
-  for (let w = 0; w < 150; w++, s++) { const o = windowOf(s, 1, 1, null); store.addWindow('r', c1, o, T0 + BigInt(s) * SEC, T0 + BigInt(s + 1) * SEC); expected.push(...traceEntries(o, c1, T0 + BigInt(s) * SEC, T0 + BigInt(s + 1) * SEC)); }
-  for (let w = 0; w < 3; w++, s += 40) { const o = windowOf(s, 40, 1, T0 + BigInt(s + 20) * SEC); store.addWindow('r', c1, o, T0 + BigInt(s) * SEC, T0 + BigInt(s + 40) * SEC); expected.push(...traceEntries(o, c1, T0 + BigInt(s) * SEC, T0 + BigInt(s + 40) * SEC)); }
+  for (let w = 0; w < 150; w++, s++) { const o = windowOf(s, 1, 1, null); store.ringOf('r', c1).pushWindow(c1, o, T0 + BigInt(s) * SEC, T0 + BigInt(s + 1) * SEC); expected.push(...traceEntries(o, c1, T0 + BigInt(s) * SEC, T0 + BigInt(s + 1) * SEC)); }
+  for (let w = 0; w < 3; w++, s += 40) { const o = windowOf(s, 40, 1, T0 + BigInt(s + 20) * SEC); store.ringOf('r', c1).pushWindow(c1, o, T0 + BigInt(s) * SEC, T0 + BigInt(s + 40) * SEC); expected.push(...traceEntries(o, c1, T0 + BigInt(s) * SEC, T0 + BigInt(s + 40) * SEC)); }
   t.same(plain(store.query('r', 'asset-1', 0n, 2n ** 62n)), plain(expected.slice(-TRACE_PER_TARGET)), 'the newest 256 of 270 instants, one input');
-  for (let w = 0; w < 30; w++, s += 2) { const o = windowOf(s, 2, 3, T0); store.addWindow('r', c2, o, T0 + BigInt(s) * SEC, T0 + BigInt(s + 2) * SEC); expected.push(...traceEntries(o, c2, T0 + BigInt(s) * SEC, T0 + BigInt(s + 2) * SEC)); }
+  for (let w = 0; w < 30; w++, s += 2) { const o = windowOf(s, 2, 3, T0); store.ringOf('r', c2).pushWindow(c2, o, T0 + BigInt(s) * SEC, T0 + BigInt(s + 2) * SEC); expected.push(...traceEntries(o, c2, T0 + BigInt(s) * SEC, T0 + BigInt(s + 2) * SEC)); }
   const all = store.query('r', 'asset-1', 0n, 2n ** 62n);
   t.same(plain(all), plain(expected.slice(-TRACE_PER_TARGET)), 'after a version with three inputs: both versions\' entries as they were traced');
   t.equal(all.length, TRACE_PER_TARGET);
@@ -65,8 +65,8 @@ t.test('a window evaluated again is traced twice, the later computation last', a
   const first = windowOf(0, 3, 1, null), again = windowOf(0, 3, 1, null);
   again.trace!.computedAtNs = first.trace!.computedAtNs + 1n;
   again.trace!.values[1] = 99;
-  store.addWindow('r', c, first, T0, T0 + 3n * SEC);
-  store.addWindow('r', c, again, T0, T0 + 3n * SEC);
+  store.ringOf('r', c).pushWindow(c, first, T0, T0 + 3n * SEC);
+  store.ringOf('r', c).pushWindow(c, again, T0, T0 + 3n * SEC);
   const e = store.query('r', 'asset-1', T0 + SEC, T0 + 2n * SEC);
   t.same(e.map((x) => x.value), [1.5, 99]);
 });

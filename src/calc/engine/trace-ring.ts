@@ -145,12 +145,6 @@ function ringKeyOf(ruleId: string, c: TraceContext): string {
 export class TraceStore {
   private readonly rings = new Map<string, Ring>();
 
-  /** A window's traced instants (its outcome's trace columns), for the target described by `c`. */
-  addWindow(ruleId: string, c: TraceContext, o: WindowOutcome, from: bigint, to: bigint): void {
-    if (o.trace === null || o.batch === null) return;
-    this.ringOf(ruleId, c).pushWindow(c, o, from, to);
-  }
-
   /**
    * The ring of the target described by `c`, made if new. The engine keeps it with the
    * target's state: looking up the context, its key and the ring for each of 10,000 windows a

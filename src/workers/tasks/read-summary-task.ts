@@ -151,14 +151,6 @@ class SummaryText {
   }
 }
 
-function copyBytes(sink: BodySink, b: Uint8Array, from: number, to: number): void {
-  sink.reserve(to - from);
-  const buf = sink.buf;
-  let p = sink.pos;
-  for (let i = from; i < to; i++) buf[p++] = b[i];
-  sink.pos = p;
-}
-
 /** `,"member":` per provenance member after the fixed ones, encoded once. */
 const memberKeys = new Map<string, Uint8Array>();
 
@@ -179,19 +171,19 @@ function writeJsonItem(sink: BodySink, text: SummaryText, attributeId: string, p
   const { heads, headAt, keys, integer, stats } = text;
   for (let k = 0; k < c.n; k++) {
     if (k > 0) sink.byte(0x2c);
-    copyBytes(sink, heads, headAt[k], headAt[k + 1]);
+    sink.bytesRange(heads, headAt[k], headAt[k + 1]);
     for (let j = 0; j < stats.length; j++) {
-      copyBytes(sink, keys[j], 0, keys[j].length);
+      sink.bytesRange(keys[j], 0, keys[j].length);
       writeStat(sink, statAt(stats[j], c, k, f, o, total, timeWeighted), integer[j]);
     }
     sink.byte(0x7d);
   }
-  copyBytes(sink, text.provenanceHead, 0, text.provenanceHead.length);
+  sink.bytes(text.provenanceHead);
   for (const member in provenance) {
     if (member === 'window_resolved' || member === 'model_as_of_ns') continue;
     let key = memberKeys.get(member);
     if (key === undefined) { key = latin(`,"${member}":`); memberKeys.set(member, key); }
-    copyBytes(sink, key, 0, key.length);
+    sink.bytesRange(key, 0, key.length);
     const v = provenance[member];
     if (typeof v === 'number' && Number.isFinite(v)) writeDouble(sink, v);
     else sink.utf8(stringifyJson(v));
