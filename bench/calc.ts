@@ -1,7 +1,7 @@
 // Calculation benchmark: the issue 27 figures on this machine, in one process (the service,
 // its collector and the measuring code share the event loop, so figures are pessimistic).
 //   node --import tsx bench/calc.ts [--assets 10000] [--seconds 20] [--days 365] [--json]
-//     [--skip-evaluation] [--skip-latency] [--skip-backfill] [--timeline <file>] [--record-interval-ms <ms>] [--warm-seconds 5]
+//     [--skip-evaluation] [--skip-latency] [--skip-backfill] [--timeline <file>] [--record-interval-ms <ms>] [--warm-seconds 5] [--phases 1]
 // 1. Compiled evaluation of `a * b + c` (calc-language's bench/calc-evaluation.ts).
 // 2. Event-trigger latency: one template rule (Out = X * 2 + 1) over `assets` assets (made
 //    by bulk-instantiate and bulk-bind model jobs), a collector in a process of its own
@@ -40,6 +40,12 @@ const TIMELINE_FILE = (() => { const i = args.indexOf('--timeline'); return i >=
 const SEC = 1_000_000_000n;
 /** Seconds of sends after which the latency is also reported on its own (latency_after_<n>s_*). */
 const WARM_S = opt('warm-seconds', 5);
+/**
+ * --phases N: the assets' points of a second go out in N groups spread over it (group g at
+ * g/N of the second, its timestamps likewise), as independent collectors and scan cycles
+ * offer them; 1 (the default) sends all 10,000 at the same instant, the worst case.
+ */
+const PHASES = Math.max(1, Math.floor(opt('phases', 1)));
 const figures: Record<string, number | string | null> = {};
 const r1 = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
 /** CPU seconds of this process (every thread) since `from`: on a loaded box, closer to the work than wall time. */
@@ -166,7 +172,7 @@ class Sender {
     });
   }
   static start(port: number, assets: number): Sender {
-    const proc = fork(new URL(import.meta.url).pathname, ['--role', 'sender', '--port', String(port), '--assets', String(assets)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const proc = fork(new URL(import.meta.url).pathname, ['--role', 'sender', '--port', String(port), '--assets', String(assets), '--phases', String(PHASES)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     return new Sender(proc);
   }
   ask(msg: Record<string, unknown>, reply: string): Promise<SenderMessage> {
@@ -205,13 +211,18 @@ async function senderRole(): Promise<void> {
         const t0 = performance.now();
         const all: Array<Promise<unknown>> = [];
         let lastStart = t0;
+        const perPhase = Math.ceil(ASSETS / PHASES);
         for (let s = 0; s < seconds; s++) {
-          const wait = t0 + s * 1000 - performance.now();
-          if (wait > 0) await new Promise((res) => setTimeout(res, wait));
-          lastStart = performance.now();
-          const at = start + BigInt(s) * SEC;
           const sends: Array<Promise<unknown>> = [];
-          for (let i = 0; i < ASSETS; i++) sends.push(c.send('LIVE', i, 'float64', { times: BigInt64Array.of(at), values: Float64Array.of(Math.round(r() * 1000)), quality: null }).then(() => { sent++; }));
+          for (let g = 0; g < PHASES; g++) {
+            const wait = t0 + s * 1000 + (g * 1000) / PHASES - performance.now();
+            if (wait > 0) await new Promise((res) => setTimeout(res, wait));
+            if (g === 0) lastStart = performance.now();
+            const at = start + BigInt(s) * SEC + (BigInt(g) * SEC) / BigInt(PHASES);
+            for (let i = g * perPhase; i < Math.min(ASSETS, (g + 1) * perPhase); i++) {
+              sends.push(c.send('LIVE', i, 'float64', { times: BigInt64Array.of(at), values: Float64Array.of(Math.round(r() * 1000)), quality: null }).then(() => { sent++; }));
+            }
+          }
           all.push(Promise.all(sends).then(() => process.send?.({ kind: 'second', second: s, sent })));
         }
         await Promise.all(all);
@@ -277,6 +288,7 @@ async function latencyFigure(): Promise<void> {
     if (TIMELINE_FILE) writeFileSync(TIMELINE_FILE, JSON.stringify({ batches: timeline.list(), gcs }));
     const [p50, p95, p99, max] = engine.latency.percentiles([50, 95, 99, 100]);
     figures.latency_assets = ASSETS;
+    figures.latency_phases = PHASES;
     figures.latency_seconds = SECONDS;
     // The pace the sender kept (it sends on a fixed schedule, not after acks), and how far its last second started late.
     figures.latency_inputs_per_s = r1(sent / (done.offered_s ?? elapsed));
