@@ -146,7 +146,7 @@ export class OpenHead {
   }
   get capacity(): number { return this.cols.tsOffset.length; }
   /** The quality every open point has when the head's quality column is a shared one, else -1 (a column of its own). */
-  get uniformQuality(): number { return this.sharedQuality; }
+  get commonQuality(): number { return this.sharedQuality; }
 
   firstTs(): bigint { return this.cols.tsBase + BigInt(this.cols.tsOffset[0]); }
   lastTs(): bigint | null { return this.cols.count === 0 ? null : this.cols.tsBase + BigInt(this.cols.tsOffset[this.cols.count - 1]); }

@@ -133,8 +133,6 @@ const LAST_BLOCKS_MAX = 16_384;
 /** No stored block is this short (a block has a 7-byte head): an entry whose block is being changed. */
 const TAKEN = Buffer.alloc(0);
 
-/** lmdb-js's getBinaryFast also takes the read options its typings leave out (lmdb/read.js); its buffer is reused by the next get. */
-
 /** The map's key: a series key's first word (random UUIDs; two series that share it take turns, each miss a decode). */
 const slotOf = (series: Buffer): number => series.readUInt32LE(0);
 

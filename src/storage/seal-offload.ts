@@ -125,7 +125,7 @@ export class SealOffload {
   get room(): number { return this.closed ? 0 : Math.max(0, this.maxInFlight - this.inFlight.size); }
 
   private send(series: Buffer, head: OpenHead, budget: SealBudget, all: boolean): void {
-    const quality = head.uniformQuality;
+    const quality = head.commonQuality;
     const { cols, transfer } = copyOpenPoints(head.cols, quality);
     const id = this.nextId++;
     const req: SealRequest = { id, cols, quality, budget, bytesPerPoint: head.bytesPerPoint, all };
