@@ -20,12 +20,14 @@ export interface BatchFields {
   /** null: every point good (the field is left out). */
   quality: Uint32Array | null;
   receiptNs: bigint;
+  /** A scan: the stream of each point (DataBatch.streams); `stream` is then not sent. */
+  streams?: Uint32Array | null;
 }
 
 const LANE_NUMBER: Record<WireLane, number> = { LIVE: 1, BACKFILL: 2 };
 /** Field numbers of the value columns in DataBatch. */
 const VALUE_FIELD: Record<Exclude<ValueType, 'string'>, number> = { float64: 6, int64: 7, boolean: 8, enum: 9 };
-const STR_FIELD = 10, QUALITY_FIELD = 11;
+const STR_FIELD = 10, QUALITY_FIELD = 11, STREAMS_FIELD = 13;
 
 /** A signed int64 as protobuf writes it: two's complement, 10 bytes when negative. */
 function int64Varint(v: bigint): bigint {
@@ -68,10 +70,12 @@ export function writeBatchMessage(b: BatchFields, frame: (bytes: number) => Buff
   if (b.type === 'string') strings = (b.values as string[]).map((s) => Buffer.from(s, 'utf8'));
   else value = bytesOf(b.values as Exclude<BatchColumns['values'], string[]>);
   const receipt = int64Varint(b.receiptNs);
+  const streams = b.streams ? bytesOf(b.streams) : null;
+  const stream = streams === null ? b.stream : 0;
 
   // DataBatch's own length first: the outer message's header depends on it
   let inner = 0;
-  if (b.stream !== 0) inner += 1 + varintSize(b.stream);
+  if (stream !== 0) inner += 1 + varintSize(stream);
   inner += 1 + varintSize(LANE_NUMBER[b.lane]);
   inner += 1 + varintSize(b.seq);
   inner += 1 + varintSize(n);
@@ -80,13 +84,14 @@ export function writeBatchMessage(b: BatchFields, frame: (bytes: number) => Buff
   if (strings !== null) for (const s of strings) inner += delimited(STR_FIELD, s.byteLength);
   if (quality !== null) inner += delimited(QUALITY_FIELD, quality.byteLength);
   if (receipt !== 0n) inner += 1 + bigVarintSize(receipt);
+  if (streams !== null) inner += delimited(STREAMS_FIELD, streams.byteLength);
 
   const bytes = 1 + varintSize(inner) + inner;
   const buf = frame(bytes);
   let at = offset;
   buf[at++] = (2 << 3) | 2; // CollectorMessage.batch, length-delimited
   at = writeVarint(buf, at, inner);
-  if (b.stream !== 0) { buf[at++] = (1 << 3) | 0; at = writeVarint(buf, at, b.stream); }
+  if (stream !== 0) { buf[at++] = (1 << 3) | 0; at = writeVarint(buf, at, stream); }
   buf[at++] = (2 << 3) | 0; at = writeVarint(buf, at, LANE_NUMBER[b.lane]);
   buf[at++] = (3 << 3) | 0; at = writeVarint(buf, at, b.seq);
   buf[at++] = (4 << 3) | 0; at = writeVarint(buf, at, n);
@@ -101,6 +106,7 @@ export function writeBatchMessage(b: BatchFields, frame: (bytes: number) => Buff
   if (strings !== null) for (const s of strings) column(STR_FIELD, s);
   if (quality !== null) column(QUALITY_FIELD, quality);
   if (receipt !== 0n) { buf[at++] = (12 << 3) | 0; at = writeBigVarint(buf, at, receipt); }
+  if (streams !== null) column(STREAMS_FIELD, streams);
   if (at !== offset + bytes) throw new Error(`BUG: batch message sized ${bytes} bytes, wrote ${at - offset}`);
   return { buf, bytes };
 }

@@ -193,7 +193,8 @@ export class CollectorClient extends EventEmitter {
       case 'points_refused': {
         const r = m.points_refused as { lane: Lane; seq: string; refused: number; refusals: Array<{ index: number; reason: string }> };
         const p = this.pending[r.lane]?.get(Number(r.seq));
-        if (p) { p.refused = r.refused; p.refusals = r.refusals; }
+        // a scan's refusals come one message per stream; the index is the point's in the batch
+        if (p) { p.refused += r.refused; p.refusals.push(...r.refusals); }
         break;
       }
       case 'over_credit': this.overCredit++; this.emit('over_credit', m.over_credit); break;
@@ -246,8 +247,19 @@ export class CollectorClient extends EventEmitter {
    * (durable) or rejected.
    */
   send(lane: Lane, stream: number, type: ValueType, cols: OutgoingColumns, receiptNs = 0n): Promise<BatchOutcome> {
-    const n = cols.times.length;
-    const go = () => this.sendNow(lane, stream, type, cols, receiptNs);
+    return this.sendWithin(lane, () => this.sendNow(lane, stream, type, cols, receiptNs), cols.times.length);
+  }
+
+  /**
+   * Sends a scan: the points of several streams of one value type in one batch, point i of
+   * stream `streams[i]` (each stream's points in their order), within credit as send() does.
+   * One message and one ack for a whole scan of a plant's tags, not one per stream.
+   */
+  sendScan(lane: Lane, streams: Uint32Array, type: ValueType, cols: OutgoingColumns, receiptNs = 0n): Promise<BatchOutcome> {
+    return this.sendWithin(lane, () => this.sendBatch(lane, 0, streams, type, cols, receiptNs), cols.times.length);
+  }
+
+  private sendWithin(lane: Lane, go: () => Promise<BatchOutcome>, n: number): Promise<BatchOutcome> {
     if (this.creditQueue[lane].length === 0 && this.fits(lane, n)) return go();
     return new Promise<BatchOutcome>((resolve, reject) => {
       this.creditQueue[lane].push({ points: n, since: performance.now(), run: () => go().then(resolve, reject), fail: reject });
@@ -275,11 +287,15 @@ export class CollectorClient extends EventEmitter {
 
   /** Sends without waiting for credit (the server pauses the session if it is overdrawn). */
   sendNow(lane: Lane, stream: number, type: ValueType, cols: OutgoingColumns, receiptNs = 0n): Promise<BatchOutcome> {
+    return this.sendBatch(lane, stream, null, type, cols, receiptNs);
+  }
+
+  private sendBatch(lane: Lane, stream: number, streams: Uint32Array | null, type: ValueType, cols: OutgoingColumns, receiptNs: bigint): Promise<BatchOutcome> {
     if (this.ended) return Promise.reject(this.ended);
     const n = cols.times.length;
     const seq = this.nextSeq[lane]++;
     this.credit[lane] -= n;
-    const { buf, bytes } = writeBatchMessage({ stream, lane, seq, type, times: cols.times, values: cols.values, quality: cols.quality, receiptNs }, this.frame, 5);
+    const { buf, bytes } = writeBatchMessage({ stream, lane, seq, type, times: cols.times, values: cols.values, quality: cols.quality, receiptNs, streams }, this.frame, 5);
     return this.track(lane, seq, () => this.call.send(buf, bytes));
   }
 

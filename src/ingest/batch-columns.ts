@@ -18,6 +18,8 @@ export interface WireBatch {
   str: string[];
   quality: Buffer;
   collector_receipt_ns: string;
+  /** A scan's stream per point (count x uint32 LE); empty for a batch of one stream. */
+  streams: Buffer;
 }
 
 export interface BatchColumns {
@@ -83,6 +85,12 @@ const WIDTH: Record<ValueType, number> = { float64: 8, int64: 8, boolean: 1, enu
 
 function present(b: WireBatch, field: 'f64' | 'i64' | 'bool' | 'enum_ordinal' | 'str'): boolean {
   return field === 'str' ? b.str.length > 0 : b[field].byteLength > 0;
+}
+
+/** A scan's stream column (count x uint32), or a reason the batch is malformed. */
+export function scanStreams(b: WireBatch): Uint32Array | { reason: BatchFault; detail: string } {
+  if (b.streams.byteLength !== b.count * 4) return { reason: 'bad-columns', detail: `streams has ${b.streams.byteLength} bytes, expected ${b.count * 4} for ${b.count} points` };
+  return view(b.streams, 4, (ab, off, len) => new Uint32Array(ab, off, len));
 }
 
 /**

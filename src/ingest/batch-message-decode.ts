@@ -1,7 +1,7 @@
 // The server's reading of a CollectorMessage { batch } (proto/collector.proto), by hand: the
 // message a collector sends thousands of times a second. proto-loader's generic path
 // decodes a message object, then converts it (toObject) into a second one, giving each of
-// the seven bytes fields an empty Buffer of its own when absent (defaults) and each 64-bit
+// the eight bytes fields an empty Buffer of its own when absent (defaults) and each 64-bit
 // integer a Long first; per batch that was more work than checking its thousand points.
 // Here the fields are read once into the WireBatch the session takes, the columns as views
 // of the message bytes (no copy), absent columns as one shared empty Buffer.
@@ -15,9 +15,9 @@ import type { WireBatch } from './batch-columns.js';
 const EMPTY = Buffer.alloc(0);
 const LANES = ['LANE_UNSPECIFIED', 'LIVE', 'BACKFILL'];
 /** The wire type each DataBatch field must have (index: field number): 0 varint, 2 length-delimited. */
-const WIRE = [-1, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 0];
-/** Bytes fields by field number (ts_ns .. quality, except str). */
-const BYTES_FIELD: Array<keyof WireBatch | null> = [null, null, null, null, null, 'ts_ns', 'f64', 'i64', 'bool', 'enum_ordinal', null, 'quality', null];
+const WIRE = [-1, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 0, 2];
+/** Bytes fields by field number (ts_ns .. quality and streams, except str). */
+const BYTES_FIELD: Array<keyof WireBatch | null> = [null, null, null, null, null, 'ts_ns', 'f64', 'i64', 'bool', 'enum_ordinal', null, 'quality', null, 'streams'];
 
 /** Varint reader state: the position after the last read, -1 once the input is not plain. */
 let at = 0;
@@ -86,14 +86,14 @@ export function decodeBatchMessage(buf: Buffer): WireBatch | null {
   const b: WireBatch = {
     stream: 0, lane: 'LANE_UNSPECIFIED', seq: '0', count: 0,
     ts_ns: EMPTY, f64: EMPTY, i64: EMPTY, bool: EMPTY, enum_ordinal: EMPTY, str: [], quality: EMPTY,
-    collector_receipt_ns: '0',
+    collector_receipt_ns: '0', streams: EMPTY,
   };
   let str: string[] | null = null;
   while (at < total) {
     const tag = readVarint32(buf, total);
     if (at < 0) return null;
     const field = tag >>> 3, wire = tag & 7;
-    if (field < 1 || field > 12 || WIRE[field] !== wire) return null;
+    if (field < 1 || field > 13 || WIRE[field] !== wire) return null;
     if (wire === 2) {
       const n = readVarint32(buf, total);
       if (at < 0 || at + n > total) return null;

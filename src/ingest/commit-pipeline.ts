@@ -24,13 +24,14 @@ import { absMs, groupTrace } from './group-trace.js';
 export interface PendingBatch {
   lane: 'LIVE' | 'BACKFILL';
   points: number;
-  batch: PointBatch;
+  /** One per series: a stream's batch is one; a scan (DataBatch.streams) is one per stream it carries. */
+  batches: PointBatch[];
   /** True when the session that sent it has been fenced. */
   fenced(): boolean;
   /** Set only while tracing (group-trace.ts): the batch's id (collector/lane/seq) and arrival (absolute ms). */
   trace?: { id: string; arrivedMs: number };
-  /** Called once: the stored result, or a rejection reason (nothing written). */
-  settle(outcome: { result: StoredBatchResult } | { rejected: 'fenced' | 'storage-full'; detail: string }): void;
+  /** Called once: the stored result of each of `batches`, or a rejection reason (nothing written). */
+  settle(outcome: { results: StoredBatchResult[] } | { rejected: 'fenced' | 'storage-full'; detail: string }): void;
 }
 
 export interface PipelineHooks {
@@ -162,7 +163,7 @@ export class CommitPipeline {
     this.groupPoints += liveTaken + backfillTaken;
     const written = writing.length === 0
       ? Promise.resolve<StoredBatchResult[] | ServiceError>([])
-      : this.store.write(writing.map((p) => p.batch), this.hooks.principal).catch((e: unknown) => {
+      : this.store.write(writing.length === 1 ? writing[0].batches : writing.flatMap((p) => p.batches), this.hooks.principal).catch((e: unknown) => {
         if (e instanceof ServiceError && e.code === 'storage-full') return e;
         throw e;
       });
@@ -194,9 +195,14 @@ export class CommitPipeline {
         for (const p of writing) p.settle({ rejected: 'storage-full', detail: outcome.message });
       } else {
         if (this.hooks.durable && outcome.length > 0) {
-          try { this.hooks.durable(writing.map((p) => p.batch), outcome); } catch { /* the feed must never hold back an ack */ }
+          try { this.hooks.durable(writing.length === 1 ? writing[0].batches : writing.flatMap((p) => p.batches), outcome); } catch { /* the feed must never hold back an ack */ }
         }
-        for (let i = 0; i < writing.length; i++) writing[i].settle({ result: outcome[i] });
+        let at = 0;
+        for (const p of writing) {
+          const n = p.batches.length;
+          p.settle({ results: n === 1 ? [outcome[at]] : outcome.slice(at, at + n) });
+          at += n;
+        }
       }
       this.hooks.settled();
     })();

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ValueType } from '../storage/encoding/chunk-types.js';
 import { nowNs } from '../clock.js';
-import { decodeBatchColumns, type WireBatch } from './batch-columns.js';
+import { decodeBatchColumns, scanStreams, type WireBatch } from './batch-columns.js';
+import { splitScan, type ScanPart } from './scan-split.js';
 import type { CommitPipeline } from './commit-pipeline.js';
 import type { StoredBatchResult } from './ingest-store.js';
 import { SessionLane, type LaneName, type Slot } from './session-lane.js';
@@ -54,6 +55,8 @@ export class IngestSession {
   lastMessageMs = performance.now();
   private paused = false;
   private ackQueued = false;
+  /** splitScan's per-stream scratch, made at the session's first scan. */
+  private scanCounts: Int32Array | null = null;
   closed = false;
 
   constructor(
@@ -116,15 +119,17 @@ export class IngestSession {
       this.reject(b.lane, slot, b, 'fenced', `fenced by session epoch ${this.fencedBy}`, false);
       return;
     }
+    const scan = b.streams.byteLength > 0;
     const stream = this.streams[b.stream];
-    if (!stream || !stream.accepted) {
-      this.reject(b.lane, slot, b, 'unknown-stream', stream ? `stream ${b.stream} (${stream.name}) was refused at open: ${stream.refusal}` : `stream index ${b.stream} was not declared (${this.streams.length} streams)`, false);
+    if (!scan && (!stream || !stream.accepted)) {
+      this.reject(b.lane, slot, b, 'unknown-stream', this.streamRefusal(b.stream), false);
       return;
     }
     if (this.env.storageFull()) {
       this.reject(b.lane, slot, b, 'storage-full', 'free disk space is below the ingest threshold; resend later', true);
       return;
     }
+    if (scan) { this.onScan(b, lane, slot, arrival, arrivedMs); return; }
     const decoded = decodeBatchColumns(b, stream.type, this.env.tuning.maxBatchPoints, arrival + this.env.tuning.maxFutureNs);
     if (!decoded.ok) {
       stream.batchesRejected++;
@@ -136,7 +141,7 @@ export class IngestSession {
     this.env.pipeline.enqueue({
       lane: b.lane,
       points,
-      batch: { series: stream.seriesId as string, times: cols.times, values: cols.values, quality: cols.quality },
+      batches: [{ series: stream.seriesId as string, times: cols.times, values: cols.values, quality: cols.quality }],
       trace: groupTrace ? { id: `${this.collector.collectorId}/${b.lane}/${b.seq}`, arrivedMs } : undefined,
       fenced: () => this.fencedBy !== null,
       settle: (outcome) => {
@@ -144,9 +149,77 @@ export class IngestSession {
           this.reject(lane.name, slot, b, outcome.rejected, outcome.detail, outcome.rejected === 'storage-full');
           return;
         }
-        this.written(lane, slot, b, stream, maxTs, outcome.result);
+        this.written(lane, slot, b, stream, maxTs, outcome.results[0]);
       },
     });
+  }
+
+  private streamRefusal(index: number): string {
+    const stream = this.streams[index];
+    return stream ? `stream ${index} (${stream.name}) was refused at open: ${stream.refusal}` : `stream index ${index} was not declared (${this.streams.length} streams)`;
+  }
+
+  /**
+   * A scan: the points of several streams of one value type in one batch (one seq, one ack).
+   * Any point of a stream not declared, refused at open or of another type rejects the
+   * whole batch, as a malformed column does; otherwise it is written as one batch per stream
+   * in the same group commit.
+   */
+  private onScan(b: WireBatch, lane: SessionLane, slot: Slot, arrival: bigint, arrivedMs: number): void {
+    const idx = scanStreams(b);
+    if (!(idx instanceof Uint32Array)) { this.reject(lane.name, slot, b, idx.reason, idx.detail, false); return; }
+    const first = this.streams[idx[0]];
+    const type = first?.type;
+    for (let i = 0; i < idx.length; i++) {
+      const st = this.streams[idx[i]];
+      if (!st || !st.accepted) { this.reject(lane.name, slot, b, 'unknown-stream', `point ${i}: ${this.streamRefusal(idx[i])}`, false); return; }
+      if (st.type !== type) {
+        this.reject(lane.name, slot, b, 'wrong-type', `point ${i}: stream ${idx[i]} (${st.name}) is ${st.type}, but a scan carries one value type and its first point's stream ${idx[0]} (${first.name}) is ${type}`, false);
+        return;
+      }
+    }
+    const decoded = decodeBatchColumns(b, type, this.env.tuning.maxBatchPoints, arrival + this.env.tuning.maxFutureNs);
+    if (!decoded.ok) { this.reject(lane.name, slot, b, decoded.reason, decoded.detail, false); return; }
+    this.scanCounts ??= new Int32Array(this.streams.length);
+    const parts = splitScan(idx, decoded.cols, (s) => this.streams[s].seriesId as string, this.scanCounts);
+    this.env.pipeline.enqueue({
+      lane: lane.name,
+      points: idx.length,
+      batches: parts.map((p) => p.batch),
+      trace: groupTrace ? { id: `${this.collector.collectorId}/${lane.name}/${b.seq}`, arrivedMs } : undefined,
+      fenced: () => this.fencedBy !== null,
+      settle: (outcome) => {
+        if ('rejected' in outcome) {
+          this.reject(lane.name, slot, b, outcome.rejected, outcome.detail, outcome.rejected === 'storage-full');
+          return;
+        }
+        this.scanWritten(lane, slot, parts, outcome.results);
+      },
+    });
+  }
+
+  private scanWritten(lane: SessionLane, slot: Slot, parts: ScanPart[], results: StoredBatchResult[]): void {
+    lane.batchesAccepted++;
+    for (let j = 0; j < parts.length; j++) {
+      const p = parts[j], r = results[j], stream = this.streams[p.stream];
+      const stored = r.accepted + r.unchanged;
+      lane.pointsWritten += stored;
+      stream.pointsWritten += stored;
+      const times = p.batch.times as BigInt64Array;
+      let maxTs = times[0];
+      for (let k = 1; k < times.length; k++) if (times[k] > maxTs) maxTs = times[k];
+      if (stream.lastTsNs === null || maxTs > stream.lastTsNs) stream.lastTsNs = maxTs;
+      if (r.refused > 0) {
+        lane.pointsRefused += r.refused;
+        stream.pointsRefused += r.refused;
+        // one message per stream with refusals, each naming points by their index in the scan
+        this.link.send({ points_refused: {
+          lane: lane.name, seq: String(slot.seq), stream: p.stream, refused: r.refused,
+          refusals: r.refusals.slice(0, MAX_LISTED_REFUSALS).map((x) => ({ index: p.at === null ? p.first : p.at[x.index], reason: x.reason })),
+        } });
+      }
+    }
+    this.settle(lane, slot);
   }
 
   private written(lane: SessionLane, slot: Slot, b: WireBatch, stream: SessionStream, maxTs: bigint, r: StoredBatchResult): void {

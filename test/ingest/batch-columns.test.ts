@@ -11,7 +11,7 @@ function wire(count: number, cols: ReturnType<typeof encodeBatchColumns>, pad: n
   // Copy each column at an odd offset of a larger buffer, as protobuf decoding hands them over.
   const shift = (b: Buffer | undefined) => { if (!b) return empty; const big = Buffer.alloc(b.byteLength + pad); b.copy(big, pad); return big.subarray(pad); };
   return { stream: 0, lane: 'LIVE', seq: '1', count, ts_ns: shift(cols.ts_ns), f64: shift(cols.f64), i64: shift(cols.i64), bool: shift(cols.bool),
-    enum_ordinal: shift(cols.enum_ordinal), str: cols.str ?? [], quality: shift(cols.quality), collector_receipt_ns: '0' };
+    enum_ordinal: shift(cols.enum_ordinal), str: cols.str ?? [], quality: shift(cols.quality), collector_receipt_ns: '0', streams: empty };
 }
 
 t.test('float64 and int64 columns round-trip exactly at any buffer alignment', async (t) => {
@@ -40,7 +40,7 @@ t.test('random column lengths never throw: the batch is either decoded or refuse
     fc.integer({ min: -2, max: 20 }), fc.uint8Array({ maxLength: 200 }), fc.uint8Array({ maxLength: 200 }), fc.uint8Array({ maxLength: 100 }),
     fc.constantFrom('float64', 'int64', 'boolean', 'enum', 'string'),
     (count, ts, vals, q, type) => {
-      const b: WireBatch = { stream: 0, lane: 'LIVE', seq: '1', count, ts_ns: Buffer.from(ts), f64: Buffer.from(vals), i64: empty, bool: empty, enum_ordinal: empty, str: [], quality: Buffer.from(q), collector_receipt_ns: '0' };
+      const b: WireBatch = { stream: 0, lane: 'LIVE', seq: '1', count, ts_ns: Buffer.from(ts), f64: Buffer.from(vals), i64: empty, bool: empty, enum_ordinal: empty, str: [], quality: Buffer.from(q), collector_receipt_ns: '0', streams: empty };
       const out = decodeBatchColumns(b, type as 'float64', 10, MAX_TS);
       if (out.ok) return type === 'float64' && ts.length === count * 8 && vals.length === count * 8;
       return ['wrong-type', 'bad-timestamps', 'bad-columns', 'too-large'].includes(out.reason) && out.detail.length > 0;

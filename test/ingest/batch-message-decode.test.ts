@@ -35,7 +35,7 @@ const i64 = fc.bigInt(-(2n ** 63n), 2n ** 63n - 1n).map(String);
 const batchArb = fc.record({
   stream: fc.nat(0xffffffff), lane: fc.constantFrom('LANE_UNSPECIFIED', 'LIVE', 'BACKFILL'), seq: u64, count: fc.nat(0xffffffff),
   ts_ns: bytes, f64: bytes, i64: bytes, bool: bytes, enum_ordinal: bytes, str: fc.array(fc.string({ unit: 'grapheme' }), { maxLength: 4 }),
-  quality: bytes, collector_receipt_ns: i64,
+  quality: bytes, collector_receipt_ns: i64, streams: bytes,
 }, { requiredKeys: [] });
 
 t.test('any DataBatch the generic encoder writes reads the same as the generic decoder reads it', async (t) => {
@@ -61,6 +61,7 @@ t.test('the collector client\'s batches take the hand reader, for every value ty
     for (const quality of [null, Uint32Array.from([192, 0, 64])]) {
       for (const receiptNs of [0n, 1_700_000_000_123_456_789n, -5n]) {
         t.ok(same(t, encodeBatchMessage({ stream: 7, lane: 'BACKFILL', seq: 2 ** 40, type: c.type, times, values: c.values, quality, receiptNs })), `${c.type} quality ${quality !== null} receipt ${receiptNs}`);
+        t.ok(same(t, encodeBatchMessage({ stream: 7, lane: 'LIVE', seq: 3, type: c.type, times, values: c.values, quality, receiptNs, streams: Uint32Array.of(4, 0, 2 ** 32 - 1) })), `${c.type} scan, quality ${quality !== null} receipt ${receiptNs}`);
       }
     }
   }

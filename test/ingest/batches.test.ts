@@ -37,6 +37,40 @@ t.test('per-batch rejections, fencing and credit over a real gRPC session', asyn
     t.equal(readAll(svc, c.welcome.streams[0].series_id).length, 11, 'only the valid points were written');
   });
 
+  t.test('a scan carries several streams\' points in one batch; a bad point of it rejects the whole scan', async (t) => {
+    const c = await connect(svc, { collectorId: 'press-scan', epoch: 1n, streams: [{ name: 'a', type: 'float64' }, { name: 'b', type: 'float64' }, { name: 'c', type: 'float64' }, { name: 'on', type: 'boolean' }] });
+    t.teardown(() => c.close());
+    const ids = c.welcome.streams.map((s) => s.series_id);
+    const S = 1_000_000_000n;
+    // every stream once: each point goes to its own stream's series, whatever the order
+    const once = await c.sendScan('LIVE', Uint32Array.of(2, 0, 1), 'float64', { times: BigInt64Array.of(T0, T0, T0), values: Float64Array.of(20, 0, 10), quality: null });
+    t.match(once, { ok: true, refused: 0 }, 'a scan of three streams is one acknowledged batch');
+    // streams interleaved, twice each, with per-point quality
+    const twice = await c.sendScan('LIVE', Uint32Array.of(0, 1, 2, 0, 1, 2), 'float64', {
+      times: BigInt64Array.of(T0 + S, T0 + S, T0 + S, T0 + 2n * S, T0 + 2n * S, T0 + 2n * S), values: Float64Array.of(1, 11, 21, 2, 12, 22), quality: Uint32Array.of(192, 192, 0, 192, 64, 192),
+    });
+    t.match(twice, { ok: true, refused: 0 });
+    t.same(readAll(svc, ids[0]).map((p) => [p.ts - T0, p.value, p.quality]), [[0n, 0, 192], [S, 1, 192], [2n * S, 2, 192]], 'stream a got its points in order');
+    t.same(readAll(svc, ids[1]).map((p) => [p.ts - T0, p.value, p.quality]), [[0n, 10, 192], [S, 11, 192], [2n * S, 12, 64]], 'stream b, with its qualities');
+    t.same(readAll(svc, ids[2]).map((p) => [p.ts - T0, p.value, p.quality]), [[0n, 20, 192], [S, 21, 0], [2n * S, 22, 192]], 'stream c');
+    // a refused point is named by its index in the scan, not in its stream
+    const partial = await c.sendScan('LIVE', Uint32Array.of(1, 0, 1), 'float64', { times: BigInt64Array.of(T0 + 3n * S, T0 + 3n * S, T0 + 4n * S), values: Float64Array.of(13, NaN, 14), quality: null });
+    t.match(partial, { ok: true, refused: 1, refusals: [{ index: 1, reason: 'non-finite' }] }, 'the non-finite point of stream a is point 1 of the scan');
+    t.equal(readAll(svc, ids[1]).length, 5, 'the other points of the scan were written');
+
+    const before = ids.map((id) => readAll(svc, id).length);
+    const unknown = await c.sendScan('LIVE', Uint32Array.of(0, 9), 'float64', { times: BigInt64Array.of(T0 + 5n * S, T0 + 5n * S), values: Float64Array.of(1, 2), quality: null });
+    t.match(unknown, { ok: false, reason: 'unknown-stream', detail: /point 1: stream index 9 was not declared/ }, 'an undeclared stream in a scan names its point');
+    const mixed = await c.sendScan('LIVE', Uint32Array.of(0, 3), 'float64', { times: BigInt64Array.of(T0 + 5n * S, T0 + 5n * S), values: Float64Array.of(1, 2), quality: null });
+    t.match(mixed, { ok: false, reason: 'wrong-type', detail: /point 1: stream 3 \(on\) is boolean/ }, 'a scan carries one value type');
+    const shortStreams = await c.sendRaw({ lane: 'LIVE', seq: Number(c.nextSeq.LIVE), count: 2, streams: Buffer.from(Uint32Array.of(0).buffer), ts_ns: Buffer.from(BigInt64Array.of(T0 + 5n * S, T0 + 5n * S).buffer), f64: Buffer.from(Float64Array.of(1, 2).buffer) });
+    t.match(shortStreams, { ok: false, reason: 'bad-columns', detail: /streams has 4 bytes, expected 8/ }, 'a streams column of the wrong length is bad-columns');
+    t.same(ids.map((id) => readAll(svc, id).length), before, 'nothing of a rejected scan was written');
+    c.nextSeq.LIVE++;
+    t.ok((await c.sendScan('LIVE', Uint32Array.of(0), 'float64', { times: BigInt64Array.of(T0 + 6n * S), values: Float64Array.of(6), quality: null })).ok, 'and the session goes on');
+    t.equal(c.ackedThrough.LIVE, c.nextSeq.LIVE - 1, 'every scan settled in sequence');
+  });
+
   t.test('a higher epoch fences the older session: notice, counters, later batches never written', async (t) => {
     const old = await connect(svc, { collectorId: 'press-8', epoch: 5n, streams: [{ name: 'p', type: 'float64' }] });
     t.teardown(() => old.close());
