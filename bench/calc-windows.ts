@@ -6,7 +6,7 @@
 // second after that second's commit. Figures: CPU per window of the whole process (the worker,
 // and the main thread's share: the task's clone both ways), measured over `rounds` seconds
 // after `warm` seconds of history.
-//   npm run bench:calc-windows -- [--assets 10000] [--warm 120] [--rounds 20] [--cpu-prof-worker] [--json]
+//   npm run bench:calc-windows -- [--assets 10000] [--warm 120] [--rounds 20] [--json]
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
