@@ -9,6 +9,8 @@ import { CollectorClient, type ConnectOptions, type OutgoingColumns } from './co
 import { ForwardBuffer } from './forward-buffer.js';
 import { nowNs } from '../clock.js';
 import type { SourceStream } from './dataset-source.js';
+import { joinScan, type StreamPoints } from './scan-columns.js';
+import type { ValueType } from '../storage/encoding/chunk-types.js';
 
 export interface SimulatorOptions {
   address: string;
@@ -164,7 +166,8 @@ export class Simulator {
   /**
    * Live mode: every tick, each stream's points up to now. The first tick after the first
    * session sends the history (a start before now) as fast as credit allows; later ticks
-   * send the last second's points.
+   * send the last second's points, every stream's together in scans (one batch per value
+   * type, of up to batchPoints points), as a collector sends the tags it read at once.
    */
   private async produceLive(): Promise<void> {
     const tick = this.opts.liveTickMs ?? 1_000;
@@ -172,16 +175,52 @@ export class Simulator {
     while (this.stats.sessions === 0) { if (this.stopped) return; await sleep(50); }
     while (!this.stopped) {
       const now = BigInt(Date.now()) * 1_000_000n;
+      const scans = new Map<ValueType, StreamPoints[]>();
       for (let i = 0; i < this.opts.streams.length && !this.stopped; i++) {
         for (;;) {
           const cols = this.opts.streams[i].next(this.opts.batchPoints, now);
           if (!cols) break;
+          // A short batch is the stream caught up with now: it joins the tick's scan of its type.
+          if (cols.times.length < this.opts.batchPoints && this.accepted(i)) {
+            const type = this.opts.streams[i].type;
+            let list = scans.get(type);
+            if (!list) { list = []; scans.set(type, list); }
+            list.push({ stream: i, cols });
+            break;
+          }
           void this.deliver(i, cols);
           await this.creditRoom();
         }
       }
+      for (const [type, parts] of scans) {
+        for (let from = 0; from < parts.length && !this.stopped;) {
+          let to = from, points = 0;
+          while (to < parts.length && (to === from || points + parts[to].cols.times.length <= this.opts.batchPoints)) points += parts[to++].cols.times.length;
+          void this.deliverScan(type, parts.slice(from, to));
+          await this.creditRoom();
+          from = to;
+        }
+      }
       await sleep(tick);
     }
+  }
+
+  /** Sends streams' points as one scan on the live lane; what is not acknowledged goes to the forward buffer stream by stream. */
+  private deliverScan(type: ValueType, parts: StreamPoints[]): Promise<void> | null {
+    const c = this.client;
+    if (parts.length === 1 || !c || c.ended) { for (const p of parts) void this.deliver(p.stream, p.cols); return null; }
+    const keepAll = () => { for (const p of parts) this.keep(p.stream, { ...p.cols, quality: p.cols.quality ?? new Uint32Array(p.cols.times.length).fill(192) }); };
+    const scan = joinScan(type, parts);
+    const n = scan.streams.length;
+    this.stats.sent += n;
+    return c.sendScan('LIVE', scan.streams, type, scan.cols, nowNs()).then(
+      (o) => {
+        if (o.ok) { this.stats.acked += n - o.refused; this.stats.refused += o.refused; }
+        else if (o.retryable) keepAll();
+      },
+      // The session ended before an answer: unknown outcome, so keep the points for replay.
+      keepAll,
+    );
   }
 
   /** Keeps the credit queue short: the wait belongs to the server's pacing, not our memory. */
