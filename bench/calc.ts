@@ -1,7 +1,7 @@
 // Calculation benchmark: the issue 27 figures on this machine, in one process (the service,
 // its collector and the measuring code share the event loop, so figures are pessimistic).
 //   node --import tsx bench/calc.ts [--assets 10000] [--seconds 20] [--days 365] [--json]
-//     [--skip-evaluation] [--skip-latency] [--skip-backfill] [--timeline <file>] [--record-interval-ms <ms>] [--warm-seconds 5] [--phases 1] [--stream-batches]
+//     [--skip-evaluation] [--skip-latency] [--skip-backfill] [--timeline <file>] [--record-interval-ms <ms>] [--warm-seconds 5] [--phases 1] [--stream-batches] [--cpu-prof-sends <file>]
 // 1. Compiled evaluation of `a * b + c` (calc-language's bench/calc-evaluation.ts).
 // 2. Event-trigger latency: one template rule (Out = X * 2 + 1) over `assets` assets (made
 //    by bulk-instantiate and bulk-bind model jobs), a collector in a process of its own
@@ -17,6 +17,7 @@
 // 4. A late input point: time from its ack to the corrected output being durable.
 // Inputs are generated from a fixed seed before timing.
 import { execSync, fork, type ChildProcess } from 'node:child_process';
+import { Session } from 'node:inspector/promises';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { PerformanceObserver, monitorEventLoopDelay, type PerformanceEntry } from 'node:perf_hooks';
 import { pino } from 'pino';
@@ -52,6 +53,8 @@ const PHASES = Math.max(1, Math.floor(opt('phases', 1)));
  * as one scan (DataBatch.streams), as a collector reading its tags once a second sends them.
  */
 const STREAM_BATCHES = args.includes('--stream-batches');
+/** --cpu-prof-sends <file>: a CPU profile of the main thread (the engine, its writes) over the sends, written there. */
+const PROF_FILE = (() => { const i = args.indexOf('--cpu-prof-sends'); return i >= 0 ? args[i + 1] : null; })();
 const figures: Record<string, number | string | null> = {};
 const r1 = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
 /** CPU seconds of this process (every thread) since `from`: on a loaded box, closer to the work than wall time. */
@@ -305,7 +308,10 @@ async function latencyFigure(): Promise<void> {
     const pgCpu = new PostgresCpu();
     const threads0 = threadCpuMs();
     const rec0 = { recordings: engine.recorder.recordings, rows: engine.recorder.rows, ms: engine.recorder.ms };
+    const profiler = PROF_FILE ? new Session() : null;
+    if (profiler) { profiler.connect(); await profiler.post('Profiler.enable'); await profiler.post('Profiler.start'); }
     const done = await sender.ask({ kind: 'send', seconds: SECONDS, start_ns: String(nowNs()) }, 'sent');
+    if (profiler && PROF_FILE) { const { profile } = await profiler.post('Profiler.stop'); writeFileSync(PROF_FILE, JSON.stringify(profile)); profiler.disconnect(); }
     const sent = done.sent ?? 0;
     const elapsed = (Date.now() - t0) / 1000;
     const td = Date.now();
