@@ -2,7 +2,7 @@
 // reads 10,000 tags once a second) as the write path's batches, one per series. The write
 // path, the commit feed and the refusals all work per series; only the wire and the ack
 // slot are per scan.
-import type { PointBatch } from '../storage/write-batch.js';
+import type { PointBatch } from '../storage/series-store.js';
 import type { BatchColumns } from './batch-columns.js';
 
 export interface ScanPart {
