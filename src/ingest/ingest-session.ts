@@ -149,7 +149,7 @@ export class IngestSession {
           this.reject(lane.name, slot, b, outcome.rejected, outcome.detail, outcome.rejected === 'storage-full');
           return;
         }
-        this.written(lane, slot, b, stream, maxTs, outcome.results[0]);
+        this.written(lane, slot, b, maxTs, outcome.results[0]);
       },
     });
   }
@@ -201,42 +201,39 @@ export class IngestSession {
   private scanWritten(lane: SessionLane, slot: Slot, parts: ScanPart[], results: StoredBatchResult[]): void {
     lane.batchesAccepted++;
     for (let j = 0; j < parts.length; j++) {
-      const p = parts[j], r = results[j], stream = this.streams[p.stream];
-      const stored = r.accepted + r.unchanged;
-      lane.pointsWritten += stored;
-      stream.pointsWritten += stored;
+      const p = parts[j];
       const times = p.batch.times as BigInt64Array;
       let maxTs = times[0];
       for (let k = 1; k < times.length; k++) if (times[k] > maxTs) maxTs = times[k];
-      if (stream.lastTsNs === null || maxTs > stream.lastTsNs) stream.lastTsNs = maxTs;
-      if (r.refused > 0) {
-        lane.pointsRefused += r.refused;
-        stream.pointsRefused += r.refused;
-        // one message per stream with refusals, each naming points by their index in the scan
-        this.link.send({ points_refused: {
-          lane: lane.name, seq: String(slot.seq), stream: p.stream, refused: r.refused,
-          refusals: r.refusals.slice(0, MAX_LISTED_REFUSALS).map((x) => ({ index: p.at === null ? p.first : p.at[x.index], reason: x.reason })),
-        } });
-      }
+      this.stored(lane, slot, p.stream, maxTs, results[j], p.at, p.first);
     }
     this.settle(lane, slot);
   }
 
-  private written(lane: SessionLane, slot: Slot, b: WireBatch, stream: SessionStream, maxTs: bigint, r: StoredBatchResult): void {
+  private written(lane: SessionLane, slot: Slot, b: WireBatch, maxTs: bigint, r: StoredBatchResult): void {
     lane.batchesAccepted++;
+    this.stored(lane, slot, b.stream, maxTs, r, null, 0);
+    this.settle(lane, slot);
+  }
+
+  /**
+   * One stream's share of a written batch: its counters, its newest time, and its refused
+   * points told by their index in the batch (`at[i]`, or `first + i` without `at`). A scan
+   * sends one points_refused per stream with refusals.
+   */
+  private stored(lane: SessionLane, slot: Slot, index: number, maxTs: bigint, r: StoredBatchResult, at: Int32Array | null, first: number): void {
+    const stream = this.streams[index];
     const stored = r.accepted + r.unchanged;
     lane.pointsWritten += stored;
     stream.pointsWritten += stored;
     if (stream.lastTsNs === null || maxTs > stream.lastTsNs) stream.lastTsNs = maxTs;
-    if (r.refused > 0) {
-      lane.pointsRefused += r.refused;
-      stream.pointsRefused += r.refused;
-      this.link.send({ points_refused: {
-        lane: lane.name, seq: String(slot.seq), stream: b.stream, refused: r.refused,
-        refusals: r.refusals.slice(0, MAX_LISTED_REFUSALS).map((x) => ({ index: x.index, reason: x.reason })),
-      } });
-    }
-    this.settle(lane, slot);
+    if (r.refused === 0) return;
+    lane.pointsRefused += r.refused;
+    stream.pointsRefused += r.refused;
+    this.link.send({ points_refused: {
+      lane: lane.name, seq: String(slot.seq), stream: index, refused: r.refused,
+      refusals: r.refusals.slice(0, MAX_LISTED_REFUSALS).map((x) => ({ index: at === null ? first + x.index : at[x.index], reason: x.reason })),
+    } });
   }
 
   private reject(laneName: LaneName, slot: Slot | null, b: WireBatch, reason: string, detail: string, retryable: boolean, expected?: number): void {
