@@ -9,6 +9,7 @@ import { decodeBatchColumns, scanStreams, type WireBatch } from './batch-columns
 import { splitScan, type ScanPart } from './scan-split.js';
 import type { CommitPipeline } from './commit-pipeline.js';
 import type { StoredBatchResult } from './ingest-store.js';
+import type { PointBatch } from '../storage/series-store.js';
 import { SessionLane, type LaneName, type Slot } from './session-lane.js';
 import type { SessionLink } from './session-link.js';
 import type { CollectorState } from './collector-state.js';
@@ -136,20 +137,25 @@ export class IngestSession {
       this.reject(b.lane, slot, b, decoded.reason, decoded.detail, false);
       return;
     }
-    const cols = decoded.cols;
-    const maxTs = decoded.maxTs;
+    const { cols, maxTs } = decoded;
+    const batch: PointBatch = { series: stream.seriesId as string, times: cols.times, values: cols.values, quality: cols.quality };
+    this.enqueue(lane, slot, b, points, [batch], arrivedMs, (results) => this.written(lane, slot, b, maxTs, results[0]));
+  }
+
+  /** Hands the batch's write-path batches to the group commit; a refusal there (fenced, storage full) rejects the batch. */
+  private enqueue(lane: SessionLane, slot: Slot, b: WireBatch, points: number, batches: PointBatch[], arrivedMs: number, written: (results: StoredBatchResult[]) => void): void {
     this.env.pipeline.enqueue({
-      lane: b.lane,
+      lane: lane.name,
       points,
-      batches: [{ series: stream.seriesId as string, times: cols.times, values: cols.values, quality: cols.quality }],
-      trace: groupTrace ? { id: `${this.collector.collectorId}/${b.lane}/${b.seq}`, arrivedMs } : undefined,
+      batches,
+      trace: groupTrace ? { id: `${this.collector.collectorId}/${lane.name}/${b.seq}`, arrivedMs } : undefined,
       fenced: () => this.fencedBy !== null,
       settle: (outcome) => {
         if ('rejected' in outcome) {
           this.reject(lane.name, slot, b, outcome.rejected, outcome.detail, outcome.rejected === 'storage-full');
           return;
         }
-        this.written(lane, slot, b, maxTs, outcome.results[0]);
+        written(outcome.results);
       },
     });
   }
@@ -182,20 +188,7 @@ export class IngestSession {
     if (!decoded.ok) { this.reject(lane.name, slot, b, decoded.reason, decoded.detail, false); return; }
     this.scanCounts ??= new Int32Array(this.streams.length);
     const parts = splitScan(idx, decoded.cols, (s) => this.streams[s].seriesId as string, this.scanCounts);
-    this.env.pipeline.enqueue({
-      lane: lane.name,
-      points: idx.length,
-      batches: parts.map((p) => p.batch),
-      trace: groupTrace ? { id: `${this.collector.collectorId}/${lane.name}/${b.seq}`, arrivedMs } : undefined,
-      fenced: () => this.fencedBy !== null,
-      settle: (outcome) => {
-        if ('rejected' in outcome) {
-          this.reject(lane.name, slot, b, outcome.rejected, outcome.detail, outcome.rejected === 'storage-full');
-          return;
-        }
-        this.scanWritten(lane, slot, parts, outcome.results);
-      },
-    });
+    this.enqueue(lane, slot, b, idx.length, parts.map((p) => p.batch), arrivedMs, (results) => this.scanWritten(lane, slot, parts, results));
   }
 
   private scanWritten(lane: SessionLane, slot: Slot, parts: ScanPart[], results: StoredBatchResult[]): void {
