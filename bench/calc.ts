@@ -9,7 +9,8 @@
 //    from the input group's durability (the collector's ack follows it at once) to the
 //    output's durable write, per evaluation from the oldest input it waited on (p50, p95,
 //    p99; and again over the evaluations recorded after the first --warm-seconds of sends,
-//    which leaves out the first outputs of the new series), whether the outputs kept up (the backlog of points acked but not yet evaluated,
+//    which leaves out the first outputs of the new series), whether the outputs kept up (ingest
+//    acknowledged the inputs as fast as they were sent, the backlog of points acked but not yet evaluated,
 //    sampled each second, does not grow, and drains within 1 s of the last input), the
 //    engine's evaluate and write-wait time per second, and the load average.
 // 3. Backfill of one rule (B - A) over `days` days of 1-second data from two inputs written
@@ -93,7 +94,6 @@ class PostgresCpu {
     return ticks / 100;
   }
 }
-/** CPU seconds of the main thread alone (its task's utime + stime, in clock ticks of 10 ms). */
 /**
  * CPU ms by thread kind (ingest-worker, read-worker, ...; threads of one kind summed) from the
  * service's per-thread reports, when HISTORIAN_HEAP_REPORT names their directory (heap-report.ts;
@@ -109,6 +109,7 @@ function threadCpuMs(): Map<string, number> {
   }
   return out;
 }
+/** CPU seconds of the main thread alone (its task's utime + stime, in clock ticks of 10 ms). */
 const mainThreadCpuSeconds = () => { const f = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) / 100; };
 
 /** A service on a fresh model database (benchDatabase: a new PostgreSQL database when DATABASE_URL is set, else PGlite), dropped by `drop`. */
