@@ -78,6 +78,19 @@ export function buildProgram(root: PlanNode, slotCount: number): Program {
         return dst;
       }
       case 'binary': {
+        // A product plus a term (either order) is one instruction: a pass over the block less.
+        if (node.fn === 'add') {
+          const [product, term] = node.left.op === 'binary' && node.left.fn === 'mul' ? [node.left, node.right]
+            : node.right.op === 'binary' && node.right.fn === 'mul' ? [node.right, node.left] : [null, null];
+          if (product !== null && product.op === 'binary' && term !== null) {
+            const a = lower(product.left);
+            const b = lower(product.right);
+            const c = lower(term);
+            const dst = register();
+            p.instructions.push(instruction(Op.MulAdd, dst, { a, b, c }));
+            return dst;
+          }
+        }
         const a = lower(node.left);
         const b = lower(node.right);
         const dst = register();

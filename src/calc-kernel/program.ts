@@ -15,7 +15,7 @@ import type { WindowScratch } from './time-functions.js';
 export const BLOCK = 1024;
 
 export const enum Op {
-  Align, StrEqLiteral, StrEqSlot, Derived, Affine, Unary, Binary, And, Or, If,
+  Align, StrEqLiteral, StrEqSlot, Derived, Affine, Unary, Binary, MulAdd, And, Or, If,
 }
 
 export interface Instruction {
@@ -316,6 +316,28 @@ export function runBlock(p: Program, st: AlignState, instants: Float64Array, fro
         const fn = ins.fn as BinaryFn;
         if (fn === 'div' || fn === 'mod' || fn === 'pow') reasons(d, n);
         if (binary(fn, a.v, b.v, d.v, d.r, n) !== 0) d.anyR = true;
+        break;
+      }
+      case Op.MulAdd: {
+        // `a * b + c` in one pass (the product never lands in a register of its own); the
+        // same IEEE result as the two operations, which JavaScript never contracts.
+        const a = regs[ins.a], b = regs[ins.b], c = regs[ins.c];
+        if (a.uq >= 0 && b.uq >= 0 && c.uq >= 0) {
+          const ab = a.uq < b.uq ? a.uq : b.uq;
+          d.uq = ab < c.uq ? ab : c.uq;
+        } else {
+          const aq = qualities(a, n), bq = qualities(b, n), cq = qualities(c, n), dq = d.q;
+          for (let i = 0; i < n; i++) { const x = aq[i], y = bq[i], z = cq[i]; const m = x < y ? x : y; dq[i] = m < z ? m : z; }
+          d.uq = -1;
+        }
+        if (!a.anyR && !b.anyR && !c.anyR) d.anyR = false;
+        else {
+          const ar = reasons(a, n), br = reasons(b, n), cr = reasons(c, n), dr = d.r;
+          for (let i = 0; i < n; i++) dr[i] = ar[i] | br[i] | cr[i];
+          d.anyR = true;
+        }
+        const av = a.v, bv = b.v, cv = c.v, dv = d.v;
+        for (let i = 0; i < n; i++) dv[i] = av[i] * bv[i] + cv[i];
         break;
       }
       case Op.And: case Op.Or: {

@@ -221,10 +221,12 @@ t.test('a union grid carries each input\'s step-hold index: its last point at or
   t.pass('500 random input sets');
 });
 
-t.test('a * b + c over equal, offset and disjoint timestamps equals the reference, on union and periodic grids', async (t) => {
-  const checked = checkExpression('a * b + c', scope, off);
+// A product plus a term runs as one instruction (MulAdd): either order, and with operands
+// that carry reasons (b is 0 at some points, so a / b is undefined there).
+for (const text of ['a * b + c', 'c + a * b', 'a / b * c + a']) t.test(`${text} over equal, offset and disjoint timestamps equals the reference, on union and periodic grids`, async (t) => {
+  const checked = checkExpression(text, scope, off);
   const plan = compileExpression(checked);
-  const parsed = parseExpression('a * b + c');
+  const parsed = parseExpression(text);
   const seconds = (n: number, step: number, at: number) => Array.from({ length: n }, (_, i) => at + i * step);
   const col = (s: number[], salt: number, base = BASE) => floats(s.map((x, i) => [x, ((i * 7 + salt) % 11) - 5, i % 5 === 0 ? 150 : 192] as [number, number, number]), base);
   const shapes: Record<string, PointColumns[]> = {
@@ -240,7 +242,7 @@ t.test('a * b + c over equal, offset and disjoint timestamps equals the referenc
     const reference = new ReferenceInterpreter({ a, b, c });
     const start = BASE - BigInt(SEC), end = BASE + 1600n * BigInt(SEC);
     for (const grid of [unionGrid([a, b, c], start, end, scratch), periodicGrid(start, end, 700_000_000n, 0n)]) {
-      const out = plan.evaluate([a, b, c], grid);
+      const out = plan.evaluate(checked.inputs.map((i) => ({ a, b, c })[i.key.toLowerCase() as 'a' | 'b' | 'c']), grid);
       let bad = 0;
       for (let i = 0; i < grid.count; i += 5) {
         const want = reference.evaluate(parsed, grid.tsBase + BigInt(grid.tsOffset[i]));
