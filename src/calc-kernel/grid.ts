@@ -63,7 +63,7 @@ function rest1(a: Run, out: Float64Array, n: number, ia: Int32Array | null): num
  * next offset stays in a local and only a run that advanced reads its next one (past its end
  * the loop stops, so the stale value is never compared), in two independent ifs. Against the
  * arithmetic advance kept for the index-free merges, which reloads every offset each step,
- * 2.5 M instants of two inputs took 7.0 against 7.9 ms at fixed phases and 12.0 against 13.8
+ * 2 M instants of two inputs took 7.0 against 7.9 ms at fixed phases and 12.0 against 13.8
  * ms randomly interleaved (2026-11-28).
  */
 function merge2(a: Run, b: Run, out: Float64Array, n: number, ia: Int32Array | null, ib: Int32Array | null): number {
