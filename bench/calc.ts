@@ -104,6 +104,7 @@ function threadCpuMs(): Map<string, number> {
   const dir = process.env.HISTORIAN_HEAP_REPORT;
   if (!dir) return out;
   for (const f of readdirSync(dir)) {
+    if (!f.endsWith('.json')) continue;
     const r = JSON.parse(readFileSync(`${dir}/${f}`, 'utf8')) as { name: string; cpu_ms: number };
     out.set(r.name, (out.get(r.name) ?? 0) + r.cpu_ms);
   }

@@ -6,7 +6,7 @@
 // files split the anonymous part of its RSS between the isolates; the remainder is native
 // (LMDB's map, WASM, zlib/http2 buffers, the allocator).
 import { getHeapStatistics } from 'node:v8';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
@@ -49,7 +49,9 @@ export function reportHeap(name: string): void {
     };
     try {
       for (const extra of slot[EXTRA] ?? []) Object.assign(figures, extra());
-      writeFileSync(file, JSON.stringify(figures));
+      // written aside and renamed: a reader listing the directory never reads half a report
+      writeFileSync(`${file}.tmp`, JSON.stringify(figures));
+      renameSync(`${file}.tmp`, file);
     } catch { /* a diagnostics report must not fail the thread */ }
   };
   write();
